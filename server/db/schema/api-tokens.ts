@@ -1,0 +1,24 @@
+import { boolean, index, integer, numeric, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { createdAt, tenantId } from './columns.js';
+
+// Bearer tokens. Only the SHA-256 hash of the secret is stored; `prefix` is for display.
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    tenantId: tenantId(),
+    name: text('name').notNull(),
+    prefix: text('prefix').notNull(),
+    hash: text('hash').notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    /** Admin tokens may manage tokens and other workspace configuration. */
+    admin: boolean('admin').notNull().default(false),
+    spendLimitUsd: numeric('spend_limit_usd', { precision: 14, scale: 4, mode: 'number' }),
+    rateLimitPerMinute: integer('rate_limit_per_minute'),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('api_tokens_hash_idx').on(t.hash), index('api_tokens_tenant_idx').on(t.tenantId, t.createdAt)],
+);
+
+export type ApiTokenRow = typeof apiTokens.$inferSelect;

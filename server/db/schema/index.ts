@@ -1,0 +1,3 @@
+export * from './tenants.js';
+export * from './api-tokens.js';
+export * from './audit-logs.js';

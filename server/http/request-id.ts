@@ -1,0 +1,24 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import { newId } from '../lib/ids.js';
+
+// Every response carries X-Gateway-Request-Id. The id is made before anything else so the chat
+// path can use it for its log row and the error path for the log line.
+const REQUEST_ID = Symbol('gatewayRequestId');
+type WithId = ServerResponse & { [REQUEST_ID]?: string };
+
+export function assignRequestId(res: ServerResponse): string {
+  const id = newId('req');
+  (res as WithId)[REQUEST_ID] = id;
+  res.setHeader('X-Gateway-Request-Id', id);
+  return id;
+}
+
+export function requestIdOf(res: ServerResponse): string {
+  return (res as WithId)[REQUEST_ID] ?? assignRequestId(res);
+}
+
+export function requestIdMiddleware(_req: Request, res: Response, next: NextFunction): void {
+  assignRequestId(res);
+  next();
+}

@@ -1,0 +1,24 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+// API tokens: shown once, stored as SHA-256 hashes. Tokens carry 32 random bytes, so a fast hash
+// is safe (no dictionary to attack) and keeps the cache-miss lookup cheap.
+export const TOKEN_PREFIX = 'gw_';
+
+export function generateToken(): string {
+  return TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** The short display prefix users see in listings, e.g. "gw_Ab3dE". */
+export function tokenDisplayPrefix(token: string): string {
+  return token.slice(0, TOKEN_PREFIX.length + 6);
+}
+
+export function safeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+}

@@ -1,0 +1,18 @@
+import { GatewayError } from './errors.js';
+
+// Keyset-paging cursors, opaque to clients: base64url of "<iso time>|<id>".
+export interface Cursor {
+  createdAt: Date;
+  id: string;
+}
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(`${c.createdAt.toISOString()}|${c.id}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): Cursor {
+  const [iso, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const createdAt = new Date(iso ?? '');
+  if (!id || Number.isNaN(createdAt.getTime())) throw new GatewayError('invalid_request_error', 'cursor is not valid');
+  return { createdAt, id };
+}

@@ -1,0 +1,70 @@
+import type { Server } from 'node:http';
+import { createApp } from './app.js';
+import { loadConfig } from './config.js';
+import { setupDatabase } from './db/setup.js';
+import { createLogger } from './lib/logger.js';
+import { createServices } from './services.js';
+import { VERSION } from './version.js';
+
+// Entry point: config -> database (+ migrate) -> services -> app -> listen; graceful shutdown.
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  const database = await setupDatabase(config);
+  const services = createServices(config, database.handle, logger);
+
+  const banner: string[] = [];
+  if (config.GATEWAY_MODE === 'single') {
+    const { generatedToken } = await services.tenants.bootstrapSingle(config.GATEWAY_TIER, config.GATEWAY_ADMIN_TOKEN);
+    if (generatedToken) banner.push(`Admin token (shown once, store it now): ${generatedToken}`);
+  }
+
+  const app = createApp(services);
+  const server = await listen(app, config.PORT, config.HOST);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const lines = [
+    `LLM gateway ${VERSION} listening on http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port} (mode: ${config.GATEWAY_MODE})`,
+    `Database: ${database.embedded ? `embedded PostgreSQL in ${config.GATEWAY_DATA_DIR}` : 'DATABASE_URL'}`,
+    ...banner,
+  ];
+  process.stdout.write(lines.map((l) => `  ${l}`).join('\n') + '\n');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => server.closeAllConnections(), config.GATEWAY_SHUTDOWN_TIMEOUT_MS);
+    force.unref();
+    await closeServer(server);
+    clearTimeout(force);
+    await services.close();
+    await database.stop();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+function listen(app: ReturnType<typeof createApp>, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    server.keepAliveTimeout = 65_000;
+  });
+}
+
+/** Stop accepting, let in-flight requests finish, drop idle keep-alive sockets. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`Gateway failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,69 @@
+import type { z } from 'zod';
+import type { Database, Executor } from '../../db/client.js';
+import type { AuditLogRow } from '../../db/schema/index.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { newId } from '../../lib/ids.js';
+import { auditRepository } from './repository.js';
+import type { AuditLogEntry, AuditLogPage, ListAuditLogsInput } from './schemas.js';
+
+export interface ActorRef {
+  type: 'token' | 'user' | 'system';
+  id: string | null;
+}
+
+export interface AuditEvent {
+  tenantId: string;
+  actor: ActorRef;
+  action: string;
+  targetType: string;
+  targetId: string | null;
+  before?: unknown;
+  after?: unknown;
+}
+
+export class AuditService {
+  constructor(private readonly db: Database) {}
+
+  /** Call inside the transaction that makes the change, so both land or neither does. */
+  async record(tx: Executor, e: AuditEvent): Promise<void> {
+    await auditRepository.insert(tx, {
+      id: newId('aud'),
+      tenantId: e.tenantId,
+      actorType: e.actor.type,
+      actorId: e.actor.id,
+      action: e.action,
+      targetType: e.targetType,
+      targetId: e.targetId,
+      before: e.before ?? null,
+      after: e.after ?? null,
+    });
+  }
+
+  async list(tenantId: string, input: z.infer<typeof ListAuditLogsInput>): Promise<z.infer<typeof AuditLogPage>> {
+    const rows = await auditRepository.list(this.db, tenantId, {
+      limit: input.limit + 1,
+      action: input.action,
+      targetType: input.targetType,
+      before: input.cursor ? decodeCursor(input.cursor) : undefined,
+    });
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(toDto),
+      nextCursor: rows.length > input.limit && last ? encodeCursor(last) : null,
+    };
+  }
+}
+
+function toDto(r: AuditLogRow): z.infer<typeof AuditLogEntry> {
+  return {
+    id: r.id,
+    actor: { type: r.actorType as ActorRef['type'], id: r.actorId },
+    action: r.action,
+    targetType: r.targetType,
+    targetId: r.targetId,
+    before: r.before ?? null,
+    after: r.after ?? null,
+    createdAt: r.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,28 @@
+import { router } from '../../trpc/init.js';
+import { adminProcedure } from '../../trpc/procedures.js';
+import { actorOf } from '../../trpc/actor.js';
+import { ApiToken, CreateTokenInput, CreatedApiToken, Deleted, TokenIdInput, TokenList, UpdateTokenInput, tokenMeta } from './schemas.js';
+import { z } from 'zod';
+
+export const tokensRouter = router({
+  list: adminProcedure
+    .meta(tokenMeta.list)
+    .input(z.object({}).optional())
+    .output(TokenList)
+    .query(async ({ ctx }) => ({ items: await ctx.services.tokens.list(ctx.tenantId) })),
+  create: adminProcedure
+    .meta(tokenMeta.create)
+    .input(CreateTokenInput)
+    .output(CreatedApiToken)
+    .mutation(({ ctx, input }) => ctx.services.tokens.create(ctx.tenantId, actorOf(ctx.principal), input)),
+  update: adminProcedure
+    .meta(tokenMeta.update)
+    .input(UpdateTokenInput)
+    .output(ApiToken)
+    .mutation(({ ctx, input }) => ctx.services.tokens.update(ctx.tenantId, actorOf(ctx.principal), input)),
+  remove: adminProcedure
+    .meta(tokenMeta.remove)
+    .input(TokenIdInput)
+    .output(Deleted)
+    .mutation(({ ctx, input }) => ctx.services.tokens.remove(ctx.tenantId, actorOf(ctx.principal), input.id)),
+});

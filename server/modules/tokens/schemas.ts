@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { rest } from '../../trpc/meta.js';
+
+export const ApiToken = z.object({
+  id: z.string().describe('Token id (tok_...)'),
+  name: z.string(),
+  prefix: z.string().describe('First characters of the secret, for recognising it in listings'),
+  enabled: z.boolean().describe('Disabled tokens are refused with 401 auth_error'),
+  admin: z.boolean().describe('Admin tokens may manage tokens and workspace configuration'),
+  spendLimitUsd: z.number().nullable().describe('Spend cap in USD for calls made with this token; null for none'),
+  rateLimitPerMinute: z.number().int().nullable().describe('Requests per minute for this token; null for none'),
+  createdAt: z.string().describe('ISO 8601 timestamp'),
+  lastUsedAt: z.string().nullable().describe('ISO 8601 timestamp of the last authenticated call (updated every few seconds)'),
+});
+
+export const CreatedApiToken = ApiToken.extend({
+  token: z.string().describe('The secret. Shown only in this response; store it now.'),
+});
+
+export const TokenIdInput = z.object({ id: z.string().min(1).describe('Token id') });
+
+export const CreateTokenInput = z.object({
+  name: z.string().trim().min(1).max(100),
+  admin: z.boolean().default(false),
+  spendLimitUsd: z.number().positive().max(1e9).nullish(),
+  rateLimitPerMinute: z.number().int().positive().max(1e7).nullish(),
+});
+
+export const UpdateTokenInput = TokenIdInput.extend({
+  name: z.string().trim().min(1).max(100).optional(),
+  enabled: z.boolean().optional(),
+  spendLimitUsd: z.number().positive().max(1e9).nullable().optional().describe('null removes the limit'),
+  rateLimitPerMinute: z.number().int().positive().max(1e7).nullable().optional().describe('null removes the limit'),
+});
+
+export const TokenList = z.object({ items: z.array(ApiToken) });
+export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) });
+
+const tag = 'API tokens';
+export const tokenMeta = {
+  list: rest('GET', '/v1/admin/tokens', tag, 'List API tokens'),
+  create: rest('POST', '/v1/admin/tokens', tag, 'Create an API token (the response alone carries the secret)'),
+  update: rest('PATCH', '/v1/admin/tokens/{id}', tag, 'Rename, enable, disable or change limits of a token'),
+  remove: rest('DELETE', '/v1/admin/tokens/{id}', tag, 'Delete a token; it is refused at once'),
+};

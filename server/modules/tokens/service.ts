@@ -1,0 +1,85 @@
+import type { z } from 'zod';
+import type { Database } from '../../db/client.js';
+import type { ApiTokenRow } from '../../db/schema/index.js';
+import { generateToken, hashToken, tokenDisplayPrefix } from '../../lib/crypto.js';
+import { notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { ActorRef, AuditService } from '../audit/service.js';
+import type { Authenticator } from './authenticator.js';
+import { tokensRepository } from './repository.js';
+import type { ApiToken, CreateTokenInput, CreatedApiToken, UpdateTokenInput } from './schemas.js';
+
+type Dto = z.infer<typeof ApiToken>;
+
+export class TokenService {
+  constructor(
+    private readonly db: Database,
+    private readonly audit: AuditService,
+    private readonly auth: Authenticator,
+  ) {}
+
+  async list(tenantId: string): Promise<Dto[]> {
+    return (await tokensRepository.list(this.db, tenantId)).map(toDto);
+  }
+
+  async create(tenantId: string, actor: ActorRef, input: z.infer<typeof CreateTokenInput>): Promise<z.infer<typeof CreatedApiToken>> {
+    const secret = generateToken();
+    const row = await this.db.transaction(async (tx) => {
+      const created = await tokensRepository.insert(tx, {
+        id: newId('tok'),
+        tenantId,
+        name: input.name,
+        prefix: tokenDisplayPrefix(secret),
+        hash: hashToken(secret),
+        admin: input.admin,
+        spendLimitUsd: input.spendLimitUsd ?? null,
+        rateLimitPerMinute: input.rateLimitPerMinute ?? null,
+      });
+      await this.audit.record(tx, { tenantId, actor, action: 'token.create', targetType: 'token', targetId: created.id, after: summary(created) });
+      return created;
+    });
+    return { ...toDto(row), token: secret };
+  }
+
+  async update(tenantId: string, actor: ActorRef, input: z.infer<typeof UpdateTokenInput>): Promise<Dto> {
+    const { id, ...patch } = input;
+    const row = await this.db.transaction(async (tx) => {
+      const before = await tokensRepository.get(tx, tenantId, id);
+      if (!before) throw notFound('Token', id);
+      const after = Object.keys(patch).length ? await tokensRepository.update(tx, tenantId, id, patch) : before;
+      await this.audit.record(tx, { tenantId, actor, action: 'token.update', targetType: 'token', targetId: id, before: summary(before), after: summary(after!) });
+      return after!;
+    });
+    this.auth.invalidate();
+    return toDto(row);
+  }
+
+  async remove(tenantId: string, actor: ActorRef, id: string): Promise<{ id: string; deleted: true }> {
+    await this.db.transaction(async (tx) => {
+      const removed = await tokensRepository.remove(tx, tenantId, id);
+      if (!removed) throw notFound('Token', id);
+      await this.audit.record(tx, { tenantId, actor, action: 'token.delete', targetType: 'token', targetId: id, before: summary(removed) });
+    });
+    this.auth.invalidate();
+    return { id, deleted: true };
+  }
+}
+
+function toDto(r: ApiTokenRow): Dto {
+  return {
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    enabled: r.enabled,
+    admin: r.admin,
+    spendLimitUsd: r.spendLimitUsd,
+    rateLimitPerMinute: r.rateLimitPerMinute,
+    createdAt: r.createdAt.toISOString(),
+    lastUsedAt: r.lastUsedAt ? r.lastUsedAt.toISOString() : null,
+  };
+}
+
+/** What the audit log keeps of a token: never the hash or the secret. */
+function summary(r: ApiTokenRow) {
+  return { name: r.name, enabled: r.enabled, admin: r.admin, spendLimitUsd: r.spendLimitUsd, rateLimitPerMinute: r.rateLimitPerMinute };
+}

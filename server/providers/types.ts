@@ -1,0 +1,159 @@
+// The contract every upstream provider family implements. The gateway core speaks the OpenAI
+// chat format internally; each adapter translates to and from its provider's wire format.
+// No HTTP-framework imports here or in any adapter.
+
+export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+
+export interface TextPart { type: 'text'; text: string }
+export interface ImagePart { type: 'image_url'; image_url: { url: string; detail?: string } }
+export type ContentPart = TextPart | ImagePart | { type: string; [k: string]: unknown };
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: Role;
+  content: string | ContentPart[] | null;
+  name?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  [k: string]: unknown;
+}
+
+/** An OpenAI chat-completion request body with `model` set to the upstream model id. */
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  stream?: boolean;
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  stop?: string | string[];
+  tools?: Array<{ type: 'function'; function: { name: string; description?: string; parameters?: unknown } }>;
+  tool_choice?: unknown;
+  response_format?: { type: 'text' | 'json_object' | 'json_schema'; json_schema?: { name?: string; schema?: unknown; strict?: boolean } };
+  stream_options?: { include_usage?: boolean };
+  /** Any other OpenAI field, passed through where the provider supports it. */
+  [k: string]: unknown;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | null;
+
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: Array<{
+    index: number;
+    message: { role: 'assistant'; content: string | null; tool_calls?: ToolCall[]; refusal?: string | null };
+    finish_reason: FinishReason;
+    logprobs?: unknown;
+  }>;
+  usage?: Usage;
+  [k: string]: unknown;
+}
+
+export interface ChatChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: Array<{
+    index: number;
+    delta: {
+      role?: 'assistant';
+      content?: string | null;
+      tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string } }>;
+    };
+    finish_reason: FinishReason;
+  }>;
+  /** Present on the final chunk when usage was asked for (OpenAI sends it with empty choices). */
+  usage?: Usage | null;
+  [k: string]: unknown;
+}
+
+export interface EmbeddingsRequest { model: string; input: string | string[]; [k: string]: unknown }
+export interface EmbeddingsResponse {
+  object: 'list';
+  data: Array<{ object: 'embedding'; index: number; embedding: number[] }>;
+  model: string;
+  usage: { prompt_tokens: number; total_tokens: number };
+}
+
+export interface CallOptions {
+  /** Aborted when the client goes away or the gateway gives up; adapters must pass it to the HTTP call. */
+  signal: AbortSignal;
+  /** Upper bound for the whole call (headers and body); adapters turn expiry into a retryable ProviderError. */
+  timeoutMs: number;
+}
+
+export type ProviderFamily = 'openai-compatible' | 'anthropic' | 'gemini';
+
+export interface ProviderAdapter {
+  /** Registry name, as in GET /v1/providers and the `provider/model` syntax: openai, anthropic, gemini, groq, ... */
+  readonly name: string;
+  readonly family: ProviderFamily;
+  /** Upstream model ids this provider serves (its models endpoint; adapters fall back to a built-in list). */
+  listModels(opts: CallOptions): Promise<string[]>;
+  chat(req: ChatRequest, opts: CallOptions): Promise<ChatCompletion>;
+  /**
+   * Streams OpenAI-format chunks. Must reject/throw a ProviderError before yielding anything when the
+   * upstream fails before its first byte (so the core may still fall back); an error after that is
+   * thrown from the iterator as a ProviderError too. The adapter asks upstream for usage and yields
+   * a final chunk with `usage` set whenever the provider reports it.
+   */
+  chatStream(req: ChatRequest, opts: CallOptions): AsyncIterable<ChatChunk>;
+  embeddings?(req: EmbeddingsRequest, opts: CallOptions): Promise<EmbeddingsResponse>;
+}
+
+/** One normalised error for every upstream failure. */
+export class ProviderError extends Error {
+  readonly provider: string;
+  /** Upstream HTTP status, or 0 for connect errors, resets and timeouts. */
+  readonly status: number;
+  /** True for connect errors, timeouts, 429, 5xx and streams that fail before their first byte. */
+  readonly retryable: boolean;
+  /** From the upstream Retry-After header, when it sent one. */
+  readonly retryAfterMs?: number;
+  /** timeout | connection | http | stream | parse */
+  readonly kind: 'timeout' | 'connection' | 'http' | 'stream' | 'parse';
+
+  constructor(init: {
+    provider: string;
+    status: number;
+    retryable: boolean;
+    message: string;
+    kind: ProviderError['kind'];
+    retryAfterMs?: number;
+    cause?: unknown;
+  }) {
+    super(init.message, { cause: init.cause });
+    this.name = 'ProviderError';
+    this.provider = init.provider;
+    this.status = init.status;
+    this.retryable = init.retryable;
+    this.kind = init.kind;
+    if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+/** Settings an adapter is built from (config.ts resolves env vars into these). */
+export interface ProviderSettings {
+  name: string;
+  family: ProviderFamily;
+  baseUrl: string;
+  apiKey?: string;
+  /** Used when the provider has no models endpoint or it fails. */
+  builtinModels: string[];
+}

@@ -1,0 +1,37 @@
+import type { Config } from './config.js';
+import type { DbHandle } from './db/client.js';
+import type { Logger } from './lib/logger.js';
+import { AuditService } from './modules/audit/service.js';
+import { SystemService } from './modules/system/service.js';
+import { TenantService } from './modules/tenants/service.js';
+import { Authenticator } from './modules/tokens/authenticator.js';
+import { TokenService } from './modules/tokens/service.js';
+
+// The service container: built once at start-up (and once per test app), handed to tRPC context
+// and the hand-written HTTP routes.
+export interface Services {
+  config: Config;
+  logger: Logger;
+  auth: Authenticator;
+  audit: AuditService;
+  tokens: TokenService;
+  tenants: TenantService;
+  system: SystemService;
+  close(): Promise<void>;
+}
+
+export function createServices(config: Config, database: DbHandle, logger: Logger): Services {
+  const { db, pool } = database;
+  const auth = new Authenticator({ db });
+  const audit = new AuditService(db);
+  return {
+    config,
+    logger,
+    auth,
+    audit,
+    tokens: new TokenService(db, audit, auth),
+    tenants: new TenantService(db),
+    system: new SystemService(pool, config.GATEWAY_MODE),
+    close: () => auth.close(),
+  };
+}

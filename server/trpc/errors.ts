@@ -1,0 +1,63 @@
+import { TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { ZodError } from 'zod';
+import { GatewayError } from '../lib/errors.js';
+
+// The one conversion point between GatewayError, tRPC errors and validation errors.
+
+const CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  402: 'PAYMENT_REQUIRED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_SUPPORTED',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'TOO_MANY_REQUESTS',
+  502: 'BAD_GATEWAY',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+export function toTrpcError(err: GatewayError): TRPCError {
+  return new TRPCError({ code: CODE_BY_STATUS[err.status] ?? 'INTERNAL_SERVER_ERROR', message: err.message, cause: err });
+}
+
+/** "name: Too small: expected string to have >=1 characters; variants: ..." */
+export function describeZodError(err: ZodError): string {
+  return err.issues
+    .slice(0, 5)
+    .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
+    .join('; ');
+}
+
+/** Any error seen by tRPC or the REST layer, as the GatewayError the client should see. */
+export function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  if (err instanceof TRPCError) {
+    const cause = err.cause;
+    if (cause instanceof GatewayError) return cause;
+    if (cause instanceof ZodError) return new GatewayError('invalid_request_error', describeZodError(cause));
+    switch (err.code) {
+      case 'BAD_REQUEST':
+        return new GatewayError('invalid_request_error', err.message);
+      case 'PARSE_ERROR':
+        return new GatewayError('invalid_request_error', 'Request body is not valid JSON');
+      case 'UNSUPPORTED_MEDIA_TYPE':
+        return new GatewayError('invalid_request_error', 'Content-Type must be application/json', { status: 415 });
+      case 'PAYLOAD_TOO_LARGE':
+        return new GatewayError('invalid_request_error', 'Request body too large', { status: 413 });
+      case 'NOT_FOUND':
+        return new GatewayError('not_found_error', err.message === 'Not found' ? 'Not found' : err.message);
+      case 'METHOD_NOT_SUPPORTED':
+        return new GatewayError('invalid_request_error', 'Method not allowed', { status: 405 });
+      case 'UNAUTHORIZED':
+        return new GatewayError('auth_error', err.message);
+      default:
+        return new GatewayError('internal_error', err.message, { cause: err });
+    }
+  }
+  if (err instanceof ZodError) return new GatewayError('invalid_request_error', describeZodError(err));
+  return new GatewayError('internal_error', 'unexpected error', { cause: err });
+}

@@ -1,0 +1,12 @@
+import { router } from './init.js';
+import { auditRouter } from '../modules/audit/router.js';
+import { systemRouter } from '../modules/system/router.js';
+import { tokensRouter } from '../modules/tokens/router.js';
+
+export const appRouter = router({
+  system: systemRouter,
+  tokens: tokensRouter,
+  audit: auditRouter,
+});
+
+export type AppRouter = typeof appRouter;
