@@ -1,4 +1,5 @@
 import { router } from './init.js';
+import { lockInputCoercion } from './strict-inputs.js';
 import { auditRouter } from '../modules/audit/router.js';
 import { systemRouter } from '../modules/system/router.js';
 import { tokensRouter } from '../modules/tokens/router.js';
@@ -10,3 +11,5 @@ export const appRouter = router({
 });
 
 export type AppRouter = typeof appRouter;
+
+lockInputCoercion(appRouter);

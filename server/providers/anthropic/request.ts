@@ -1,0 +1,188 @@
+// OpenAI chat request -> Anthropic Messages API request.
+//
+// Decisions:
+// - max_tokens is required by Anthropic; when the caller sets neither max_completion_tokens nor
+//   max_tokens we send DEFAULT_MAX_TOKENS (4096).
+// - temperature is clamped to Anthropic's 0..1 range; when both temperature and top_p are given only
+//   temperature is sent (newer Claude models reject requests that set both).
+// - JSON mode: Anthropic has no response_format. With no caller tools we force a single tool named
+//   JSON_TOOL_NAME whose input_schema is the requested schema (`{type:'object'}` for json_object);
+//   the model must answer through it, and the response/stream translators turn its input back into
+//   plain message content with finish_reason 'stop'. When the caller also sends tools, forcing a tool
+//   would break their tool use, so we append a "reply with JSON only" system instruction instead.
+import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
+import { isRecord, parseArgs, parseDataUrl, stopList, textOf } from '../util.js';
+
+export const DEFAULT_MAX_TOKENS = 4096;
+export const JSON_TOOL_NAME = 'json_response';
+
+type Block = Record<string, unknown>;
+export interface AnthropicMessage { role: 'user' | 'assistant'; content: string | Block[] }
+export interface AnthropicRequest {
+  model: string;
+  messages: AnthropicMessage[];
+  max_tokens: number;
+  system?: string | Block[];
+  temperature?: number;
+  top_p?: number;
+  stop_sequences?: string[];
+  stream?: boolean;
+  tools?: Block[];
+  tool_choice?: Block;
+  metadata?: { user_id: string };
+  [k: string]: unknown;
+}
+
+export interface AnthropicTranslation {
+  body: AnthropicRequest;
+  /** True when JSON mode is implemented through the forced JSON_TOOL_NAME tool. */
+  jsonTool: boolean;
+}
+
+export function toAnthropicRequest(req: ChatRequest): AnthropicTranslation {
+  const system: Block[] = [];
+  const turns: AnthropicMessage[] = [];
+  for (const m of req.messages) {
+    if (m.role === 'system' || m.role === 'developer') {
+      system.push(...textBlocks(m.content));
+      continue;
+    }
+    const role = m.role === 'assistant' ? 'assistant' : 'user';
+    const blocks = m.role === 'assistant' ? assistantBlocks(m) : m.role === 'tool' ? [toolResult(m)] : userBlocks(m.content);
+    if (blocks.length === 0) continue;
+    const prev = turns[turns.length - 1];
+    // Anthropic wants alternating turns: consecutive same-role messages (e.g. several tool results)
+    // become one turn.
+    if (prev && prev.role === role) (prev.content as Block[]).push(...blocks);
+    else turns.push({ role, content: blocks });
+  }
+  // A lone text block is sent as a plain string: smaller and what Anthropic's own examples use.
+  for (const t of turns) {
+    const only = t.content.length === 1 ? (t.content as Block[])[0] : undefined;
+    if (only && only['type'] === 'text' && only['cache_control'] === undefined) t.content = only['text'] as string;
+  }
+
+  const body: AnthropicRequest = {
+    model: req.model,
+    messages: turns,
+    max_tokens: req.max_completion_tokens ?? req.max_tokens ?? DEFAULT_MAX_TOKENS,
+  };
+  if (typeof req.temperature === 'number') body.temperature = Math.min(1, Math.max(0, req.temperature));
+  else if (typeof req.top_p === 'number') body.top_p = req.top_p;
+  const stops = stopList(req.stop);
+  if (stops) body.stop_sequences = stops;
+  if (typeof req.user === 'string' && req.user) body.metadata = { user_id: req.user };
+
+  const tools = req.tools ?? [];
+  if (tools.length > 0) {
+    body.tools = tools.map((t) => ({
+      name: t.function.name,
+      ...(t.function.description ? { description: t.function.description } : {}),
+      input_schema: isRecord(t.function.parameters) ? t.function.parameters : { type: 'object', properties: {} },
+    }));
+    const choice = toolChoice(req.tool_choice, req['parallel_tool_calls'] === false);
+    if (choice) body.tool_choice = choice;
+  }
+
+  let jsonTool = false;
+  const fmt = req.response_format;
+  if (fmt && (fmt.type === 'json_object' || fmt.type === 'json_schema')) {
+    const schema = fmt.type === 'json_schema' && isRecord(fmt.json_schema?.schema) ? fmt.json_schema.schema : { type: 'object' };
+    if (tools.length === 0) {
+      jsonTool = true;
+      body.tools = [{ name: JSON_TOOL_NAME, description: 'Return the final answer as JSON matching this schema.', input_schema: schema }];
+      body.tool_choice = { type: 'tool', name: JSON_TOOL_NAME };
+    } else {
+      const hint = fmt.type === 'json_schema' ? ` matching this JSON schema: ${JSON.stringify(schema)}` : '';
+      system.push({ type: 'text', text: `When you give your final answer, reply with a single valid JSON object${hint}, and nothing else: no prose, no code fences.` });
+    }
+  }
+
+  if (system.length > 0) {
+    body.system = system.every((b) => b['cache_control'] === undefined) ? system.map((b) => b['text'] as string).join('\n\n') : system;
+  }
+  return { body, jsonTool };
+}
+
+function toolChoice(choice: unknown, noParallel: boolean): Block | undefined {
+  let out: Block | undefined;
+  if (choice === 'auto') out = { type: 'auto' };
+  else if (choice === 'none') out = { type: 'none' };
+  else if (choice === 'required') out = { type: 'any' };
+  else if (isRecord(choice) && isRecord(choice['function']) && typeof choice['function']['name'] === 'string') {
+    out = { type: 'tool', name: choice['function']['name'] };
+  }
+  if (noParallel && out?.['type'] !== 'none') {
+    out = { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true };
+  }
+  return out;
+}
+
+function textBlocks(content: ChatMessage['content']): Block[] {
+  if (content == null) return [];
+  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
+  const out: Block[] = [];
+  for (const p of content) {
+    const b = textBlock(p);
+    if (b) out.push(b);
+  }
+  return out;
+}
+
+function textBlock(p: ContentPart): Block | undefined {
+  const text = (p as { text?: unknown }).text;
+  if (p.type !== 'text' || typeof text !== 'string' || text === '') return undefined;
+  const b: Block = { type: 'text', text };
+  // Prompt-caching hints written in Anthropic's own style pass straight through.
+  if (p['cache_control'] !== undefined) b['cache_control'] = p['cache_control'];
+  return b;
+}
+
+function userBlocks(content: ChatMessage['content']): Block[] {
+  if (content == null || typeof content === 'string') return textBlocks(content);
+  const out: Block[] = [];
+  for (const p of content) {
+    if (p.type === 'text') {
+      const b = textBlock(p);
+      if (b) out.push(b);
+    } else if (p.type === 'image_url') {
+      const url = (p as { image_url?: { url?: unknown } }).image_url?.url;
+      if (typeof url === 'string') out.push(imageBlock(url));
+    } else if (p.type === 'file') {
+      const data = (p as { file?: { file_data?: unknown } }).file?.file_data;
+      const parsed = typeof data === 'string' ? parseDataUrl(data) : undefined;
+      if (parsed?.mimeType === 'application/pdf') {
+        out.push({ type: 'document', source: { type: 'base64', media_type: parsed.mimeType, data: parsed.data } });
+      }
+    }
+  }
+  return out;
+}
+
+function imageBlock(url: string): Block {
+  const data = parseDataUrl(url);
+  if (data) return { type: 'image', source: { type: 'base64', media_type: data.mimeType, data: data.data } };
+  return { type: 'image', source: { type: 'url', url } };
+}
+
+function assistantBlocks(m: ChatMessage): Block[] {
+  const out = textBlocks(m.content);
+  for (const tc of m.tool_calls ?? []) {
+    out.push({ type: 'tool_use', id: toolId(tc.id), name: tc.function.name, input: parseArgs(tc.function.arguments) });
+  }
+  return out;
+}
+
+function toolResult(m: ChatMessage): Block {
+  const b: Block = { type: 'tool_result', tool_use_id: toolId(m.tool_call_id ?? '') };
+  if (typeof m.content === 'string') b['content'] = m.content;
+  else if (Array.isArray(m.content)) b['content'] = userBlocks(m.content);
+  else b['content'] = textOf(m.content);
+  return b;
+}
+
+// Anthropic tool ids must match ^[a-zA-Z0-9_-]+$; ids minted by other providers may not.
+function toolId(id: string): string {
+  const clean = id.replace(/[^a-zA-Z0-9_-]/g, '_');
+  return clean || 'toolu_missing';
+}

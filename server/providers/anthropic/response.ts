@@ -1,0 +1,90 @@
+// Anthropic Messages API response -> OpenAI chat completion.
+import type { ChatCompletion, FinishReason, ToolCall, Usage } from '../types.js';
+import { nowSeconds } from '../util.js';
+import { JSON_TOOL_NAME } from './request.js';
+
+export interface AnthropicUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
+
+export interface AnthropicResponse {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: Array<{ type: string; text?: string; id?: string; name?: string; input?: unknown }>;
+  stop_reason: string | null;
+  stop_sequence?: string | null;
+  usage?: AnthropicUsage;
+}
+
+export function mapStopReason(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+    case 'pause_turn':
+      return 'stop';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return 'tool_calls';
+    case 'refusal':
+      return 'content_filter';
+    case null:
+    case undefined:
+      return null;
+    default:
+      return 'stop';
+  }
+}
+
+/** Prompt tokens include cache writes and reads, as OpenAI's prompt_tokens includes cached tokens. */
+export function promptTokens(u: AnthropicUsage | undefined): number {
+  if (!u) return 0;
+  return (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+}
+
+export function toUsage(prompt: number, completion: number): Usage {
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+export function fromAnthropicResponse(res: AnthropicResponse, jsonTool: boolean): ChatCompletion {
+  let text = '';
+  let hasText = false;
+  const toolCalls: ToolCall[] = [];
+  let json: string | undefined;
+  for (const block of res.content ?? []) {
+    if (block.type === 'text' && typeof block.text === 'string') {
+      text += block.text;
+      hasText = true;
+    } else if (block.type === 'tool_use') {
+      if (jsonTool && block.name === JSON_TOOL_NAME) {
+        json = JSON.stringify(block.input ?? {});
+      } else {
+        toolCalls.push({ id: block.id ?? '', type: 'function', function: { name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) } });
+      }
+    }
+    // thinking / redacted_thinking blocks have no OpenAI equivalent and are dropped.
+  }
+  let finish = mapStopReason(res.stop_reason);
+  // In JSON mode the forced tool's input is the answer; any stray text around it would break the JSON.
+  if (json !== undefined) {
+    text = json;
+    hasText = true;
+    if (finish === 'tool_calls') finish = 'stop';
+  }
+  const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: hasText ? text : null };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return {
+    id: res.id,
+    object: 'chat.completion',
+    created: nowSeconds(),
+    model: res.model,
+    choices: [{ index: 0, message, finish_reason: finish }],
+    usage: toUsage(promptTokens(res.usage), res.usage?.output_tokens ?? 0),
+  };
+}

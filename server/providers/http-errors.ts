@@ -1,0 +1,159 @@
+// Turns every way an upstream call can fail into one ProviderError, so the gateway core can make
+// retry/fallback decisions from `kind`, `status`, `retryable` and `retryAfterMs` alone.
+import { ProviderError } from './types.js';
+import type { CallScope } from './call-scope.js';
+
+/**
+ * Thrown when the caller's AbortSignal fired (client went away, or the core gave up).
+ * ProviderError has no 'aborted' kind, so this subclass carries `aborted: true` and the
+ * conventional name 'AbortError'; it is never retryable.
+ */
+export class ProviderAbortedError extends ProviderError {
+  readonly aborted = true;
+  constructor(provider: string, cause?: unknown) {
+    super({ provider, status: 0, retryable: false, kind: 'connection', message: `${provider}: request aborted by caller`, cause });
+    this.name = 'AbortError';
+  }
+}
+
+export function isAbortedError(err: unknown): err is ProviderAbortedError {
+  return err instanceof ProviderAbortedError;
+}
+
+const MAX_MESSAGE = 500;
+
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+/** Retry-After as milliseconds: `retry-after-ms`, then `retry-after` in seconds or as an HTTP date. */
+export function parseRetryAfter(headers: Record<string, string | string[] | undefined>, now = Date.now()): number | undefined {
+  const ms = first(headers['retry-after-ms']);
+  if (ms !== undefined) {
+    const n = Number(ms);
+    if (Number.isFinite(n) && n >= 0) return Math.round(n);
+  }
+  const raw = first(headers['retry-after']);
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const secs = Number(raw);
+  if (Number.isFinite(secs)) return secs >= 0 ? Math.round(secs * 1000) : undefined;
+  const at = Date.parse(raw);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
+
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+interface UpstreamError { message: string; retryDelayMs?: number }
+
+/**
+ * Pulls the provider's own message out of an error body. Handles OpenAI `{error:{message}}`,
+ * Anthropic `{type:'error',error:{type,message}}`, Gemini `{error:{code,message,status,details}}`
+ * (also wrapped in an array), Mistral `{object:'error',message}` and FastAPI `{detail}`.
+ */
+export function parseUpstreamError(text: string): UpstreamError {
+  const trimmed = text.trim();
+  if (trimmed === '') return { message: '' };
+  let json: unknown;
+  try {
+    json = JSON.parse(trimmed);
+  } catch {
+    return { message: trimmed };
+  }
+  if (Array.isArray(json)) json = json[0];
+  if (!isObject(json)) return { message: trimmed };
+  const err = json['error'];
+  if (typeof err === 'string') return { message: err };
+  if (isObject(err)) {
+    const parts: string[] = [];
+    const label = typeof err['type'] === 'string' ? err['type'] : typeof err['status'] === 'string' ? err['status'] : undefined;
+    if (label) parts.push(label);
+    if (typeof err['message'] === 'string') parts.push(err['message']);
+    else if (err['message'] !== undefined) parts.push(JSON.stringify(err['message']));
+    const out: UpstreamError = { message: parts.length ? parts.join(': ') : JSON.stringify(err) };
+    const delay = geminiRetryDelay(err['details']);
+    if (delay !== undefined) out.retryDelayMs = delay;
+    return out;
+  }
+  const msg = json['message'] ?? json['detail'];
+  if (typeof msg === 'string') return { message: msg };
+  if (msg !== undefined) return { message: JSON.stringify(msg) };
+  return { message: trimmed };
+}
+
+// Gemini puts the back-off in a google.rpc.RetryInfo detail ("retryDelay": "37s") instead of a header.
+function geminiRetryDelay(details: unknown): number | undefined {
+  if (!Array.isArray(details)) return undefined;
+  for (const d of details) {
+    if (isObject(d) && typeof d['retryDelay'] === 'string') {
+      const secs = Number.parseFloat(d['retryDelay']);
+      if (Number.isFinite(secs) && secs >= 0) return Math.round(secs * 1000);
+    }
+  }
+  return undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Removes credentials that an upstream might echo back. */
+export function redact(message: string, secrets: readonly string[]): string {
+  let out = message;
+  for (const s of secrets) {
+    if (s.length >= 8) out = out.split(s).join('***');
+  }
+  return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE)}…` : out;
+}
+
+export function httpStatusError(
+  provider: string,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  bodyText: string,
+  secrets: readonly string[],
+): ProviderError {
+  const upstream = parseUpstreamError(bodyText);
+  const retryAfterMs = parseRetryAfter(headers) ?? upstream.retryDelayMs;
+  const detail = upstream.message ? `: ${upstream.message}` : '';
+  const init: ConstructorParameters<typeof ProviderError>[0] = {
+    provider,
+    status,
+    retryable: isRetryableStatus(status),
+    kind: 'http',
+    message: redact(`${provider} returned HTTP ${status}${detail}`, secrets),
+  };
+  if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;
+  return new ProviderError(init);
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/**
+ * Maps a thrown error (undici, socket, abort) to a ProviderError. `streamStarted` is true once a
+ * stream has delivered an event: failures after that can no longer be retried transparently.
+ */
+export function toProviderError(err: unknown, scope: CallScope, provider: string, streamStarted = false): ProviderError {
+  if (err instanceof ProviderError) return err;
+  if (scope.callerAborted) return new ProviderAbortedError(provider, err);
+  const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : undefined;
+  const detail = err instanceof Error ? err.message : String(err);
+  const timedOut = scope.timedOut || (code !== undefined && TIMEOUT_CODES.has(code));
+  if (streamStarted) {
+    const what = timedOut ? `timed out after ${scope.timeoutMs} ms` : `was interrupted: ${detail}${code ? ` (${code})` : ''}`;
+    return new ProviderError({ provider, status: 0, retryable: false, kind: 'stream', message: `${provider} stream ${what}`, cause: err });
+  }
+  if (timedOut) {
+    return new ProviderError({ provider, status: 0, retryable: true, kind: 'timeout', message: `${provider} did not answer within ${scope.timeoutMs} ms`, cause: err });
+  }
+  return new ProviderError({
+    provider,
+    status: 0,
+    retryable: true,
+    kind: 'connection',
+    message: `${provider} connection failed: ${detail}${code ? ` (${code})` : ''}`,
+    cause: err,
+  });
+}

@@ -1,0 +1,189 @@
+// The upstream HTTP layer. One shared undici Agent keeps a keep-alive pool per origin, so steady
+// traffic to a provider reuses warm TLS connections instead of handshaking per request.
+// Every failure leaves here as a ProviderError (see http-errors.ts).
+import { Agent, request, type Dispatcher } from 'undici';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { CallOptions } from './types.js';
+import { CallScope } from './call-scope.js';
+import { httpStatusError, toProviderError } from './http-errors.js';
+import { ProviderError } from './types.js';
+
+export interface HttpOptions extends CallOptions {
+  /** Registry name, used in error messages and ProviderError.provider. */
+  provider: string;
+}
+
+/** One parsed server-sent event. */
+export interface SseEvent {
+  event?: string | undefined;
+  data: string;
+}
+
+export interface HttpConfig {
+  /** Max sockets per upstream origin; further requests queue. Streams hold a socket for their whole life. */
+  connectionsPerOrigin: number;
+  /** How long an idle socket stays pooled (undici lowers it to the server's Keep-Alive hint). */
+  keepAliveTimeoutMs: number;
+  keepAliveMaxTimeoutMs: number;
+  connectTimeoutMs: number;
+}
+
+const DEFAULT_CONFIG: HttpConfig = {
+  connectionsPerOrigin: 1024,
+  keepAliveTimeoutMs: 10_000,
+  keepAliveMaxTimeoutMs: 60_000,
+  connectTimeoutMs: 10_000,
+};
+
+let dispatcher: Dispatcher | undefined;
+
+function buildAgent(cfg: HttpConfig): Agent {
+  return new Agent({
+    connections: cfg.connectionsPerOrigin,
+    pipelining: 1,
+    keepAliveTimeout: cfg.keepAliveTimeoutMs,
+    keepAliveMaxTimeout: cfg.keepAliveMaxTimeoutMs,
+    connect: { timeout: cfg.connectTimeoutMs },
+  });
+}
+
+export function getDispatcher(): Dispatcher {
+  dispatcher ??= buildAgent(DEFAULT_CONFIG);
+  return dispatcher;
+}
+
+/** Replaces the shared pool (e.g. from gateway config). The old pool drains in the background. */
+export function configureHttp(cfg: Partial<HttpConfig>): void {
+  const old = dispatcher;
+  dispatcher = buildAgent({ ...DEFAULT_CONFIG, ...cfg });
+  if (old) void old.close().catch(() => undefined);
+}
+
+/** Closes pooled sockets (graceful shutdown, tests). */
+export async function closeHttp(): Promise<void> {
+  const old = dispatcher;
+  dispatcher = undefined;
+  if (old) await old.close();
+}
+
+/** Header values that must never appear in an error message. */
+function secretsOf(headers: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const name of ['authorization', 'x-api-key', 'x-goog-api-key', 'api-key']) {
+    const v = headers[name];
+    if (v) out.push(v.startsWith('Bearer ') ? v.slice(7) : v);
+  }
+  return out;
+}
+
+/**
+ * Builds a header object once per adapter: JSON content type plus the provider's auth headers.
+ * Header names must be lower-case (the layer reads them back to redact secrets).
+ */
+export function jsonHeaders(extra: Record<string, string>, accept = 'application/json'): Record<string, string> {
+  return { 'content-type': 'application/json', accept, ...extra };
+}
+
+async function send(
+  url: string,
+  method: 'GET' | 'POST',
+  headers: Record<string, string>,
+  body: unknown,
+  scope: CallScope,
+): Promise<Dispatcher.ResponseData> {
+  return request(url, {
+    method,
+    headers,
+    body: body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body),
+    signal: scope.signal,
+    dispatcher: getDispatcher(),
+    // Our own timer bounds the whole call; these only make undici's per-phase timers no shorter.
+    headersTimeout: scope.timeoutMs > 0 ? scope.timeoutMs : 0,
+    bodyTimeout: scope.timeoutMs > 0 ? scope.timeoutMs : 0,
+  });
+}
+
+async function statusError(res: Dispatcher.ResponseData, provider: string, headers: Record<string, string>): Promise<ProviderError> {
+  const text = await res.body.text();
+  return httpStatusError(provider, res.statusCode, res.headers, text, secretsOf(headers));
+}
+
+async function callJson<T>(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body: unknown, opts: HttpOptions): Promise<T> {
+  const scope = new CallScope(opts.signal, opts.timeoutMs);
+  let res: Dispatcher.ResponseData | undefined;
+  try {
+    res = await send(url, method, headers, body, scope);
+    if (res.statusCode < 200 || res.statusCode >= 300) throw await statusError(res, opts.provider, headers);
+    const text = await res.body.text();
+    try {
+      return JSON.parse(text) as T;
+    } catch (cause) {
+      throw new ProviderError({
+        provider: opts.provider,
+        status: res.statusCode,
+        retryable: false,
+        kind: 'parse',
+        message: `${opts.provider} returned a body that is not JSON (${text.length} bytes)`,
+        cause,
+      });
+    }
+  } catch (err) {
+    throw toProviderError(err, scope, opts.provider);
+  } finally {
+    scope.dispose();
+    if (res && !res.body.readableEnded) res.body.destroy();
+  }
+}
+
+/** POSTs a JSON body and returns the parsed JSON response. */
+export function postJson<T = unknown>(url: string, headers: Record<string, string>, body: unknown, opts: HttpOptions): Promise<T> {
+  return callJson<T>('POST', url, headers, body, opts);
+}
+
+export function getJson<T = unknown>(url: string, headers: Record<string, string>, opts: HttpOptions): Promise<T> {
+  return callJson<T>('GET', url, headers, undefined, opts);
+}
+
+/**
+ * POSTs a JSON body and yields the response's server-sent events. Nothing is sent until the first
+ * `next()`. A failure before the first event (connect error, timeout, 429/5xx, a stream that ends
+ * with nothing) is thrown from that first `next()` with its usual retryability; a failure after
+ * it is a non-retryable ProviderError of kind 'stream'. Stopping iteration early releases the socket.
+ */
+export async function* postSse(url: string, headers: Record<string, string>, body: unknown, opts: HttpOptions): AsyncGenerator<SseEvent, void, undefined> {
+  const scope = new CallScope(opts.signal, opts.timeoutMs);
+  let res: Dispatcher.ResponseData | undefined;
+  let started = false;
+  try {
+    res = await send(url, 'POST', headers, body, scope);
+    if (res.statusCode < 200 || res.statusCode >= 300) throw await statusError(res, opts.provider, headers);
+    const queue: EventSourceMessage[] = [];
+    const parser = createParser({ onEvent: (ev) => queue.push(ev) });
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      if (queue.length === 0) continue;
+      // The parser only runs inside feed(), so the queue is stable while we yield from it.
+      for (let i = 0; i < queue.length; i++) {
+        started = true;
+        yield queue[i] as SseEvent;
+      }
+      queue.length = 0;
+    }
+    // A last event without its trailing blank line still counts.
+    parser.feed(decoder.decode());
+    parser.reset({ consume: true });
+    for (const ev of queue) {
+      started = true;
+      yield ev;
+    }
+    if (!started) {
+      throw new ProviderError({ provider: opts.provider, status: 0, retryable: true, kind: 'stream', message: `${opts.provider} stream ended before any event` });
+    }
+  } catch (err) {
+    throw toProviderError(err, scope, opts.provider, started);
+  } finally {
+    scope.dispose();
+    if (res && !res.body.readableEnded) res.body.destroy();
+  }
+}

@@ -1,0 +1,114 @@
+// One adapter for every provider that speaks the OpenAI Chat Completions API (OpenAI, Mistral,
+// Groq, Together, DeepSeek, xAI, OpenRouter, Fireworks, Ollama/vLLM, the simulator). The gateway
+// already speaks this format, so requests and responses pass through nearly untouched.
+import {
+  ProviderError,
+  type CallOptions,
+  type ChatChunk,
+  type ChatCompletion,
+  type ChatRequest,
+  type EmbeddingsRequest,
+  type EmbeddingsResponse,
+  type ProviderAdapter,
+  type ProviderSettings,
+} from '../types.js';
+import { getJson, jsonHeaders, postJson, postSse, type HttpOptions } from '../http.js';
+import { isAbortedError } from '../http-errors.js';
+import { settleStreamError } from '../stream-errors.js';
+import { estimateUsage } from '../usage.js';
+import { textOf } from '../util.js';
+import { OpenAIStreamNormalizer } from './stream.js';
+
+export interface OpenAICompatibleOptions {
+  /**
+   * Send `stream_options: { include_usage: true }` on streams. Some servers reject the field
+   * (Mistral answers 422) but report usage on their own; for those set this to false.
+   */
+  streamUsageOption?: boolean;
+}
+
+export class OpenAICompatibleAdapter implements ProviderAdapter {
+  readonly name: string;
+  readonly family = 'openai-compatible' as const;
+  private readonly baseUrl: string;
+  private readonly headers: Record<string, string>;
+  private readonly sseHeaders: Record<string, string>;
+  private readonly builtinModels: string[];
+  private readonly streamUsageOption: boolean;
+
+  constructor(settings: ProviderSettings, options: OpenAICompatibleOptions = {}) {
+    this.name = settings.name;
+    this.baseUrl = settings.baseUrl.replace(/\/+$/, '');
+    const auth: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
+    this.headers = jsonHeaders(auth);
+    this.sseHeaders = jsonHeaders(auth, 'text/event-stream');
+    this.builtinModels = settings.builtinModels;
+    this.streamUsageOption = options.streamUsageOption ?? true;
+  }
+
+  private http(opts: CallOptions): HttpOptions {
+    return { provider: this.name, signal: opts.signal, timeoutMs: opts.timeoutMs };
+  }
+
+  async listModels(opts: CallOptions): Promise<string[]> {
+    try {
+      const res = await getJson<{ data?: Array<{ id?: unknown }> }>(`${this.baseUrl}/models`, this.headers, this.http(opts));
+      const ids = (Array.isArray(res?.data) ? res.data : []).map((m) => m?.id).filter((id): id is string => typeof id === 'string');
+      return ids.length > 0 ? ids : this.builtinModels;
+    } catch (err) {
+      if (isAbortedError(err)) throw err;
+      return this.builtinModels;
+    }
+  }
+
+  async chat(req: ChatRequest, opts: CallOptions): Promise<ChatCompletion> {
+    const body: ChatRequest = { ...req, model: req.model };
+    // chat() is the non-streaming call whatever the incoming request said.
+    delete body.stream;
+    delete body.stream_options;
+    const res = await postJson<ChatCompletion>(`${this.baseUrl}/chat/completions`, this.headers, body, this.http(opts));
+    if (!res || !Array.isArray(res.choices)) {
+      throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned a completion without choices` });
+    }
+    if (!res.usage) {
+      const text = res.choices.map((c) => textOf(c.message?.content) + (c.message?.tool_calls ?? []).map((t) => t.function.arguments).join('')).join('');
+      res.usage = await estimateUsage(req, text);
+      res['usage_estimated'] = true;
+    }
+    return res;
+  }
+
+  async *chatStream(req: ChatRequest, opts: CallOptions): AsyncGenerator<ChatChunk, void, undefined> {
+    const body: ChatRequest = { ...req, model: req.model, stream: true };
+    if (this.streamUsageOption) body.stream_options = { ...req.stream_options, include_usage: true };
+    else delete body.stream_options;
+    const norm = new OpenAIStreamNormalizer(this.name, req.model);
+    let yielded = false;
+    try {
+      for await (const ev of postSse(`${this.baseUrl}/chat/completions`, this.sseHeaders, body, this.http(opts))) {
+        const chunk = norm.push(ev);
+        if (chunk) {
+          yielded = true;
+          yield chunk;
+        }
+      }
+      const last = norm.end();
+      if (last) {
+        yielded = true;
+        yield last;
+      } else if (norm.needsUsageEstimate) {
+        yield norm.estimatedUsageChunk(await estimateUsage(req, norm.completionText()));
+      }
+    } catch (err) {
+      throw settleStreamError(err, this.name, yielded);
+    }
+  }
+
+  async embeddings(req: EmbeddingsRequest, opts: CallOptions): Promise<EmbeddingsResponse> {
+    const res = await postJson<EmbeddingsResponse>(`${this.baseUrl}/embeddings`, this.headers, req, this.http(opts));
+    if (!res || !Array.isArray(res.data)) {
+      throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned embeddings without data` });
+    }
+    return res;
+  }
+}

@@ -1,0 +1,91 @@
+// Normalises an OpenAI-style SSE stream: chunks pass through untouched, except that usage is always
+// delivered in a final `choices: []` chunk (some servers attach it to the last content chunk, some
+// send none), and a stream that stops before `[DONE]` or a finish_reason is reported as cut.
+import { ProviderError, type ChatChunk, type Usage } from '../types.js';
+import type { SseEvent } from '../http.js';
+import { isRetryableStatus } from '../http-errors.js';
+import { streamFailure } from '../stream-errors.js';
+import { isRecord, nowSeconds, usageChunk } from '../util.js';
+
+export class OpenAIStreamNormalizer {
+  private done = false;
+  private sawFinish = false;
+  private usageSent = false;
+  private pendingUsage: Usage | undefined;
+  private id = '';
+  private model: string;
+  private created = nowSeconds();
+  private readonly parts: string[] = [];
+
+  constructor(private readonly provider: string, model: string) {
+    this.model = model;
+  }
+
+  /** Translates one SSE event; undefined when there is nothing to forward. */
+  push(ev: SseEvent): ChatChunk | undefined {
+    if (this.done) return undefined;
+    const data = ev.data;
+    if (data === '[DONE]') {
+      this.done = true;
+      return undefined;
+    }
+    if (data === '') return undefined;
+    const parsed: unknown = JSON.parse(data);
+    if (!isRecord(parsed)) return undefined;
+    if (parsed['error'] !== undefined && !Array.isArray(parsed['choices'])) throw this.inStreamError(parsed['error']);
+    const chunk = parsed as unknown as ChatChunk;
+    if (typeof chunk.id === 'string') this.id = chunk.id;
+    if (typeof chunk.model === 'string') this.model = chunk.model;
+    if (typeof chunk.created === 'number') this.created = chunk.created;
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    if (choices.length === 0) {
+      if (chunk.usage) {
+        this.usageSent = true;
+        this.pendingUsage = undefined;
+        return chunk;
+      }
+      return undefined;
+    }
+    for (const c of choices) {
+      if (c.finish_reason) this.sawFinish = true;
+      if (c.index !== 0 || !c.delta) continue;
+      if (typeof c.delta.content === 'string') this.parts.push(c.delta.content);
+      if (c.delta.tool_calls) for (const tc of c.delta.tool_calls) if (tc.function?.arguments) this.parts.push(tc.function.arguments);
+    }
+    if (chunk.usage) {
+      // Usage on a content chunk (Mistral and others): move it to the final usage chunk.
+      this.pendingUsage = chunk.usage;
+      delete chunk.usage;
+    }
+    return chunk;
+  }
+
+  /** Call when the SSE stream ends. Returns the final usage chunk if one is still owed. */
+  end(): ChatChunk | undefined {
+    if (!this.done && !this.sawFinish) throw streamFailure(this.provider, 'stream ended before [DONE]');
+    this.done = true;
+    if (this.usageSent || !this.pendingUsage) return undefined;
+    this.usageSent = true;
+    return usageChunk(this.id, this.created, this.model, this.pendingUsage);
+  }
+
+  get needsUsageEstimate(): boolean {
+    return !this.usageSent && this.pendingUsage === undefined;
+  }
+
+  completionText(): string {
+    return this.parts.join('');
+  }
+
+  estimatedUsageChunk(usage: Usage): ChatChunk {
+    this.usageSent = true;
+    return usageChunk(this.id, this.created, this.model, usage, { usage_estimated: true });
+  }
+
+  private inStreamError(err: unknown): ProviderError {
+    const e = isRecord(err) ? err : { message: String(err) };
+    const code = typeof e['code'] === 'number' ? e['code'] : typeof e['status'] === 'number' ? e['status'] : 500;
+    const msg = typeof e['message'] === 'string' ? e['message'] : JSON.stringify(e);
+    return new ProviderError({ provider: this.provider, status: code, retryable: isRetryableStatus(code), kind: 'http', message: `${this.provider} stream error: ${msg}` });
+  }
+}

@@ -1,0 +1,71 @@
+// Small helpers shared by the provider translations.
+import { randomUUID } from 'node:crypto';
+import type { ChatChunk, ContentPart, Usage } from './types.js';
+
+export function newId(prefix: string): string {
+  return `${prefix}${randomUUID().replace(/-/g, '')}`;
+}
+
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** Concatenated text of a message's content (string, or the text parts of a part list). */
+export function textOf(content: string | ContentPart[] | null | undefined): string {
+  if (content == null) return '';
+  if (typeof content === 'string') return content;
+  let out = '';
+  for (const p of content) {
+    if (p.type === 'text' && typeof (p as { text?: unknown }).text === 'string') out += (p as { text: string }).text;
+  }
+  return out;
+}
+
+export interface DataUrl { mimeType: string; data: string }
+
+/** Splits `data:<mime>;base64,<data>`; undefined for anything else. */
+export function parseDataUrl(url: string): DataUrl | undefined {
+  if (!url.startsWith('data:')) return undefined;
+  const comma = url.indexOf(',');
+  if (comma < 0) return undefined;
+  const meta = url.slice(5, comma);
+  if (!meta.endsWith(';base64')) return undefined;
+  return { mimeType: meta.slice(0, -7) || 'application/octet-stream', data: url.slice(comma + 1) };
+}
+
+const EXT_MIME: Record<string, string> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
+  heic: 'image/heic', heif: 'image/heif', pdf: 'application/pdf',
+};
+
+/** Best guess of a remote file's type from its URL path (providers that need one). */
+export function mimeFromUrl(url: string): string {
+  const path = url.split(/[?#]/, 1)[0] ?? '';
+  const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
+  return EXT_MIME[ext] ?? 'image/jpeg';
+}
+
+/** Parses tool-call arguments; providers that take objects get `{}` for empty or invalid JSON. */
+export function parseArgs(args: string | undefined): Record<string, unknown> {
+  if (!args) return {};
+  try {
+    const v: unknown = JSON.parse(args);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
+  } catch {
+    return {};
+  }
+}
+
+export function stopList(stop: string | string[] | undefined | null): string[] | undefined {
+  if (stop == null) return undefined;
+  const list = (Array.isArray(stop) ? stop : [stop]).filter((s) => typeof s === 'string' && s.length > 0);
+  return list.length ? list : undefined;
+}
+
+export function usageChunk(id: string, created: number, model: string, usage: Usage, extra?: Record<string, unknown>): ChatChunk {
+  return { id, object: 'chat.completion.chunk', created, model, choices: [], usage, ...extra };
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,188 @@
+// Anthropic Messages wire format: POST /v1/messages (JSON or named SSE events), GET /v1/models.
+import { asArray, defaultMessage, intOrUndef, isObj, stopList, str, type Exchange, type FormatApi } from './exchange.js';
+import { sendJson, sseFrame, streamFrames, type Frame } from './sse.js';
+import { newId, plan, textChars, type GenRequest, type Plan, type ToolMode } from './text.js';
+
+const MODEL_CREATED_AT = '2025-01-01T00:00:00Z';
+
+export const anthropicApi: FormatApi = {
+  authorized: (req) => typeof req.headers['x-api-key'] === 'string' && req.headers['x-api-key'].trim() !== '',
+  errorBody,
+  serve(x) {
+    // The real API rejects requests without a version header; adapters must send one.
+    if (typeof x.req.headers['anthropic-version'] !== 'string') {
+      return sendJson(x.res, 400, errorBody(400, 'anthropic-version: header is required'));
+    }
+    switch (x.kind) {
+      case 'models': return listModels(x);
+      case 'model': return getModel(x);
+      default: return messages(x);
+    }
+  },
+};
+
+function errorType(status: number): string {
+  switch (status) {
+    case 400: return 'invalid_request_error';
+    case 401: return 'authentication_error';
+    case 403: return 'permission_error';
+    case 404: return 'not_found_error';
+    case 413: return 'request_too_large';
+    case 429: return 'rate_limit_error';
+    case 529: return 'overloaded_error';
+    default: return status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
+}
+
+function errorBody(status: number, message?: string): string {
+  const msg = message ?? (status === 401 ? 'invalid x-api-key' : defaultMessage(status));
+  return JSON.stringify({ type: 'error', error: { type: errorType(status), message: msg } });
+}
+
+function displayName(id: string): string {
+  // claude-sonnet-4-5 -> Claude Sonnet 4.5; adjacent numeric parts are a version number.
+  const out: string[] = [];
+  for (const part of id.split('-')) {
+    const prev = out[out.length - 1];
+    if (/^\d+$/.test(part) && prev !== undefined && /^\d+(\.\d+)*$/.test(prev)) out[out.length - 1] = `${prev}.${part}`;
+    else out.push(part.charAt(0).toUpperCase() + part.slice(1));
+  }
+  return out.join(' ');
+}
+
+function modelObject(id: string): Record<string, unknown> {
+  return { type: 'model', id, display_name: displayName(id), created_at: MODEL_CREATED_AT };
+}
+
+function listModels(x: Exchange): void {
+  const list = x.state.models.anthropic.list;
+  sendJson(x.res, 200, JSON.stringify({
+    data: list.map(modelObject), has_more: false, first_id: list[0] ?? null, last_id: list[list.length - 1] ?? null,
+  }));
+}
+
+function getModel(x: Exchange): void {
+  const id = x.pathModel ?? '';
+  if (!x.state.models.anthropic.set.has(id)) return sendJson(x.res, 404, errorBody(404, `model: ${id}`));
+  sendJson(x.res, 200, JSON.stringify(modelObject(id)));
+}
+
+const bad = (x: Exchange, message: string): void => sendJson(x.res, 400, errorBody(400, message));
+
+async function messages(x: Exchange): Promise<void> {
+  const b = x.body;
+  const model = str(b.model);
+  if (!model) return bad(x, 'model: Field required');
+  const msgs = b.messages;
+  if (!Array.isArray(msgs) || msgs.length === 0) return bad(x, 'messages: Field required');
+  const maxTokens = intOrUndef(b.max_tokens);
+  if (b.max_tokens === undefined) return bad(x, 'max_tokens: Field required');
+  if (maxTokens === undefined || maxTokens < 1) return bad(x, 'max_tokens: Input should be greater than or equal to 1');
+  if (!x.state.models.anthropic.set.has(model)) return sendJson(x.res, 404, errorBody(404, `model: ${model}`));
+
+  const p = plan(toGen(model, b, msgs, maxTokens), x.state.outputTokens);
+  const id = newId('msg_');
+  const stopReason = mapStop(p);
+  const toolId = p.toolCall ? newId('toolu_') : '';
+
+  if (b.stream !== true) {
+    const content = p.toolCall
+      ? [{ type: 'tool_use', id: toolId, name: p.toolCall.name, input: p.toolCall.args }]
+      : [{ type: 'text', text: p.text }];
+    return sendJson(x.res, 200, JSON.stringify({
+      id, type: 'message', role: 'assistant', model, content,
+      stop_reason: stopReason, stop_sequence: p.stopSequence,
+      usage: { input_tokens: p.promptTokens, output_tokens: p.outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    }));
+  }
+
+  const ev = (type: string, data: Record<string, unknown>): string => sseFrame({ type, ...data }, type);
+  const frames: Frame[] = [{
+    kind: 'pre',
+    data: ev('message_start', {
+      message: {
+        id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
+        usage: { input_tokens: p.promptTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      },
+    }),
+  }];
+  if (p.toolCall) {
+    frames.push({ kind: 'pre', data: ev('content_block_start', { index: 0, content_block: { type: 'tool_use', id: toolId, name: p.toolCall.name, input: {} } }) });
+    frames.push({ kind: 'pre', data: ev('ping', {}) });
+    for (const a of p.toolCall.argPieces) {
+      frames.push({ kind: 'content', data: ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: a } }) });
+    }
+  } else {
+    frames.push({ kind: 'pre', data: ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) });
+    frames.push({ kind: 'pre', data: ev('ping', {}) });
+    for (const piece of p.pieces) {
+      frames.push({ kind: 'content', data: ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } }) });
+    }
+  }
+  frames.push({ kind: 'post', data: ev('content_block_stop', { index: 0 }) });
+  frames.push({ kind: 'post', data: ev('message_delta', { delta: { stop_reason: stopReason, stop_sequence: p.stopSequence }, usage: { output_tokens: p.outputTokens } }) });
+  frames.push({ kind: 'post', data: ev('message_stop', {}) });
+  await streamFrames(x.res, frames, { delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter });
+}
+
+function mapStop(p: Plan): string {
+  switch (p.finish) {
+    case 'tool_calls': return 'tool_use';
+    case 'length': return 'max_tokens';
+    case 'stop_sequence': return 'stop_sequence';
+    default: return 'end_turn';
+  }
+}
+
+/** Text of a content value (string or blocks), counting images separately instead of their bytes. */
+function blockText(content: unknown, counts: { images: number; chars: number }): string {
+  if (typeof content === 'string') { counts.chars += content.length; return content; }
+  let text = '';
+  for (const block of asArray(content)) {
+    if (!isObj(block)) continue;
+    switch (block.type) {
+      case 'text':
+        if (typeof block.text === 'string') { text += (text ? ' ' : '') + block.text; counts.chars += block.text.length; }
+        break;
+      case 'image': case 'document': counts.images++; break;
+      case 'tool_use': counts.chars += textChars(block.input) + textChars(block.name); break;
+      case 'tool_result': {
+        const inner = blockText(block.content, counts);
+        text += (text ? ' ' : '') + inner;
+        break;
+      }
+    }
+  }
+  return text;
+}
+
+function toGen(model: string, b: Record<string, unknown>, msgs: unknown[], maxTokens: number): GenRequest {
+  const counts = { images: 0, chars: 0 };
+  blockText(b.system, counts);
+  let lastText = '';
+  let lastIsToolResult = false;
+  for (const m of msgs) {
+    if (!isObj(m)) continue;
+    const text = blockText(m.content, counts);
+    if (m.role === 'user') {
+      lastText = text;
+      lastIsToolResult = Array.isArray(m.content) && m.content.some((c) => isObj(c) && c.type === 'tool_result');
+    } else {
+      lastIsToolResult = false;
+    }
+  }
+  const tools = asArray(b.tools).filter(isObj).map((t) => ({ name: str(t.name) ?? 'tool', parameters: t.input_schema }));
+  return {
+    model, promptChars: counts.chars, messageCount: msgs.length + (b.system ? 1 : 0), imageCount: counts.images,
+    toolsChars: tools.length > 0 ? JSON.stringify(b.tools).length : 0,
+    lastText, lastIsToolResult, maxTokens, stop: stopList(b.stop_sequences), tools, toolMode: toolMode(b.tool_choice),
+  };
+}
+
+function toolMode(v: unknown): ToolMode {
+  if (!isObj(v)) return 'auto';
+  if (v.type === 'none') return 'none';
+  if (v.type === 'any') return 'required';
+  if (v.type === 'tool' && typeof v.name === 'string') return { name: v.name };
+  return 'auto';
+}

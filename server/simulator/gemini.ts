@@ -1,0 +1,205 @@
+// Gemini (Generative Language API v1beta) wire format: models/{m}:generateContent,
+// :streamGenerateContent (SSE with ?alt=sse, else a streamed JSON array), :embedContent,
+// :batchEmbedContents, GET models.
+import {
+  asArray, bearer, defaultMessage, intOrUndef, isObj, queryParam, stopList, str,
+  type Exchange, type FormatApi,
+} from './exchange.js';
+import { sendJson, streamFrames, type Frame } from './sse.js';
+import { clampDims, embed, newId, plan, textChars, type GenRequest, type Plan, type ToolMode } from './text.js';
+
+export const geminiApi: FormatApi = {
+  authorized: (req, query) => {
+    const h = req.headers['x-goog-api-key'];
+    if (typeof h === 'string' && h.trim() !== '') return true;
+    return !!queryParam(query, 'key') || bearer(req) !== undefined;
+  },
+  errorBody,
+  serve(x) {
+    switch (x.kind) {
+      case 'models': return listModels(x);
+      case 'model': return getModel(x);
+      case 'embed': return embedOne(x);
+      case 'batchEmbed': return embedBatch(x);
+      default: return generate(x);
+    }
+  },
+};
+
+function statusName(code: number): string {
+  switch (code) {
+    case 400: case 413: return 'INVALID_ARGUMENT';
+    case 401: return 'UNAUTHENTICATED';
+    case 403: return 'PERMISSION_DENIED';
+    case 404: return 'NOT_FOUND';
+    case 409: return 'ABORTED';
+    case 429: return 'RESOURCE_EXHAUSTED';
+    case 499: return 'CANCELLED';
+    case 503: return 'UNAVAILABLE';
+    case 504: return 'DEADLINE_EXCEEDED';
+    default: return code >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION';
+  }
+}
+
+function errorBody(code: number, message?: string): string {
+  const msg = message ?? (code === 401 ? 'API key not valid. Please pass a valid API key.' : defaultMessage(code));
+  return JSON.stringify({ error: { code, message: msg, status: statusName(code) } });
+}
+
+function displayName(id: string): string {
+  return id.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ');
+}
+
+function modelObject(id: string): Record<string, unknown> {
+  return {
+    name: `models/${id}`, version: '001', displayName: displayName(id), description: `Simulated ${id}`,
+    inputTokenLimit: 1048576, outputTokenLimit: 65536,
+    supportedGenerationMethods: ['generateContent', 'streamGenerateContent', 'countTokens'],
+  };
+}
+
+function listModels(x: Exchange): void {
+  sendJson(x.res, 200, JSON.stringify({ models: x.state.models.gemini.list.map(modelObject) }));
+}
+
+function notFound(x: Exchange, id: string): void {
+  sendJson(x.res, 404, errorBody(404, `models/${id} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`));
+}
+
+function getModel(x: Exchange): void {
+  const id = x.pathModel ?? '';
+  if (!x.state.models.gemini.set.has(id)) return notFound(x, id);
+  sendJson(x.res, 200, JSON.stringify(modelObject(id)));
+}
+
+const bad = (x: Exchange, message: string): void => sendJson(x.res, 400, errorBody(400, message));
+
+async function generate(x: Exchange): Promise<void> {
+  const model = x.pathModel ?? '';
+  const contents = x.body.contents;
+  if (!Array.isArray(contents) || contents.length === 0) return bad(x, '* GenerateContentRequest.contents: contents is not specified');
+  if (!x.state.models.gemini.set.has(model)) return notFound(x, model);
+
+  const p = plan(toGen(model, x.body, contents), x.state.outputTokens);
+  const responseId = newId('');
+  const finishReason = p.finish === 'length' ? 'MAX_TOKENS' : 'STOP';
+  const usage = (out: number): Record<string, number> => ({
+    promptTokenCount: p.promptTokens, candidatesTokenCount: out, totalTokenCount: p.promptTokens + out,
+  });
+  const response = (parts: unknown[], out: number, finish?: string): Record<string, unknown> => ({
+    candidates: [{ content: { role: 'model', parts }, ...(finish ? { finishReason: finish } : {}), index: 0 }],
+    usageMetadata: usage(out),
+    modelVersion: model,
+    responseId,
+  });
+
+  if (x.kind !== 'stream') {
+    const parts = p.toolCall ? [{ functionCall: { name: p.toolCall.name, args: p.toolCall.args } }] : [{ text: p.text }];
+    return sendJson(x.res, 200, JSON.stringify(response(parts, p.outputTokens, finishReason)));
+  }
+
+  // Every frame carries cumulative usage; the last one carries finishReason together with the
+  // last piece, as the real API does. Function calls arrive whole, in a single frame.
+  const objects: Array<{ obj: unknown; kind: Frame['kind'] }> = [];
+  if (p.toolCall) {
+    objects.push({ obj: response([{ functionCall: { name: p.toolCall.name, args: p.toolCall.args } }], p.outputTokens, finishReason), kind: 'post' });
+  } else if (p.pieces.length === 0) {
+    objects.push({ obj: response([{ text: '' }], 0, finishReason), kind: 'post' });
+  } else {
+    const n = p.pieces.length;
+    p.pieces.forEach((piece, i) => {
+      const last = i === n - 1;
+      objects.push({ obj: response([{ text: piece }], i + 1, last ? finishReason : undefined), kind: last ? 'post' : 'content' });
+    });
+  }
+
+  const sse = queryParam(x.query, 'alt') === 'sse';
+  const frames: Frame[] = objects.map((o, i) => {
+    const json = JSON.stringify(o.obj);
+    // Without alt=sse the API streams one JSON array, element by element.
+    const data = sse ? `data: ${json}\r\n\r\n` : (i === 0 ? '[' : ',\r\n') + json;
+    return { data, kind: o.kind, paced: o.kind === 'post' && !p.toolCall };
+  });
+  if (!sse) frames.push({ data: ']', kind: 'post' });
+  await streamFrames(x.res, frames, {
+    delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter,
+    contentType: sse ? 'text/event-stream' : 'application/json; charset=UTF-8',
+  });
+}
+
+function partsText(parts: unknown, counts: { chars: number; images: number }): { text: string; toolResult: boolean } {
+  let text = '';
+  let toolResult = false;
+  for (const part of asArray(parts)) {
+    if (!isObj(part)) continue;
+    if (typeof part.text === 'string') { text += (text ? ' ' : '') + part.text; counts.chars += part.text.length; }
+    else if (part.inlineData !== undefined || part.fileData !== undefined) counts.images++;
+    else if (isObj(part.functionCall)) counts.chars += textChars(part.functionCall);
+    else if (isObj(part.functionResponse)) {
+      const r = JSON.stringify(part.functionResponse.response ?? {});
+      counts.chars += r.length;
+      text += (text ? ' ' : '') + r.slice(0, 200);
+      toolResult = true;
+    }
+  }
+  return { text, toolResult };
+}
+
+function toGen(model: string, b: Record<string, unknown>, contents: unknown[]): GenRequest {
+  const counts = { chars: 0, images: 0 };
+  if (isObj(b.systemInstruction)) partsText(b.systemInstruction.parts, counts);
+  let lastText = '';
+  let lastIsToolResult = false;
+  for (const c of contents) {
+    if (!isObj(c)) continue;
+    const { text, toolResult } = partsText(c.parts, counts);
+    const fromUser = c.role === undefined || c.role === 'user' || c.role === 'function';
+    if (fromUser) lastText = text;
+    lastIsToolResult = fromUser && toolResult;
+  }
+  const tools = asArray(b.tools).filter(isObj).flatMap((t) => asArray(t.functionDeclarations ?? t.function_declarations))
+    .filter(isObj).map((d) => ({ name: str(d.name) ?? 'tool', parameters: d.parameters ?? d.parametersJsonSchema }));
+  const fcc = isObj(b.toolConfig) && isObj(b.toolConfig.functionCallingConfig) ? b.toolConfig.functionCallingConfig : {};
+  const gc = isObj(b.generationConfig) ? b.generationConfig : {};
+  let json: GenRequest['json'];
+  if (gc.responseMimeType === 'application/json') json = { schema: gc.responseJsonSchema ?? gc.responseSchema };
+  return {
+    model, promptChars: counts.chars, messageCount: contents.length, imageCount: counts.images,
+    toolsChars: tools.length > 0 ? JSON.stringify(b.tools).length : 0,
+    lastText, lastIsToolResult, maxTokens: intOrUndef(gc.maxOutputTokens), stop: stopList(gc.stopSequences),
+    tools, toolMode: toolMode(fcc), json,
+  };
+}
+
+function toolMode(fcc: Record<string, unknown>): ToolMode {
+  const mode = fcc.mode;
+  if (mode === 'NONE') return 'none';
+  if (mode === 'ANY') {
+    const allowed = asArray(fcc.allowedFunctionNames).filter((n): n is string => typeof n === 'string');
+    return allowed[0] !== undefined ? { name: allowed[0] } : 'required';
+  }
+  return 'auto';
+}
+
+function contentText(c: unknown): string {
+  if (!isObj(c)) return '';
+  return asArray(c.parts).map((p) => (isObj(p) && typeof p.text === 'string' ? p.text : '')).join(' ');
+}
+
+function embedOne(x: Exchange): void {
+  const text = contentText(x.body.content);
+  if (!text) return bad(x, '* EmbedContentRequest.content: contents is not specified');
+  sendJson(x.res, 200, JSON.stringify({ embedding: { values: embed(text, clampDims(x.body.outputDimensionality)) } }));
+}
+
+function embedBatch(x: Exchange): void {
+  const reqs = x.body.requests;
+  if (!Array.isArray(reqs) || reqs.length === 0) return bad(x, '* BatchEmbedContentsRequest.requests: requests is not specified');
+  const embeddings: Array<{ values: number[] }> = [];
+  for (const r of reqs) {
+    const text = isObj(r) ? contentText(r.content) : '';
+    if (!text) return bad(x, '* BatchEmbedContentsRequest.requests.content: contents is not specified');
+    embeddings.push({ values: embed(text, clampDims(isObj(r) ? r.outputDimensionality : undefined)) });
+  }
+  sendJson(x.res, 200, JSON.stringify({ embeddings }));
+}

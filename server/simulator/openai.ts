@@ -1,0 +1,185 @@
+// OpenAI wire format: /chat/completions, /models, /embeddings.
+import type { ChatChunk, ChatCompletion, FinishReason } from '../providers/types.js';
+import {
+  asArray, bearer, defaultMessage, intOrUndef, isObj, stopList, str,
+  type Exchange, type FormatApi,
+} from './exchange.js';
+import { sendJson, sseFrame, streamFrames, type Frame } from './sse.js';
+import { clampDims, embed, estimateTokens, newId, plan, textChars, type GenRequest, type Plan, type ToolMode } from './text.js';
+
+const MODEL_CREATED = 1715367049;
+
+export const openaiApi: FormatApi = {
+  authorized: (req) => bearer(req) !== undefined,
+  errorBody,
+  serve(x) {
+    switch (x.kind) {
+      case 'models': return listModels(x);
+      case 'model': return getModel(x);
+      case 'embed': return embeddings(x);
+      default: return chat(x);
+    }
+  },
+};
+
+function errorBody(status: number, message?: string, code?: string | null, param?: string | null): string {
+  let type = 'invalid_request_error';
+  let c: string | null = code ?? null;
+  if (status === 401) c = code ?? 'invalid_api_key';
+  else if (status === 429) { type = 'requests'; c = code ?? 'rate_limit_exceeded'; }
+  else if (status >= 500) type = 'server_error';
+  const msg = message ?? (status === 401 ? 'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.' : defaultMessage(status));
+  return JSON.stringify({ error: { message: msg, type, param: param ?? null, code: c } });
+}
+
+function modelObject(id: string): Record<string, unknown> {
+  return { id, object: 'model', created: MODEL_CREATED, owned_by: 'system' };
+}
+
+function listModels(x: Exchange): void {
+  sendJson(x.res, 200, JSON.stringify({ object: 'list', data: x.state.models.openai.list.map(modelObject) }));
+}
+
+function getModel(x: Exchange): void {
+  const id = x.pathModel ?? '';
+  if (!x.state.models.openai.set.has(id)) return notFound(x, id);
+  sendJson(x.res, 200, JSON.stringify(modelObject(id)));
+}
+
+function notFound(x: Exchange, model: string): void {
+  sendJson(x.res, 404, errorBody(404, `The model \`${model}\` does not exist or you do not have access to it.`, 'model_not_found'));
+}
+
+function badRequest(x: Exchange, message: string, param: string | null = null, code: string | null = null): void {
+  sendJson(x.res, 400, errorBody(400, message, code, param));
+}
+
+async function chat(x: Exchange): Promise<void> {
+  const b = x.body;
+  const model = str(b.model);
+  if (!model) return badRequest(x, 'you must provide a model parameter', 'model');
+  const messages = b.messages;
+  if (!Array.isArray(messages) || messages.length === 0) {
+    return badRequest(x, "Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
+  }
+  if (!x.state.models.openai.set.has(model)) return notFound(x, model);
+
+  const p = plan(toGen(model, b, messages), x.state.outputTokens);
+  const id = newId('chatcmpl-');
+  const created = Math.floor(Date.now() / 1000);
+  const usage = { prompt_tokens: p.promptTokens, completion_tokens: p.outputTokens, total_tokens: p.promptTokens + p.outputTokens };
+  const finish = finishReason(p);
+
+  if (b.stream !== true) {
+    const callId = p.toolCall ? newId('call_') : '';
+    const body: ChatCompletion = {
+      id, object: 'chat.completion', created, model,
+      choices: [{
+        index: 0,
+        message: p.toolCall
+          ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: callId, type: 'function', function: { name: p.toolCall.name, arguments: p.toolCall.arguments } }] }
+          : { role: 'assistant', content: p.text, refusal: null },
+        logprobs: null,
+        finish_reason: finish,
+      }],
+      usage: { ...usage, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } } as ChatCompletion['usage'],
+    };
+    return sendJson(x.res, 200, JSON.stringify(body));
+  }
+
+  const includeUsage = isObj(b.stream_options) && b.stream_options.include_usage === true;
+  const chunk = (delta: ChatChunk['choices'][number]['delta'], fin: FinishReason): string => {
+    const c: ChatChunk = { id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: fin }] };
+    // OpenAI sends usage: null on every chunk once include_usage is on; the last one carries it.
+    if (includeUsage) c.usage = null;
+    return sseFrame(c);
+  };
+  const frames: Frame[] = [];
+  if (p.toolCall) {
+    const tc = p.toolCall;
+    frames.push({ kind: 'pre', data: chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: newId('call_'), type: 'function', function: { name: tc.name, arguments: '' } }] }, null) });
+    for (const a of tc.argPieces) frames.push({ kind: 'content', data: chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] }, null) });
+  } else {
+    frames.push({ kind: 'pre', data: chunk({ role: 'assistant', content: '' }, null) });
+    for (const piece of p.pieces) frames.push({ kind: 'content', data: chunk({ content: piece }, null) });
+  }
+  frames.push({ kind: 'post', data: chunk({}, finish) });
+  if (includeUsage) {
+    frames.push({ kind: 'post', data: sseFrame({ id, object: 'chat.completion.chunk', created, model, choices: [], usage }) });
+  }
+  frames.push({ kind: 'post', data: 'data: [DONE]\n\n' });
+  await streamFrames(x.res, frames, { delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter });
+}
+
+function finishReason(p: Plan): FinishReason {
+  if (p.finish === 'tool_calls') return 'tool_calls';
+  return p.finish === 'length' ? 'length' : 'stop';
+}
+
+function toGen(model: string, b: Record<string, unknown>, messages: unknown[]): GenRequest {
+  let promptChars = 0;
+  let imageCount = 0;
+  let lastText = '';
+  for (const m of messages) {
+    if (!isObj(m)) continue;
+    const c = m.content;
+    let text = '';
+    if (typeof c === 'string') text = c;
+    else if (Array.isArray(c)) {
+      for (const part of c) {
+        if (!isObj(part)) continue;
+        if (part.type === 'text' && typeof part.text === 'string') text += (text ? ' ' : '') + part.text;
+        else if (part.type === 'image_url' || part.type === 'input_image') imageCount++;
+      }
+    }
+    promptChars += text.length;
+    if (Array.isArray(m.tool_calls)) promptChars += textChars(m.tool_calls);
+    if (m.role === 'user' || m.role === 'tool') lastText = text;
+  }
+  const last = messages[messages.length - 1];
+  const tools = asArray(b.tools).filter(isObj).map((t) => {
+    const fn = isObj(t.function) ? t.function : {};
+    return { name: str(fn.name) ?? 'tool', parameters: fn.parameters };
+  });
+  const rf = isObj(b.response_format) ? b.response_format : undefined;
+  let json: GenRequest['json'];
+  if (rf?.type === 'json_object') json = {};
+  else if (rf?.type === 'json_schema') json = { schema: isObj(rf.json_schema) ? rf.json_schema.schema ?? {} : {} };
+  return {
+    model, promptChars, messageCount: messages.length, imageCount,
+    toolsChars: tools.length > 0 ? JSON.stringify(b.tools).length : 0,
+    lastText, lastIsToolResult: isObj(last) && last.role === 'tool',
+    maxTokens: intOrUndef(b.max_completion_tokens) ?? intOrUndef(b.max_tokens),
+    stop: stopList(b.stop), tools, toolMode: toolMode(b.tool_choice), json,
+  };
+}
+
+function toolMode(v: unknown): ToolMode {
+  if (v === 'none' || v === 'required' || v === 'auto') return v;
+  if (isObj(v) && isObj(v.function) && typeof v.function.name === 'string') return { name: v.function.name };
+  return 'auto';
+}
+
+function embeddings(x: Exchange): void {
+  const b = x.body;
+  const model = str(b.model);
+  if (!model) return badRequest(x, 'you must provide a model parameter', 'model');
+  const raw = b.input;
+  const inputs: string[] = typeof raw === 'string' ? [raw]
+    : Array.isArray(raw) ? raw.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))) : [];
+  if (inputs.length === 0 || inputs.some((s) => s.length === 0)) {
+    return badRequest(x, "'input' must be a non-empty string or array of non-empty strings.", 'input');
+  }
+  const dims = clampDims(b.dimensions);
+  const base64 = b.encoding_format === 'base64';
+  let tokens = 0;
+  const data = inputs.map((text, index) => {
+    tokens += estimateTokens(text);
+    const v = embed(text, dims);
+    // The official SDKs ask for base64 by default and decode little-endian float32 themselves.
+    const embedding = base64 ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v;
+    return { object: 'embedding' as const, index, embedding };
+  });
+  const body = { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
+  sendJson(x.res, 200, JSON.stringify(body));
+}

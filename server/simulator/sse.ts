@@ -1,0 +1,91 @@
+// Response writing: plain JSON, and frame-by-frame streams with pacing and mid-stream cuts.
+import type { ServerResponse } from 'node:http';
+
+export interface Frame {
+  data: string;
+  /** pre: before any content (role chunk, block start); content: one generated piece; post: terminal. */
+  kind: 'pre' | 'content' | 'post';
+  /** A terminal frame that also carries the last piece (Gemini): paced like a content frame. */
+  paced?: boolean;
+}
+
+export interface StreamOptions {
+  delayMs: number;
+  /** Send at most this many content frames, then destroy the socket before any terminal frame. */
+  cutAfter?: number;
+  contentType?: string;
+}
+
+export function sendJson(res: ServerResponse, status: number, body: string, headers?: Record<string, string>): void {
+  if (res.destroyed || res.headersSent) return;
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
+  res.end(body);
+}
+
+/** Resolves true after `ms`, or false as soon as the client goes away (and then frees the timer). */
+export function sleep(ms: number, res: ServerResponse): Promise<boolean> {
+  if (res.destroyed || res.writableEnded) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onClose = (): void => { clearTimeout(timer); resolve(false); };
+    const timer = setTimeout(() => { res.off('close', onClose); resolve(true); }, ms);
+    res.once('close', onClose);
+  });
+}
+
+export function sseFrame(data: unknown, event?: string): string {
+  const json = JSON.stringify(data);
+  return event ? `event: ${event}\ndata: ${json}\n\n` : `data: ${json}\n\n`;
+}
+
+export async function streamFrames(res: ServerResponse, frames: Frame[], opts: StreamOptions): Promise<void> {
+  if (res.destroyed) return;
+  res.writeHead(200, {
+    'content-type': opts.contentType ?? 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+  });
+
+  // Unpaced and uncut: one write. Every piece is still its own frame, there is just no time
+  // between them, and one syscall per response keeps the simulator cheap under benchmark load.
+  if (opts.delayMs <= 0 && opts.cutAfter === undefined) {
+    let all = '';
+    for (const f of frames) all += f.data;
+    res.end(all);
+    return;
+  }
+
+  const cutAfter = opts.cutAfter;
+  let sent = 0;
+  let last: Promise<void> = Promise.resolve();
+  const write = (data: string): void => {
+    // Remember when the latest frame reached the kernel, so a cut never discards sent frames.
+    last = new Promise((resolve) => { res.write(data, () => resolve()); });
+  };
+
+  for (const f of frames) {
+    if (res.destroyed) return;
+    if (f.kind === 'content') {
+      if (cutAfter !== undefined && sent >= cutAfter) return cut(res, last);
+      if (sent > 0 && opts.delayMs > 0 && !(await sleep(opts.delayMs, res))) return;
+      write(f.data);
+      sent++;
+    } else if (f.kind === 'post' && cutAfter !== undefined) {
+      return cut(res, last);
+    } else {
+      if (f.paced && sent > 0 && opts.delayMs > 0 && !(await sleep(opts.delayMs, res))) return;
+      write(f.data);
+    }
+  }
+  res.end();
+}
+
+async function cut(res: ServerResponse, flushed: Promise<void>): Promise<void> {
+  await flushed;
+  if (res.destroyed) return;
+  // No terminating chunk: the client sees the connection drop in the middle of the body.
+  res.socket?.destroy();
+  res.destroy();
+}

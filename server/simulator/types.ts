@@ -1,0 +1,72 @@
+// Public types of the upstream simulator. Kept apart from index.ts so the internal modules can
+// import them without an import cycle through the entry point.
+
+export type SimFormat = 'openai' | 'anthropic' | 'gemini';
+export type SimEndpoint = 'chat' | 'stream' | 'models' | 'embeddings';
+
+export interface SimulatorOptions {
+  /** Default 0 (ephemeral). */
+  port?: number;
+  /** Default '127.0.0.1'. */
+  host?: string;
+  /** Seeds the PRNG behind fault `rate`s, so tests are deterministic. */
+  seed?: number;
+  /** Delay before response headers, default 0. */
+  latencyMs?: number;
+  /** Delay between stream content chunks, default 0. Wins over tokensPerSecond when both are set. */
+  chunkDelayMs?: number;
+  /** Alternative to chunkDelayMs: chunkDelayMs = 1000 / tokensPerSecond. */
+  tokensPerSecond?: number;
+  /** Natural completion length in tokens; max_tokens and friends can only shorten it. Default 24. */
+  outputTokens?: number;
+  models?: { openai?: string[]; anthropic?: string[]; gemini?: string[] };
+  faults?: FaultRule[];
+}
+
+export interface FaultRule {
+  /** Match on wire format; omitted = any. */
+  format?: SimFormat;
+  /** Match on the requested model; omitted = any. */
+  model?: string;
+  /** Omitted = chat and stream (only stream for a rule whose sole purpose is cutStreamAfterChunks). */
+  endpoint?: SimEndpoint;
+  /** Probability 0..1 that a matching rule fires (default 1). */
+  rate?: number;
+  /** Fire at most this many times, then the rule is spent. */
+  times?: number;
+  /** Respond with this HTTP status and the provider's own error body. */
+  status?: number;
+  /** Adds a Retry-After header to a status response. */
+  retryAfterSeconds?: number;
+  /** Destroy the socket without any response. */
+  resetConnection?: boolean;
+  /** Streaming: send at most N content chunks, then destroy the socket (never the terminal event). */
+  cutStreamAfterChunks?: number;
+  /** Extra delay before headers for matching requests. */
+  latencyMs?: number;
+  /** Never respond (until the client aborts). */
+  hang?: boolean;
+}
+
+export interface RecordedRequest {
+  format: SimFormat;
+  endpoint: string;
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  at: number;
+}
+
+export interface Simulator {
+  /** http://HOST:PORT */
+  url: string;
+  baseUrls: { openai: string; anthropic: string; gemini: string };
+  /** Bounded ring of the most recent provider requests (oldest first). */
+  requests: RecordedRequest[];
+  setFaults(rules: FaultRule[]): void;
+  clearFaults(): void;
+  configure(patch: Partial<Omit<SimulatorOptions, 'port' | 'host'>>): void;
+  resetRequests(): void;
+  close(): Promise<void>;
+}

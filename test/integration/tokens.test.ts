@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayErrorOf } from '../../sdk/index.js';
+import { startTestEnv, type TestEnv, type TestTenant } from '../support/harness.js';
+import { crossTenantMatrix, expectTypedError, securityMatrix, type SecurityContext } from '../support/security.js';
+
+let env: TestEnv;
+let owner: TestTenant;
+let other: TestTenant;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  env = await startTestEnv();
+  owner = await env.createTenant('team');
+  other = await env.createTenant('team');
+  const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'fixture' } });
+  ids.token = created.body.id;
+});
+afterAll(() => env.close());
+
+const ctx = (): SecurityContext => ({ owner, other, ids });
+
+describe('API tokens over REST', () => {
+  it('creates a token whose secret is shown once and works at once', async () => {
+    const res = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'ci', spendLimitUsd: 12.5, rateLimitPerMinute: 60 } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ name: 'ci', enabled: true, admin: false, spendLimitUsd: 12.5, rateLimitPerMinute: 60, lastUsedAt: null });
+    expect(res.body.id).toMatch(/^tok_/);
+    expect(res.body.token).toMatch(/^gw_/);
+    expect(res.body.token.startsWith(res.body.prefix)).toBe(true);
+
+    const list = await env.http('GET', '/v1/admin/tokens', { token: owner.token });
+    const listed = list.body.items.find((t: { id: string }) => t.id === res.body.id);
+    expect(listed).toBeDefined();
+    expect(listed.token).toBeUndefined();
+    expect(JSON.stringify(list.body)).not.toContain(res.body.token);
+
+    // The new (non-admin) token authenticates, but may not manage tokens.
+    const asMember = await env.http('GET', '/v1/admin/tokens', { token: res.body.token });
+    expectTypedError(asMember, 403, 'permission_error');
+  });
+
+  it('refuses a disabled token at once and accepts it again when re-enabled', async () => {
+    const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'flip', admin: true } });
+    const secret = created.body.token;
+    expect((await env.http('GET', '/v1/admin/tokens', { token: secret })).status).toBe(200);
+
+    const disabled = await env.http('PATCH', `/v1/admin/tokens/${created.body.id}`, { token: owner.token, body: { enabled: false } });
+    expect(disabled.body.enabled).toBe(false);
+    expectTypedError(await env.http('GET', '/v1/admin/tokens', { token: secret }), 401, 'auth_error');
+
+    await env.http('PATCH', `/v1/admin/tokens/${created.body.id}`, { token: owner.token, body: { enabled: true } });
+    expect((await env.http('GET', '/v1/admin/tokens', { token: secret })).status).toBe(200);
+  });
+
+  it('refuses a deleted token at once', async () => {
+    const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'gone', admin: true } });
+    expect((await env.http('GET', '/v1/admin/tokens', { token: created.body.token })).status).toBe(200);
+    const del = await env.http('DELETE', `/v1/admin/tokens/${created.body.id}`, { token: owner.token });
+    expect(del.body).toEqual({ id: created.body.id, deleted: true });
+    expectTypedError(await env.http('GET', '/v1/admin/tokens', { token: created.body.token }), 401, 'auth_error');
+    expectTypedError(await env.http('DELETE', `/v1/admin/tokens/${created.body.id}`, { token: owner.token }), 404, 'not_found_error');
+  });
+
+  it('updates limits and clears them with null', async () => {
+    const res = await env.http('PATCH', `/v1/admin/tokens/${ids.token}`, { token: owner.token, body: { name: 'renamed', spendLimitUsd: 3 } });
+    expect(res.body).toMatchObject({ name: 'renamed', spendLimitUsd: 3 });
+    const cleared = await env.http('PATCH', `/v1/admin/tokens/${ids.token}`, { token: owner.token, body: { spendLimitUsd: null } });
+    expect(cleared.body.spendLimitUsd).toBeNull();
+  });
+
+  it('writes an audit row for every change, with who, what, target and a before/after summary', async () => {
+    const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'audited' } });
+    await env.http('PATCH', `/v1/admin/tokens/${created.body.id}`, { token: owner.token, body: { enabled: false } });
+    await env.http('DELETE', `/v1/admin/tokens/${created.body.id}`, { token: owner.token });
+
+    const audit = await env.http('GET', `/v1/audit-logs?targetType=token&limit=500`, { token: owner.token });
+    expect(audit.status).toBe(200);
+    const mine = audit.body.items.filter((e: { targetId: string }) => e.targetId === created.body.id);
+    expect(mine.map((e: { action: string }) => e.action)).toEqual(['token.delete', 'token.update', 'token.create']);
+    for (const e of mine) expect(e.actor).toEqual({ type: 'token', id: owner.tokenId });
+    expect(mine[1].before.enabled).toBe(true);
+    expect(mine[1].after.enabled).toBe(false);
+    expect(JSON.stringify(audit.body)).not.toContain(created.body.token);
+
+    // Another tenant sees none of it.
+    const theirs = await env.http('GET', '/v1/audit-logs?limit=500', { token: other.token });
+    expect(theirs.body.items.some((e: { targetId: string }) => e.targetId === created.body.id)).toBe(false);
+  });
+
+  it('pages through the audit log with a cursor', async () => {
+    for (let i = 0; i < 3; i++) await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: `page-${i}` } });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const q: string = cursor ? `&cursor=${cursor}` : '';
+      const page = await env.http('GET', `/v1/audit-logs?limit=2${q}`, { token: owner.token });
+      expect(page.body.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.items.map((e: { id: string }) => e.id));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    const all = await env.http('GET', `/v1/audit-logs?limit=500`, { token: owner.token });
+    expect(seen).toEqual(all.body.items.map((e: { id: string }) => e.id));
+    expectTypedError(await env.http('GET', `/v1/audit-logs?cursor=garbage`, { token: owner.token }), 400, 'invalid_request_error');
+  });
+
+  it('gates the audit log behind the team tier with 402 insufficient_tier', async () => {
+    const free = await env.createTenant('free');
+    const res = await env.http('GET', '/v1/audit-logs', { token: free.token });
+    expectTypedError(res, 402, 'insufficient_tier');
+    expect(res.body.error.upgrade).toMatchObject({ requiredTier: 'team', currentTier: 'free' });
+  });
+
+  it.each([
+    [{}, 'name'],
+    [{ name: '' }, 'name'],
+    [{ name: 42 }, 'name'],
+    [{ name: 'x', spendLimitUsd: -1 }, 'spendLimitUsd'],
+    [{ name: 'x', rateLimitPerMinute: 1.5 }, 'rateLimitPerMinute'],
+  ])('rejects bad create body %j with 400 naming %s', async (body, field) => {
+    const res = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body });
+    expectTypedError(res, 400, 'invalid_request_error');
+    expect(res.body.error.message).toContain(field);
+  });
+
+  it('rejects a bad patch body with 400', async () => {
+    const res = await env.http('PATCH', `/v1/admin/tokens/${ids.token}`, { token: owner.token, body: { enabled: 'yes' } });
+    expectTypedError(res, 400, 'invalid_request_error');
+  });
+});
+
+describe('API tokens through the SDK', () => {
+  it('lists, creates, updates and deletes with typed results', async () => {
+    const sdk = env.sdk(owner.token);
+    const created = await sdk.tokens.create.mutate({ name: 'sdk' });
+    expect(created.token).toMatch(/^gw_/);
+    const updated = await sdk.tokens.update.mutate({ id: created.id, enabled: false });
+    expect(updated.enabled).toBe(false);
+    const { items } = await sdk.tokens.list.query();
+    expect(items.find((t) => t.id === created.id)?.enabled).toBe(false);
+    await sdk.tokens.remove.mutate({ id: created.id });
+    const err = await sdk.tokens.remove.mutate({ id: created.id }).catch((e: unknown) => e);
+    expect(gatewayErrorOf(err)).toMatchObject({ type: 'not_found_error', status: 404 });
+  });
+
+  it('reports auth errors as typed errors', async () => {
+    const err = await env.sdk('gw_wrong').tokens.list.query().catch((e: unknown) => e);
+    expect(gatewayErrorOf(err)).toMatchObject({ type: 'auth_error', status: 401 });
+  });
+});
+
+describe('security', () => {
+  securityMatrix(() => env, ctx, [
+    { method: 'GET', path: '/v1/admin/tokens' },
+    { method: 'POST', path: '/v1/admin/tokens', body: { name: 'x' } },
+    { method: 'PATCH', path: (c) => `/v1/admin/tokens/${c.ids.token}`, body: { enabled: false } },
+    { method: 'DELETE', path: (c) => `/v1/admin/tokens/${c.ids.token}` },
+    { method: 'GET', path: '/v1/audit-logs' },
+  ]);
+  crossTenantMatrix(() => env, ctx, [
+    { method: 'PATCH', path: (c) => `/v1/admin/tokens/${c.ids.token}`, body: { enabled: false } },
+    { method: 'DELETE', path: (c) => `/v1/admin/tokens/${c.ids.token}` },
+  ]);
+
+  it('never lists another tenant\'s tokens', async () => {
+    const res = await env.http('GET', '/v1/admin/tokens', { token: other.token });
+    expect(res.body.items.some((t: { id: string }) => t.id === ids.token)).toBe(false);
+  });
+});

@@ -1,0 +1,91 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createApp, type AppExtras } from '../../server/app.js';
+import { loadConfig, type Config, type Tier } from '../../server/config.js';
+import { connectDatabase, type DbHandle } from '../../server/db/client.js';
+import { createLogger } from '../../server/lib/logger.js';
+import { createServices, type Services } from '../../server/services.js';
+import { createGatewayClient } from '../../sdk/index.js';
+import { createTestDatabase } from './database.js';
+
+export interface TestTenant {
+  tenantId: string;
+  /** Admin token secret. */
+  token: string;
+  tokenId: string;
+}
+
+export interface HttpResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestEnv {
+  baseUrl: string;
+  config: Config;
+  services: Services;
+  database: DbHandle;
+  databaseUrl: string;
+  createTenant(tier?: Tier): Promise<TestTenant>;
+  /** Plain HTTP against the app; JSON bodies are sent and parsed. */
+  http<T = any>(method: string, path: string, opts?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<HttpResult<T>>;
+  sdk(token: string): ReturnType<typeof createGatewayClient>;
+  close(): Promise<void>;
+}
+
+export interface TestEnvOptions {
+  env?: Record<string, string>;
+  extras?: (services: Services) => AppExtras;
+}
+
+/** A real database and the real app on port 0, for one test file. */
+export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> {
+  const db = await createTestDatabase();
+  const config = loadConfig({ GATEWAY_MODE: 'multi', LOG_LEVEL: 'silent', DATABASE_URL: db.url, ...opts.env });
+  const database = connectDatabase(db.url, 10);
+  const services = createServices(config, database, createLogger(config.LOG_LEVEL));
+  const app = createApp(services, opts.extras?.(services));
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    baseUrl,
+    config,
+    services,
+    database,
+    databaseUrl: db.url,
+    async createTenant(tier = 'intelligence') {
+      const t = await services.tenants.create(`tenant-${Math.random().toString(36).slice(2, 8)}`, tier);
+      return { tenantId: t.tenantId, token: t.adminToken, tokenId: t.adminTokenId };
+    },
+    async http(method, path, o = {}) {
+      const headers: Record<string, string> = { ...o.headers };
+      if (o.token) headers.authorization = `Bearer ${o.token}`;
+      let body: string | undefined = o.rawBody;
+      if (o.body !== undefined) {
+        body = JSON.stringify(o.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(baseUrl + path, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        /* not JSON: keep the text */
+      }
+      return { status: res.status, headers: res.headers, body: parsed as any };
+    },
+    sdk: (token) => createGatewayClient({ baseUrl, token }),
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await services.close();
+      await database.close();
+      await db.drop();
+    },
+  };
+}
