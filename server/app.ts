@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Services } from './services.js';
+import { mountChat } from './http/chat.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { requestIdMiddleware } from './http/request-id.js';
 import { restHandler } from './http/rest.js';
@@ -8,13 +9,8 @@ import { makeContextFactory } from './trpc/context.js';
 import { openApiDocument } from './trpc/openapi.js';
 import { appRouter } from './trpc/router.js';
 
-export interface AppExtras {
-  /** Hand-written routes mounted before the generic REST layer (chat completions, live tap). */
-  mountDataPlane?: (app: Express) => void;
-}
-
 /** The Express app without listen(): main.ts serves it, tests mount it on port 0. */
-export function createApp(services: Services, extras: AppExtras = {}): Express {
+export function createApp(services: Services): Express {
   const { logger } = services;
   const app = express();
   app.disable('x-powered-by');
@@ -25,7 +21,8 @@ export function createApp(services: Services, extras: AppExtras = {}): Express {
     res.json(openApiDocument());
   });
 
-  extras.mountDataPlane?.(app);
+  // Hand-written data-plane routes, before the generic REST layer.
+  mountChat(app, services, services.dataPlane);
 
   // Typed SDK transport (superjson).
   app.use('/trpc', createExpressMiddleware({ router: appRouter, createContext: makeContextFactory(services), maxBodySize: services.config.GATEWAY_MAX_BODY_BYTES }));

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { z } from 'zod';
 
 // The only reader of process.env. Every variable is documented in the README's configuration table.
@@ -26,6 +28,8 @@ const ConfigSchema = z.object({
   GATEWAY_EXPLORATION_RATE: z.coerce.number().min(0).max(1).default(0.1),
   GATEWAY_LOG_FLUSH_MS: int(50),
   GATEWAY_LOG_BUFFER_MAX: int(100_000),
+  GATEWAY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  GATEWAY_ENV_FILE: z.string().optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema> & {
@@ -44,4 +48,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const providerEnv: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(env)) if (PROVIDER_ENV.test(k) && v) providerEnv[k] = v;
   return { ...parsed.data, providerEnv };
+}
+
+/**
+ * Provider credentials as they are now: the start-up environment, overlaid with GATEWAY_ENV_FILE
+ * when set. POST /v1/providers/reload calls this, so keys edited in that file apply without a restart.
+ */
+export function currentProviderEnv(config: Config): Record<string, string | undefined> {
+  if (!config.GATEWAY_ENV_FILE) return config.providerEnv;
+  let parsed: Record<string, string | undefined> = {};
+  try {
+    parsed = parseEnv(readFileSync(config.GATEWAY_ENV_FILE, 'utf8')) as Record<string, string | undefined>;
+  } catch (err) {
+    throw new Error(`GATEWAY_ENV_FILE ${config.GATEWAY_ENV_FILE} could not be read: ${(err as Error).message}`);
+  }
+  const merged = { ...config.providerEnv };
+  for (const [k, v] of Object.entries(parsed)) if (PROVIDER_ENV.test(k)) merged[k] = v || undefined;
+  return merged;
 }

@@ -20,6 +20,7 @@ async function main(): Promise<void> {
     if (generatedToken) banner.push(`Admin token (shown once, store it now): ${generatedToken}`);
   }
 
+  await services.start();
   const app = createApp(services);
   const server = await listen(app, config.PORT, config.HOST);
   const address = server.address();
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
     `Database: ${database.embedded ? `embedded PostgreSQL in ${config.GATEWAY_DATA_DIR}` : 'DATABASE_URL'}`,
     ...banner,
   ];
+  const simulator = services.dataPlane.simulator;
+  if (simulator) lines.push(`No provider credential set: routing every model to the built-in simulator at ${simulator.url} (provider "simulator"). Set e.g. OPENAI_API_KEY for real providers.`);
   process.stdout.write(lines.map((l) => `  ${l}`).join('\n') + '\n');
 
   let stopping = false;

@@ -1,14 +1,16 @@
 import type { Config } from './config.js';
 import type { DbHandle } from './db/client.js';
+import { DataPlane } from './gateway/data-plane.js';
 import type { Logger } from './lib/logger.js';
 import { AuditService } from './modules/audit/service.js';
+import { ProvidersService } from './modules/providers/service.js';
 import { SystemService } from './modules/system/service.js';
 import { TenantService } from './modules/tenants/service.js';
 import { Authenticator } from './modules/tokens/authenticator.js';
 import { TokenService } from './modules/tokens/service.js';
 
 // The service container: built once at start-up (and once per test app), handed to tRPC context
-// and the hand-written HTTP routes.
+// and the hand-written HTTP routes. start() does the slow parts (provider discovery).
 export interface Services {
   config: Config;
   logger: Logger;
@@ -17,6 +19,9 @@ export interface Services {
   tokens: TokenService;
   tenants: TenantService;
   system: SystemService;
+  providers: ProvidersService;
+  dataPlane: DataPlane;
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -24,6 +29,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
   const { db, pool } = database;
   const auth = new Authenticator({ db });
   const audit = new AuditService(db);
+  const dataPlane = new DataPlane({ config, pool, logger });
   return {
     config,
     logger,
@@ -32,6 +38,12 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     tokens: new TokenService(db, audit, auth),
     tenants: new TenantService(db),
     system: new SystemService(pool, config.GATEWAY_MODE),
-    close: () => auth.close(),
+    providers: new ProvidersService(db, dataPlane, audit),
+    dataPlane,
+    start: () => dataPlane.start(),
+    async close() {
+      await dataPlane.close();
+      await auth.close();
+    },
   };
 }

@@ -2,6 +2,7 @@ import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ZodError } from 'zod';
 import { GatewayError } from '../lib/errors.js';
+import { describeZodError } from '../lib/zod-errors.js';
 
 // The one conversion point between GatewayError, tRPC errors and validation errors.
 
@@ -22,14 +23,6 @@ const CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
 
 export function toTrpcError(err: GatewayError): TRPCError {
   return new TRPCError({ code: CODE_BY_STATUS[err.status] ?? 'INTERNAL_SERVER_ERROR', message: err.message, cause: err });
-}
-
-/** "name: Too small: expected string to have >=1 characters; variants: ..." */
-export function describeZodError(err: ZodError): string {
-  return err.issues
-    .slice(0, 5)
-    .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
-    .join('; ');
 }
 
 /** Any error seen by tRPC or the REST layer, as the GatewayError the client should see. */

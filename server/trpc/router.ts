@@ -1,6 +1,7 @@
 import { router } from './init.js';
 import { lockInputCoercion } from './strict-inputs.js';
 import { auditRouter } from '../modules/audit/router.js';
+import { providersRouter } from '../modules/providers/router.js';
 import { systemRouter } from '../modules/system/router.js';
 import { tokensRouter } from '../modules/tokens/router.js';
 
@@ -8,6 +9,7 @@ export const appRouter = router({
   system: systemRouter,
   tokens: tokensRouter,
   audit: auditRouter,
+  providers: providersRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -22,9 +22,9 @@ describe('the server process', () => {
     const [, token] = await first.waitFor(/Admin token \(shown once.*\): (gw_\S+)/);
     const base = `http://127.0.0.1:${port}`;
 
-    const health = await (await fetch(`${base}/health`)).json();
+    const health: any = await (await fetch(`${base}/health`)).json();
     expect(health).toMatchObject({ status: 'ok', mode: 'single', database: { reachable: true } });
-    const created = await (
+    const created: any = await (
       await fetch(`${base}/v1/admin/tokens`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"name":"kept"}' })
     ).json();
     expect(created.name).toBe('kept');
@@ -34,7 +34,7 @@ describe('the server process', () => {
     const [, port2] = await second.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
     // The generated token is printed only on first start and still works after the restart.
     expect(second.output()).not.toContain('Admin token');
-    const list = await (await fetch(`http://127.0.0.1:${port2}/v1/admin/tokens`, { headers: { authorization: `Bearer ${token}` } })).json();
+    const list: any = await (await fetch(`http://127.0.0.1:${port2}/v1/admin/tokens`, { headers: { authorization: `Bearer ${token}` } })).json();
     expect(list.items.map((t: { name: string }) => t.name)).toContain('kept');
     expect(await second.stop('SIGINT')).toBe(0);
   }, 120_000);

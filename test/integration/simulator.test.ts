@@ -37,6 +37,8 @@ async function readAll(res: Response): Promise<{ text: string; broke: boolean }>
 }
 
 const json = (v: unknown): string => JSON.stringify(v);
+// Response bodies are inspected loosely; the assertions are the type checks.
+const j = (res: Response): Promise<any> => res.json();
 const OA = { authorization: 'Bearer sk-test', 'content-type': 'application/json' };
 const AN = { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' };
 const GE = { 'x-goog-api-key': 'g-test', 'content-type': 'application/json' };
@@ -67,7 +69,7 @@ describe('openai format', () => {
   it('answers a chat completion with consistent usage', async () => {
     const res = await openai({ model: 'gpt-4o', messages: hello });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = await j(res);
     expect(body.object).toBe('chat.completion');
     expect(body.model).toBe('gpt-4o');
     const { message, finish_reason } = body.choices[0];
@@ -80,7 +82,7 @@ describe('openai format', () => {
 
   it('streams one chunk per piece with the same text and usage as the non-streaming reply', async () => {
     const req = { model: 'gpt-4o-mini', messages: hello };
-    const full = await (await openai(req)).json();
+    const full = await j(await openai(req));
     const res = await openai({ ...req, stream: true, stream_options: { include_usage: true } });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = parseSse(await res.text());
@@ -104,13 +106,13 @@ describe('openai format', () => {
   });
 
   it('honours max_tokens, max_completion_tokens and stop', async () => {
-    const a = await (await openai({ model: 'gpt-4o', messages: hello, max_tokens: 3 })).json();
+    const a = await j(await openai({ model: 'gpt-4o', messages: hello, max_tokens: 3 }));
     expect(a.choices[0].message.content).toBe('Simulated reply from');
     expect(a.choices[0].finish_reason).toBe('length');
     expect(a.usage.completion_tokens).toBe(3);
-    const b = await (await openai({ model: 'gpt-4o', messages: hello, max_completion_tokens: 2 })).json();
+    const b = await j(await openai({ model: 'gpt-4o', messages: hello, max_completion_tokens: 2 }));
     expect(b.usage.completion_tokens).toBe(2);
-    const c = await (await openai({ model: 'gpt-4o', messages: hello, stop: [' to:'] })).json();
+    const c = await j(await openai({ model: 'gpt-4o', messages: hello, stop: [' to:'] }));
     expect(c.choices[0].message.content).toBe('Simulated reply from gpt-4o');
     expect(c.choices[0].finish_reason).toBe('stop');
     expect(c.usage.completion_tokens).toBe(4);
@@ -118,7 +120,7 @@ describe('openai format', () => {
 
   it('calls a tool, streamed as id/name then argument fragments', async () => {
     const req = { model: 'gpt-4.1', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [{ type: 'function', function: { name: 'get_weather', parameters: weatherTool } }] };
-    const full = await (await openai(req)).json();
+    const full = await j(await openai(req));
     const call = full.choices[0].message.tool_calls[0];
     expect(full.choices[0].finish_reason).toBe('tool_calls');
     expect(full.choices[0].message.content).toBeNull();
@@ -141,21 +143,21 @@ describe('openai format', () => {
 
   it('answers in text after a tool result, or when tool_choice is none', async () => {
     const tools = [{ type: 'function', function: { name: 'get_weather', parameters: weatherTool } }];
-    const none = await (await openai({ model: 'gpt-4o', messages: hello, tools, tool_choice: 'none' })).json();
+    const none = await j(await openai({ model: 'gpt-4o', messages: hello, tools, tool_choice: 'none' }));
     expect(none.choices[0].finish_reason).toBe('stop');
-    const after = await (await openai({
+    const after = await j(await openai({
       model: 'gpt-4o', tools,
       messages: [
         { role: 'user', content: 'Weather?' },
         { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
         { role: 'tool', tool_call_id: 'call_1', content: 'Sunny and warm' },
       ],
-    })).json();
+    }));
     expect(after.choices[0].message.content).toContain('to: Sunny and warm');
   });
 
   it('returns JSON for json_object and schema-conforming JSON for json_schema', async () => {
-    const obj = await (await openai({ model: 'gpt-4o', messages: hello, response_format: { type: 'json_object' } })).json();
+    const obj = await j(await openai({ model: 'gpt-4o', messages: hello, response_format: { type: 'json_object' } }));
     expect(typeof JSON.parse(obj.choices[0].message.content)).toBe('object');
     const schema = {
       type: 'object',
@@ -167,7 +169,7 @@ describe('openai format', () => {
       required: ['name', 'age', 'score', 'ok', 'tags', 'mood', 'address'],
       additionalProperties: false,
     };
-    const res = await (await openai({ model: 'gpt-4o', messages: hello, response_format: { type: 'json_schema', json_schema: { name: 'p', schema, strict: true } } })).json();
+    const res = await j(await openai({ model: 'gpt-4o', messages: hello, response_format: { type: 'json_schema', json_schema: { name: 'p', schema, strict: true } } }));
     const v = JSON.parse(res.choices[0].message.content);
     expect(typeof v.name).toBe('string');
     expect(Number.isInteger(v.age)).toBe(true);
@@ -179,7 +181,7 @@ describe('openai format', () => {
   });
 
   it('lists models and serves the root /v1 alias', async () => {
-    const list = await (await fetch(sim.baseUrls.openai + '/models', { headers: OA })).json();
+    const list = await j(await fetch(sim.baseUrls.openai + '/models', { headers: OA }));
     expect(list.object).toBe('list');
     expect(list.data.map((m: { id: string }) => m.id)).toEqual(['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini']);
     expect(list.data[0]).toMatchObject({ object: 'model', owned_by: expect.any(String), created: expect.any(Number) });
@@ -188,7 +190,7 @@ describe('openai format', () => {
   });
 
   it('returns deterministic normalised embeddings, also as base64', async () => {
-    const body = await (await openai({ model: 'text-embedding-3-small', input: ['alpha', 'beta', 'alpha'] }, OA, '/embeddings')).json();
+    const body = await j(await openai({ model: 'text-embedding-3-small', input: ['alpha', 'beta', 'alpha'] }, OA, '/embeddings'));
     expect(body.object).toBe('list');
     expect(body.data).toHaveLength(3);
     const [a, b, c] = body.data.map((d: { embedding: number[] }) => d.embedding);
@@ -197,7 +199,7 @@ describe('openai format', () => {
     expect(a).not.toEqual(b);
     expect(Math.hypot(...a)).toBeCloseTo(1, 6);
     expect(body.usage.prompt_tokens).toBeGreaterThan(0);
-    const b64 = await (await openai({ model: 'text-embedding-3-small', input: 'alpha', encoding_format: 'base64' }, OA, '/embeddings')).json();
+    const b64 = await j(await openai({ model: 'text-embedding-3-small', input: 'alpha', encoding_format: 'base64' }, OA, '/embeddings'));
     const buf = Buffer.from(b64.data[0].embedding, 'base64');
     const decoded = Array.from(new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4));
     expect(decoded[0]).toBeCloseTo(a[0], 6);
@@ -206,10 +208,10 @@ describe('openai format', () => {
   it('rejects a missing key and an unknown model with OpenAI error bodies', async () => {
     const unauth = await openai({ model: 'gpt-4o', messages: hello }, { 'content-type': 'application/json' });
     expect(unauth.status).toBe(401);
-    expect((await unauth.json()).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_api_key', param: null });
+    expect((await j(unauth)).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_api_key', param: null });
     const missing = await openai({ model: 'gpt-5-imaginary', messages: hello });
     expect(missing.status).toBe(404);
-    expect((await missing.json()).error).toMatchObject({ code: 'model_not_found', type: 'invalid_request_error' });
+    expect((await j(missing)).error).toMatchObject({ code: 'model_not_found', type: 'invalid_request_error' });
     const bad = await fetch(sim.baseUrls.openai + '/chat/completions', { method: 'POST', headers: OA, body: '{nope' });
     expect(bad.status).toBe(400);
   });
@@ -223,7 +225,7 @@ describe('anthropic format', () => {
   it('answers a message with usage', async () => {
     const res = await anthropic({ ...base, system: [{ type: 'text', text: 'Be brief.' }] });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = await j(res);
     expect(body).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', stop_reason: 'end_turn', stop_sequence: null });
     expect(body.id).toMatch(/^msg_/);
     expect(body.content[0].type).toBe('text');
@@ -233,7 +235,7 @@ describe('anthropic format', () => {
   });
 
   it('streams the named event sequence with consistent usage', async () => {
-    const full = await (await anthropic(base)).json();
+    const full = await j(await anthropic(base));
     const events = parseSse(await (await anthropic({ ...base, stream: true })).text());
     const names = events.map((e) => e.event);
     expect(names.slice(0, 3)).toEqual(['message_start', 'content_block_start', 'ping']);
@@ -249,16 +251,16 @@ describe('anthropic format', () => {
   });
 
   it('honours max_tokens and stop_sequences', async () => {
-    const cut = await (await anthropic({ ...base, max_tokens: 2 })).json();
+    const cut = await j(await anthropic({ ...base, max_tokens: 2 }));
     expect(cut).toMatchObject({ stop_reason: 'max_tokens', usage: { output_tokens: 2 } });
-    const stop = await (await anthropic({ ...base, stop_sequences: ['from'] })).json();
+    const stop = await j(await anthropic({ ...base, stop_sequences: ['from'] }));
     expect(stop.content[0].text).toBe('Simulated reply ');
     expect(stop).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'from' });
   });
 
   it('uses tools, streaming input_json_delta fragments', async () => {
     const req = { ...base, tools: [{ name: 'get_weather', description: 'Weather', input_schema: weatherTool }], tool_choice: { type: 'any' } };
-    const full = await (await anthropic(req)).json();
+    const full = await j(await anthropic(req));
     expect(full.stop_reason).toBe('tool_use');
     const block = full.content[0];
     expect(block).toMatchObject({ type: 'tool_use', name: 'get_weather' });
@@ -271,14 +273,14 @@ describe('anthropic format', () => {
     const partial = events.filter((e) => e.event === 'content_block_delta').map((e) => JSON.parse(e.data).delta);
     expect(partial.every((d) => d.type === 'input_json_delta')).toBe(true);
     expect(JSON.parse(partial.map((d) => d.partial_json).join(''))).toEqual(block.input);
-    const after = await (await anthropic({
+    const after = await j(await anthropic({
       ...base, tools: req.tools,
       messages: [
         { role: 'user', content: 'Weather?' },
         { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }] },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Snowing' }] },
       ],
-    })).json();
+    }));
     expect(after.stop_reason).toBe('end_turn');
     expect(after.content[0].text).toContain('to: Snowing');
   });
@@ -286,19 +288,19 @@ describe('anthropic format', () => {
   it('validates like the real API', async () => {
     const noMax = await anthropic({ model: 'claude-sonnet-4-5', messages: base.messages });
     expect(noMax.status).toBe(400);
-    expect(await noMax.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect(await j(noMax)).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
     const noKey = await anthropic(base, { 'anthropic-version': '2023-06-01' });
     expect(noKey.status).toBe(401);
-    expect((await noKey.json()).error.type).toBe('authentication_error');
+    expect((await j(noKey)).error.type).toBe('authentication_error');
     const noVersion = await anthropic(base, { 'x-api-key': 'k' });
     expect(noVersion.status).toBe(400);
     const unknown = await anthropic({ ...base, model: 'claude-imaginary' });
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.type).toBe('not_found_error');
+    expect((await j(unknown)).error.type).toBe('not_found_error');
   });
 
   it('lists models', async () => {
-    const body = await (await fetch(sim.baseUrls.anthropic + '/v1/models', { headers: AN })).json();
+    const body = await j(await fetch(sim.baseUrls.anthropic + '/v1/models', { headers: AN }));
     expect(body.data.map((m: { id: string }) => m.id)).toEqual(['claude-opus-4-1', 'claude-sonnet-4-5', 'claude-3-5-haiku-latest']);
     expect(body.data[1]).toMatchObject({ type: 'model', display_name: 'Claude Sonnet 4.5', created_at: expect.any(String) });
     expect(body).toMatchObject({ has_more: false, first_id: 'claude-opus-4-1', last_id: 'claude-3-5-haiku-latest' });
@@ -313,7 +315,7 @@ describe('gemini format', () => {
   it('generates content with usage metadata', async () => {
     const res = await gemini('gemini-2.5-flash', 'generateContent', base);
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = await j(res);
     const cand = body.candidates[0];
     expect(cand).toMatchObject({ finishReason: 'STOP', index: 0, content: { role: 'model' } });
     expect(cand.content.parts[0].text).toMatch(/^Simulated reply from gemini-2.5-flash to: Explain tides/);
@@ -325,7 +327,7 @@ describe('gemini format', () => {
   });
 
   it('streams SSE frames with cumulative usage and a final finishReason', async () => {
-    const full = await (await gemini('gemini-2.5-pro', 'generateContent', base)).json();
+    const full = await j(await gemini('gemini-2.5-pro', 'generateContent', base));
     const res = await fetch(`${sim.baseUrls.gemini}/models/gemini-2.5-pro:streamGenerateContent?alt=sse`, { method: 'POST', headers: GE, body: json(base) });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const frames = parseSse(await res.text()).map((e) => JSON.parse(e.data));
@@ -339,46 +341,46 @@ describe('gemini format', () => {
 
   it('streams a JSON array without alt=sse, and honours maxOutputTokens', async () => {
     const res = await gemini('gemini-2.0-flash', 'streamGenerateContent', { ...base, generationConfig: { maxOutputTokens: 4 } });
-    const arr = await res.json();
+    const arr = await j(res);
     expect(arr).toHaveLength(4);
     expect(arr.at(-1).candidates[0].finishReason).toBe('MAX_TOKENS');
   });
 
   it('calls functions and produces schema-conforming JSON', async () => {
-    const call = await (await gemini('gemini-2.5-flash', 'generateContent', {
+    const call = await j(await gemini('gemini-2.5-flash', 'generateContent', {
       ...base,
       tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'w', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] } }] }],
       toolConfig: { functionCallingConfig: { mode: 'ANY' } },
-    })).json();
+    }));
     expect(call.candidates[0].content.parts[0].functionCall).toEqual({ name: 'get_weather', args: { city: 'sample city' } });
-    const js = await (await gemini('gemini-2.5-flash', 'generateContent', {
+    const js = await j(await gemini('gemini-2.5-flash', 'generateContent', {
       ...base,
       generationConfig: { responseMimeType: 'application/json', responseSchema: { type: 'OBJECT', properties: { n: { type: 'INTEGER' }, items: { type: 'ARRAY', items: { type: 'STRING' } } } } },
-    })).json();
+    }));
     const v = JSON.parse(js.candidates[0].content.parts[0].text);
     expect(Number.isInteger(v.n)).toBe(true);
     expect(v.items).toHaveLength(1);
   });
 
   it('embeds, lists models, checks keys and models', async () => {
-    const one = await (await gemini('text-embedding-004', 'embedContent', { content: { parts: [{ text: 'hi' }] } })).json();
+    const one = await j(await gemini('text-embedding-004', 'embedContent', { content: { parts: [{ text: 'hi' }] } }));
     expect(one.embedding.values).toHaveLength(64);
-    const batch = await (await gemini('text-embedding-004', 'batchEmbedContents', {
+    const batch = await j(await gemini('text-embedding-004', 'batchEmbedContents', {
       requests: [{ model: 'models/text-embedding-004', content: { parts: [{ text: 'hi' }] } }, { model: 'models/text-embedding-004', content: { parts: [{ text: 'yo' }] } }],
-    })).json();
+    }));
     expect(batch.embeddings).toHaveLength(2);
     expect(batch.embeddings[0].values).toEqual(one.embedding.values);
 
-    const models = await (await fetch(`${sim.baseUrls.gemini}/models?key=abc`)).json();
+    const models = await j(await fetch(`${sim.baseUrls.gemini}/models?key=abc`));
     expect(models.models.map((m: { name: string }) => m.name)).toEqual(['models/gemini-2.5-pro', 'models/gemini-2.5-flash', 'models/gemini-2.0-flash']);
     expect(models.models[0].supportedGenerationMethods).toContain('generateContent');
 
     const noKey = await gemini('gemini-2.5-flash', 'generateContent', base, { 'content-type': 'application/json' });
     expect(noKey.status).toBe(401);
-    expect((await noKey.json()).error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' });
+    expect((await j(noKey)).error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' });
     const unknown = await gemini('gemini-9', 'generateContent', base);
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+    expect((await j(unknown)).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
   });
 });
 
@@ -390,17 +392,17 @@ describe('faults', () => {
     const o = await openai({ model: 'gpt-4o', messages: hello });
     expect(o.status).toBe(429);
     expect(o.headers.get('retry-after')).toBe('7');
-    expect((await o.json()).error.code).toBe('rate_limit_exceeded');
+    expect((await j(o)).error.code).toBe('rate_limit_exceeded');
     const a = await anthropic({ model: 'claude-sonnet-4-5', max_tokens: 5, messages: hello });
     expect(a.status).toBe(429);
-    expect((await a.json()).error.type).toBe('rate_limit_error');
+    expect((await j(a)).error.type).toBe('rate_limit_error');
     const g = await gemini('gemini-2.5-flash', 'generateContent', { contents: [{ parts: [{ text: 'x' }] }] });
-    expect((await g.json()).error.status).toBe('RESOURCE_EXHAUSTED');
+    expect((await j(g)).error.status).toBe('RESOURCE_EXHAUSTED');
 
     sim.setFaults([{ format: 'anthropic', status: 529 }]);
     const over = await anthropic({ model: 'claude-sonnet-4-5', max_tokens: 5, messages: hello });
     expect(over.status).toBe(529);
-    expect((await over.json()).error.type).toBe('overloaded_error');
+    expect((await j(over)).error.type).toBe('overloaded_error');
     expect((await openai({ model: 'gpt-4o', messages: hello })).status).toBe(200);
   });
 
@@ -409,7 +411,7 @@ describe('faults', () => {
     expect((await openai({ model: 'gpt-4o', messages: hello })).status).toBe(200);
     const failed = await openai({ model: 'gpt-4o-mini', messages: hello });
     expect(failed.status).toBe(500);
-    expect((await failed.json()).error.type).toBe('server_error');
+    expect((await j(failed)).error.type).toBe('server_error');
     expect((await fetch(sim.baseUrls.openai + '/models', { headers: OA })).status).toBe(503);
     expect((await openai({ model: 'gpt-4o-mini', input: 'x' }, OA, '/embeddings')).status).toBe(200);
   });
@@ -522,13 +524,13 @@ describe('control', () => {
       body: json({ faults: [{ format: 'gemini', status: 500 }], outputTokens: 5, models: { openai: ['my-model'] } }),
     });
     expect(cfg.status).toBe(200);
-    expect((await cfg.json()).models.openai).toEqual(['my-model']);
+    expect((await j(cfg)).models.openai).toEqual(['my-model']);
     expect((await gemini('gemini-2.5-flash', 'generateContent', { contents: [{ parts: [{ text: 'x' }] }] })).status).toBe(500);
-    const r = await (await openai({ model: 'my-model', messages: hello })).json();
+    const r = await j(await openai({ model: 'my-model', messages: hello }));
     expect(r.usage.completion_tokens).toBe(5);
     expect((await openai({ model: 'gpt-4o', messages: hello })).status).toBe(404);
 
-    const log = await (await fetch(sim.url + '/_simulator/requests')).json();
+    const log = await j(await fetch(sim.url + '/_simulator/requests'));
     expect(log.requests.length).toBeGreaterThan(0);
     expect((await fetch(sim.url + '/_simulator/config', { method: 'POST', body: json({ latencyMs: -1 }) })).status).toBe(400);
 

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createApp, type AppExtras } from '../../server/app.js';
+import { createApp } from '../../server/app.js';
 import { loadConfig, type Config, type Tier } from '../../server/config.js';
 import { connectDatabase, type DbHandle } from '../../server/db/client.js';
 import { createLogger } from '../../server/lib/logger.js';
@@ -35,17 +35,19 @@ export interface TestEnv {
 }
 
 export interface TestEnvOptions {
+  /** Environment for loadConfig (provider keys and base URLs, limits, ...). */
   env?: Record<string, string>;
-  extras?: (services: Services) => AppExtras;
 }
 
 /** A real database and the real app on port 0, for one test file. */
 export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> {
   const db = await createTestDatabase();
-  const config = loadConfig({ GATEWAY_MODE: 'multi', LOG_LEVEL: 'silent', DATABASE_URL: db.url, ...opts.env });
+  // No provider unless a test configures one; the simulator and a local server stay off by default.
+  const config = loadConfig({ GATEWAY_MODE: 'multi', LOG_LEVEL: 'silent', DATABASE_URL: db.url, GATEWAY_SIMULATOR: 'off', OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1', ...opts.env });
   const database = connectDatabase(db.url, 10);
   const services = createServices(config, database, createLogger(config.LOG_LEVEL));
-  const app = createApp(services, opts.extras?.(services));
+  await services.start();
+  const app = createApp(services);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

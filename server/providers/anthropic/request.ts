@@ -134,7 +134,8 @@ function textBlock(p: ContentPart): Block | undefined {
   if (p.type !== 'text' || typeof text !== 'string' || text === '') return undefined;
   const b: Block = { type: 'text', text };
   // Prompt-caching hints written in Anthropic's own style pass straight through.
-  if (p['cache_control'] !== undefined) b['cache_control'] = p['cache_control'];
+  const cache = (p as { cache_control?: unknown }).cache_control;
+  if (cache !== undefined) b['cache_control'] = cache;
   return b;
 }
 

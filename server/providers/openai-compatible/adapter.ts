@@ -62,10 +62,13 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   }
 
   async chat(req: ChatRequest, opts: CallOptions): Promise<ChatCompletion> {
-    const body: ChatRequest = { ...req, model: req.model };
-    // chat() is the non-streaming call whatever the incoming request said.
-    delete body.stream;
-    delete body.stream_options;
+    // chat() is the non-streaming call whatever the incoming request said; the body is only copied
+    // when stream fields have to be dropped.
+    let body: ChatRequest = req;
+    if (req.stream !== undefined || req.stream_options !== undefined) {
+      const { stream: _stream, stream_options: _options, ...rest } = req;
+      body = rest;
+    }
     const res = await postJson<ChatCompletion>(`${this.baseUrl}/chat/completions`, this.headers, body, this.http(opts));
     if (!res || !Array.isArray(res.choices)) {
       throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned a completion without choices` });
@@ -79,9 +82,9 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   }
 
   async *chatStream(req: ChatRequest, opts: CallOptions): AsyncGenerator<ChatChunk, void, undefined> {
-    const body: ChatRequest = { ...req, model: req.model, stream: true };
-    if (this.streamUsageOption) body.stream_options = { ...req.stream_options, include_usage: true };
-    else delete body.stream_options;
+    const { stream_options: callerOptions, ...rest } = req;
+    const body: ChatRequest = { ...rest, stream: true };
+    if (this.streamUsageOption) body.stream_options = { ...callerOptions, include_usage: true };
     const norm = new OpenAIStreamNormalizer(this.name, req.model);
     let yielded = false;
     try {

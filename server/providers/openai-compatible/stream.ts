@@ -1,6 +1,10 @@
-// Normalises an OpenAI-style SSE stream: chunks pass through untouched, except that usage is always
-// delivered in a final `choices: []` chunk (some servers attach it to the last content chunk, some
-// send none), and a stream that stops before `[DONE]` or a finish_reason is reported as cut.
+// Normalises an OpenAI-style SSE stream: chunks pass through untouched, except that
+// - usage is always delivered in a final `choices: []` chunk (some servers attach it to the last
+//   content chunk, some send none);
+// - the opening role-only chunk (`{role:'assistant', content:''}`) is held back and its role merged
+//   into the next chunk, so a stream that dies before any content has yielded nothing and the core
+//   can still fall back (the same shape the Anthropic and Gemini translators produce);
+// - a stream that stops before `[DONE]` or a finish_reason is reported as cut.
 import { ProviderError, type ChatChunk, type Usage } from '../types.js';
 import type { SseEvent } from '../http.js';
 import { isRetryableStatus } from '../http-errors.js';
@@ -16,6 +20,8 @@ export class OpenAIStreamNormalizer {
   private model: string;
   private created = nowSeconds();
   private readonly parts: string[] = [];
+  private started = false;
+  private heldRole = false;
 
   constructor(private readonly provider: string, model: string) {
     this.model = model;
@@ -45,6 +51,17 @@ export class OpenAIStreamNormalizer {
         return chunk;
       }
       return undefined;
+    }
+    if (!this.started) {
+      const first = choices[0];
+      if (first && choices.length === 1 && isEmptyDelta(first) && !chunk.usage) {
+        if (first.delta?.role) this.heldRole = true;
+        return undefined;
+      }
+      this.started = true;
+      if (this.heldRole && first && first.index === 0 && first.delta && !first.delta.role) {
+        first.delta = { role: 'assistant', ...first.delta };
+      }
     }
     for (const c of choices) {
       if (c.finish_reason) this.sawFinish = true;
@@ -88,4 +105,11 @@ export class OpenAIStreamNormalizer {
     const msg = typeof e['message'] === 'string' ? e['message'] : JSON.stringify(e);
     return new ProviderError({ provider: this.provider, status: code, retryable: isRetryableStatus(code), kind: 'http', message: `${this.provider} stream error: ${msg}` });
   }
+}
+
+function isEmptyDelta(c: ChatChunk['choices'][number]): boolean {
+  if (c.finish_reason) return false;
+  const d = c.delta;
+  if (!d) return true;
+  return (d.content === '' || d.content == null) && !d.tool_calls && !(d as { refusal?: unknown }).refusal;
 }

@@ -1,0 +1,29 @@
+import type { Command } from 'commander';
+import { clientFor, globalOptions } from '../client.js';
+import { printJson, printRecord } from '../output.js';
+
+/** "3d 4h 5m 6s", leaving out the leading units that are zero. */
+function formatUptime(seconds: number): string {
+  const total = Math.floor(seconds);
+  const units: Array<[string, number]> = [['d', Math.floor(total / 86400)], ['h', Math.floor(total / 3600) % 24], ['m', Math.floor(total / 60) % 60]];
+  const firstNonZero = units.findIndex(([, n]) => n > 0);
+  const shown = firstNonZero === -1 ? [] : units.slice(firstNonZero);
+  return [...shown.map(([unit, n]) => `${n}${unit}`), `${total % 60}s`].join(' ');
+}
+
+export function registerHealthCommand(program: Command): void {
+  program
+    .command('health')
+    .description('Show whether the gateway and its database are up (no token needed)')
+    .action(async (_opts, command: Command) => {
+      const health = await clientFor(command, { auth: false }).system.health.query();
+      if (globalOptions(command).json) return printJson(health);
+      printRecord({
+        STATUS: health.status,
+        MODE: health.mode,
+        VERSION: health.version,
+        DATABASE: health.database.reachable ? 'reachable' : 'unreachable',
+        UPTIME: formatUptime(health.uptimeSeconds),
+      });
+    });
+}

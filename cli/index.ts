@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { DEFAULT_GATEWAY_URL, globalOptions } from './client.js';
+import { parseGatewayUrl } from './options.js';
+import { describeError, printError } from './output.js';
+import { registerAuditCommand } from './commands/audit.js';
+import { registerHealthCommand } from './commands/health.js';
+import { registerTokensCommand } from './commands/tokens.js';
+
+// gatewayctl: the command-line client. It talks to the gateway only through the public SDK,
+// so anything it can do, a script using the SDK can do too.
+
+/** Exit codes: 0 success, 1 the call failed (gateway error, unreachable, bad token), 2 usage error. */
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return pkg.version ?? 'unknown';
+}
+
+export function buildProgram(): Command {
+  const program = new Command('gatewayctl')
+    .description('Command-line client for the LLM gateway')
+    .addOption(new Option('--url <url>', 'gateway base URL').env('GATEWAY_URL').default(DEFAULT_GATEWAY_URL).argParser(parseGatewayUrl))
+    .addOption(new Option('--token <token>', 'API token (Bearer)').env('GATEWAY_TOKEN'))
+    .option('--json', 'print the raw result as JSON (for scripts)')
+    .version(packageVersion(), '-V, --version', 'print the gatewayctl version')
+    // Set before the commands are added so every subcommand inherits it.
+    .exitOverride()
+    .showSuggestionAfterError();
+
+  // One line per capability; each lives in its own file under commands/.
+  registerHealthCommand(program);
+  registerTokensCommand(program);
+  registerAuditCommand(program);
+  return program;
+}
+
+export async function main(argv: string[] = process.argv): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander has already printed its message (or the help text); only the code is ours.
+      process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
+      return;
+    }
+    printError(describeError(err, globalOptions(program).url));
+    process.exitCode = EXIT_FAILURE;
+  }
+}
+
+// `gatewayctl ... | head` closes the pipe early; that is not an error worth a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
+await main();

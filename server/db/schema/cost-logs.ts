@@ -1,0 +1,26 @@
+import { bigint, index, integer, numeric, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { tenantId } from './columns.js';
+
+// One row per real upstream provider call (an attempt that got an answer from the provider,
+// failed ones included), never for cache hits. cost = input_tokens x input_rate + output_tokens x output_rate.
+export const costLogs = pgTable(
+  'cost_logs',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId(),
+    /** The gateway request id (req_...), or eval-<runId>-<caseIndex> for eval runs. */
+    requestId: text('request_id').notNull(),
+    provider: text('provider').notNull(),
+    model: text('model').notNull(),
+    inputTokens: integer('input_tokens').notNull(),
+    outputTokens: integer('output_tokens').notNull(),
+    /** USD. */
+    cost: numeric('cost', { precision: 20, scale: 12, mode: 'number' }).notNull(),
+    /** ok | error */
+    status: text('status').notNull().default('ok'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [index('cost_logs_tenant_created_idx').on(t.tenantId, t.createdAt.desc()), index('cost_logs_tenant_request_idx').on(t.tenantId, t.requestId)],
+);
+
+export type CostLogRow = typeof costLogs.$inferInsert;

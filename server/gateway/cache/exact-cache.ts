@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { ChatCompletion } from '../../providers/types.js';
+
+// The exact-match cache: in memory, per process, 1000 entries, 5 minutes, least recently used out.
+// Keyed on tenant, provider, model, messages and every other field that changes the answer (tools,
+// response_format, max_tokens, ...): two requests differing only in those must not share an answer.
+// Entries are never shared between tenants: the tenant id is part of the key.
+
+export interface CachedCompletion {
+  completion: ChatCompletion;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface ExactCacheOptions {
+  maxEntries?: number;
+  ttlMs?: number;
+}
+
+/** Fields that never change the answer, left out of the key. */
+const NOT_IN_KEY = new Set(['model', 'stream', 'stream_options', 'cache', 'user', 'metadata', 'routing_hint', 'complexity_hint', 'requires_structured_output', 'prompt_version_id', 'store']);
+
+export class ExactCache {
+  private readonly lru: LRUCache<string, CachedCompletion>;
+
+  constructor(opts: ExactCacheOptions = {}) {
+    this.lru = new LRUCache({ max: opts.maxEntries ?? 1000, ttl: opts.ttlMs ?? 5 * 60_000 });
+  }
+
+  static key(tenantId: string, provider: string, model: string, body: Record<string, unknown>): string {
+    const h = createHash('sha256');
+    h.update(tenantId).update('\0').update(provider).update('\0').update(model).update('\0');
+    for (const k of Object.keys(body).sort()) {
+      if (NOT_IN_KEY.has(k)) continue;
+      h.update(k).update('\0').update(JSON.stringify(body[k]) ?? '').update('\0');
+    }
+    return h.digest('base64url');
+  }
+
+  get(key: string): CachedCompletion | undefined {
+    return this.lru.get(key);
+  }
+
+  set(key: string, value: CachedCompletion): void {
+    this.lru.set(key, value);
+  }
+
+  get size(): number {
+    return this.lru.size;
+  }
+}

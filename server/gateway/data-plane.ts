@@ -1,0 +1,102 @@
+import type pg from 'pg';
+import { currentProviderEnv, type Config } from '../config.js';
+import type { Logger } from '../lib/logger.js';
+import { PROVIDERS, resolveProviderSettings, SIMULATOR_MODELS } from '../providers/catalog.js';
+import { closeHttp, configureHttp } from '../providers/http.js';
+import { ProviderRegistry, settingsFromCatalog, type RegistrySettings } from '../providers/registry.js';
+import { startSimulator, type Simulator } from '../simulator/index.js';
+import { CircuitBreakers } from './breaker.js';
+import { ExactCache } from './cache/exact-cache.js';
+import { LogWriter, type RequestLogRow } from './log-writer.js';
+import { ChatPipeline } from './pipeline.js';
+import { CheapestCapableStrategy } from './routing/cheapest-capable.js';
+import type { RoutingStrategy } from './routing/strategy.js';
+
+// Everything the chat path needs, built once per process: providers, breakers, cache, log writer
+// and the pipeline. start() runs discovery (and starts the simulator when no credential is set).
+
+export const SIMULATOR_PROVIDER = 'simulator';
+
+export interface DataPlaneOptions {
+  config: Config;
+  pool: pg.Pool;
+  logger: Logger;
+  strategy?: RoutingStrategy;
+  onRequestsCommitted?: (rows: RequestLogRow[]) => void;
+}
+
+export class DataPlane {
+  readonly registry = new ProviderRegistry();
+  readonly breakers = new CircuitBreakers();
+  readonly cache: ExactCache | null;
+  readonly logWriter: LogWriter;
+  readonly pipeline: ChatPipeline;
+  simulator: Simulator | undefined;
+
+  constructor(private readonly opts: DataPlaneOptions) {
+    const { config } = opts;
+    this.cache = config.GATEWAY_CACHE_ENABLED ? new ExactCache() : null;
+    this.logWriter = new LogWriter({
+      pool: opts.pool,
+      logger: opts.logger,
+      flushIntervalMs: config.GATEWAY_LOG_FLUSH_MS,
+      maxBuffered: config.GATEWAY_LOG_BUFFER_MAX,
+      onCommitted: opts.onRequestsCommitted,
+    });
+    configureHttp({ connectTimeoutMs: config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS });
+    this.pipeline = new ChatPipeline({
+      registry: this.registry,
+      breakers: this.breakers,
+      cache: this.cache,
+      logWriter: this.logWriter,
+      strategy: opts.strategy ?? new CheapestCapableStrategy(),
+      upstreamTimeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
+      maxAttempts: config.GATEWAY_MAX_ATTEMPTS,
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.registry.load(await this.resolveSettings());
+    this.registry.startLocalProbe();
+  }
+
+  /** POST /v1/providers/reload: re-read credentials and run discovery again, no restart. */
+  async reload(): Promise<void> {
+    await this.registry.load(await this.resolveSettings());
+  }
+
+  /** Stop taking work from the pool, write every queued log row, release sockets. */
+  async close(): Promise<void> {
+    this.registry.stopLocalProbe();
+    await this.logWriter.drain();
+    await this.simulator?.close();
+    await closeHttp();
+  }
+
+  private async resolveSettings(): Promise<RegistrySettings[]> {
+    const env = currentProviderEnv(this.opts.config);
+    const settings = settingsFromCatalog(resolveProviderSettings(env));
+    const mode = this.opts.config.GATEWAY_SIMULATOR;
+    const hasCredential = settings.some((s) => s.source === 'env');
+    if (mode === 'on' || (mode === 'auto' && !hasCredential)) {
+      settings.unshift(await this.simulatorSettings());
+    } else if (this.simulator) {
+      await this.simulator.close();
+      this.simulator = undefined;
+    }
+    return settings;
+  }
+
+  /** No credential at all: a simulator on loopback plays every model, so a first curl works. */
+  private async simulatorSettings(): Promise<RegistrySettings> {
+    const models = [...SIMULATOR_MODELS.openai, ...SIMULATOR_MODELS.anthropic, ...SIMULATOR_MODELS.gemini];
+    if (!this.simulator) {
+      this.simulator = await startSimulator({ models: { openai: models } });
+      this.opts.logger.info({ url: this.simulator.url }, 'no provider credential set: routing to the built-in simulator');
+    }
+    return { name: SIMULATOR_PROVIDER, family: 'openai-compatible', baseUrl: this.simulator.baseUrls.openai, apiKey: 'simulator', builtinModels: models, source: 'simulator' };
+  }
+}
+
+/** Names of every provider the catalog knows (for documentation and validation). */
+export const KNOWN_PROVIDERS = PROVIDERS.map((p) => p.name);

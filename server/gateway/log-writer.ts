@@ -1,0 +1,242 @@
+import type pg from 'pg';
+import type { Logger } from '../lib/logger.js';
+
+// Group commit for the analytics rows. The request path only pushes into memory; a timer (or a
+// full batch) writes one multi-row INSERT per table in one transaction. On database errors the
+// rows stay queued (bounded; the oldest are dropped past the bound, and counted) and the flush is
+// retried with backoff, so a database outage of minutes loses nothing. drain() empties the queue
+// on shutdown.
+
+export interface RequestLogRow {
+  id: string;
+  tenantId: string;
+  createdAt: Date;
+  tokenId: string | null;
+  latencyMs: number;
+  taskType: string | null;
+  complexity: string | null;
+  routedBy: string;
+  provider: string | null;
+  model: string | null;
+  usedFallback: boolean;
+  usedLlmFallback: boolean;
+  cached: boolean;
+  cacheType: string | null;
+  tokensSavedInput: number;
+  tokensSavedOutput: number;
+  inputTokens: number;
+  outputTokens: number;
+  streamed: boolean;
+  status: 'ok' | 'error' | 'client_closed';
+  errorType: string | null;
+  abTestId: string | null;
+  variant: string | null;
+  promptVersionId: string | null;
+}
+
+export interface CostLogRow {
+  tenantId: string;
+  requestId: string;
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  cost: number;
+  status: 'ok' | 'error';
+  createdAt: Date;
+}
+
+export interface LogWriterStats {
+  queuedRequests: number;
+  queuedCosts: number;
+  writtenRequests: number;
+  writtenCosts: number;
+  dropped: number;
+  failedFlushes: number;
+}
+
+export interface LogWriterOptions {
+  pool: pg.Pool;
+  logger: Logger;
+  flushIntervalMs: number;
+  /** Flush at once when this many rows are queued. */
+  batchSize?: number;
+  /** Upper bound of rows held in memory while the database is unreachable. */
+  maxBuffered: number;
+  /** Called with the request rows of every committed batch (the live tap publishes from here). */
+  onCommitted?: (rows: RequestLogRow[]) => void;
+}
+
+const REQUEST_COLUMNS: Array<[keyof RequestLogRow, string, string]> = [
+  ['id', 'id', 'text'],
+  ['tenantId', 'tenant_id', 'text'],
+  ['createdAt', 'created_at', 'timestamptz'],
+  ['tokenId', 'token_id', 'text'],
+  ['latencyMs', 'latency_ms', 'int4'],
+  ['taskType', 'task_type', 'text'],
+  ['complexity', 'complexity', 'text'],
+  ['routedBy', 'routed_by', 'text'],
+  ['provider', 'provider', 'text'],
+  ['model', 'model', 'text'],
+  ['usedFallback', 'used_fallback', 'bool'],
+  ['usedLlmFallback', 'used_llm_fallback', 'bool'],
+  ['cached', 'cached', 'bool'],
+  ['cacheType', 'cache_type', 'text'],
+  ['tokensSavedInput', 'tokens_saved_input', 'int4'],
+  ['tokensSavedOutput', 'tokens_saved_output', 'int4'],
+  ['inputTokens', 'input_tokens', 'int4'],
+  ['outputTokens', 'output_tokens', 'int4'],
+  ['streamed', 'streamed', 'bool'],
+  ['status', 'status', 'text'],
+  ['errorType', 'error_type', 'text'],
+  ['abTestId', 'ab_test_id', 'text'],
+  ['variant', 'variant', 'text'],
+  ['promptVersionId', 'prompt_version_id', 'text'],
+];
+
+const COST_COLUMNS: Array<[keyof CostLogRow, string, string]> = [
+  ['tenantId', 'tenant_id', 'text'],
+  ['requestId', 'request_id', 'text'],
+  ['provider', 'provider', 'text'],
+  ['model', 'model', 'text'],
+  ['inputTokens', 'input_tokens', 'int4'],
+  ['outputTokens', 'output_tokens', 'int4'],
+  ['cost', 'cost', 'numeric'],
+  ['status', 'status', 'text'],
+  ['createdAt', 'created_at', 'timestamptz'],
+];
+
+/** insert ... select * from unnest($1::text[], ...): one statement text for any batch size. */
+function unnestInsert<T>(table: string, columns: Array<[keyof T, string, string]>, conflict = '') {
+  const names = columns.map(([, c]) => c).join(', ');
+  const params = columns.map(([, , type], i) => `$${i + 1}::${type}[]`).join(', ');
+  const text = `insert into ${table} (${names}) select * from unnest(${params})${conflict}`;
+  return (rows: T[]) => ({ text, values: columns.map(([key]) => rows.map((r) => r[key])) });
+}
+
+// Request ids are unique, so a batch retried after a lost COMMIT acknowledgement is not doubled.
+const insertRequests = unnestInsert<RequestLogRow>('requests', REQUEST_COLUMNS, ' on conflict (id) do nothing');
+const insertCosts = unnestInsert<CostLogRow>('cost_logs', COST_COLUMNS);
+
+export class LogWriter {
+  private requests: RequestLogRow[] = [];
+  private costs: CostLogRow[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private backoffMs = 0;
+  private closed = false;
+  readonly stats: LogWriterStats = { queuedRequests: 0, queuedCosts: 0, writtenRequests: 0, writtenCosts: 0, dropped: 0, failedFlushes: 0 };
+
+  constructor(private readonly opts: LogWriterOptions) {}
+
+  /** Queue one request row and the cost rows of its upstream calls. Never blocks, never throws. */
+  write(request: RequestLogRow, costs: CostLogRow[]): void {
+    this.requests.push(request);
+    for (const c of costs) this.costs.push(c);
+    this.enforceBound();
+    if (this.requests.length + this.costs.length >= (this.opts.batchSize ?? 1000)) this.flushSoon(0);
+    else this.flushSoon(this.opts.flushIntervalMs);
+  }
+
+  /** Rows of eval runs and jobs that have no request row. */
+  writeCosts(costs: CostLogRow[]): void {
+    for (const c of costs) this.costs.push(c);
+    this.enforceBound();
+    this.flushSoon(this.opts.flushIntervalMs);
+  }
+
+  /** Write everything queued; resolves when the queue is empty or `timeoutMs` has passed. */
+  async drain(timeoutMs = 30_000): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const deadline = Date.now() + timeoutMs;
+    while ((this.requests.length || this.costs.length || this.flushing) && Date.now() < deadline) {
+      await (this.flushing ?? this.flush());
+      if (this.requests.length || this.costs.length) await sleep(Math.min(this.backoffMs || 50, Math.max(0, deadline - Date.now())));
+    }
+    if (this.requests.length || this.costs.length) {
+      this.opts.logger.error({ requests: this.requests.length, costs: this.costs.length }, 'log writer could not drain before shutdown; rows lost');
+    }
+  }
+
+  private flushSoon(delayMs: number): void {
+    if (this.flushing || this.closed) return;
+    if (this.timer && delayMs > 0) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, Math.max(delayMs, this.backoffMs));
+  }
+
+  private flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    if (!this.requests.length && !this.costs.length) return Promise.resolve();
+    const requests = this.requests;
+    const costs = this.costs;
+    this.requests = [];
+    this.costs = [];
+    this.flushing = this.commit(requests, costs)
+      .then(
+        () => {
+          this.backoffMs = 0;
+          this.stats.writtenRequests += requests.length;
+          this.stats.writtenCosts += costs.length;
+          if (requests.length) this.opts.onCommitted?.(requests);
+        },
+        (err: unknown) => {
+          // Put the batch back in front of anything queued since, then retry later.
+          this.requests = requests.concat(this.requests);
+          this.costs = costs.concat(this.costs);
+          this.enforceBound();
+          this.stats.failedFlushes++;
+          this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 100), 5_000);
+          if (this.stats.failedFlushes === 1 || this.stats.failedFlushes % 20 === 0) {
+            this.opts.logger.warn({ err: (err as Error).message, queued: this.requests.length + this.costs.length }, 'log writer flush failed; rows kept for retry');
+          }
+        },
+      )
+      .finally(() => {
+        this.flushing = undefined;
+        this.updateQueued();
+        if (!this.closed && (this.requests.length || this.costs.length)) this.flushSoon(this.opts.flushIntervalMs);
+      });
+    return this.flushing;
+  }
+
+  private async commit(requests: RequestLogRow[], costs: CostLogRow[]): Promise<void> {
+    const client = await this.opts.pool.connect();
+    try {
+      await client.query('begin');
+      if (requests.length) await client.query(insertRequests(requests));
+      if (costs.length) await client.query(insertCosts(costs));
+      await client.query('commit');
+      client.release();
+    } catch (err) {
+      await client.query('rollback').catch(() => undefined);
+      // A broken connection must not go back to the pool.
+      client.release(err as Error);
+      throw err;
+    }
+  }
+
+  private enforceBound(): void {
+    const over = this.requests.length + this.costs.length - this.opts.maxBuffered;
+    if (over > 0) {
+      // Keep the newest rows; drop from the oldest, costs first (requests carry the counts).
+      const fromCosts = Math.min(over, this.costs.length);
+      this.costs.splice(0, fromCosts);
+      if (over > fromCosts) this.requests.splice(0, over - fromCosts);
+      this.stats.dropped += over;
+    }
+    this.updateQueued();
+  }
+
+  private updateQueued(): void {
+    this.stats.queuedRequests = this.requests.length;
+    this.stats.queuedCosts = this.costs.length;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,70 @@
+import { capabilitiesFor, modelTier } from '../../providers/capabilities.js';
+import { priceFor } from '../../providers/pricing.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
+import { GatewayError } from '../../lib/errors.js';
+import type { Target } from '../types.js';
+
+// Resolving a pinned model to a target, and the fallback order behind a target.
+
+export interface Needs {
+  vision: boolean;
+  tools: boolean;
+  json: boolean;
+}
+
+/**
+ * `provider/model` pins both when `provider` is a registered provider name; anything else is a
+ * bare model id (which may itself contain slashes, as OpenRouter ids do) served by the first
+ * active provider that lists it.
+ */
+export function resolvePinned(registry: ProviderRegistry, model: string): Target {
+  const slash = model.indexOf('/');
+  if (slash > 0) {
+    const provider = registry.get(model.slice(0, slash));
+    if (provider) {
+      const id = model.slice(slash + 1);
+      if (provider.active && provider.models.includes(id)) return { provider: provider.name, model: id };
+      throw new GatewayError('not_found_error', `Model '${id}' is not served by provider '${provider.name}'`);
+    }
+  }
+  const serving = registry.providersFor(model);
+  if (serving.length === 0) throw new GatewayError('not_found_error', `Model '${model}' is not served by any registered provider (GET /v1/models lists them)`);
+  return { provider: serving[0]!.name, model };
+}
+
+/**
+ * The fallback rule: after the primary, (1) other providers serving the same model id, then
+ * (2) equivalent models: the same tier in the catalog with the capabilities the request needs,
+ * cheapest first. At most `max` targets in all, the primary included.
+ */
+export function candidatesFor(registry: ProviderRegistry, primary: Target, needs: Needs, max: number): Target[] {
+  const out: Target[] = [primary];
+  const seen = new Set([`${primary.provider}\0${primary.model}`]);
+  const add = (t: Target) => {
+    const k = `${t.provider}\0${t.model}`;
+    if (out.length < max && !seen.has(k)) {
+      seen.add(k);
+      out.push(t);
+    }
+  };
+  for (const p of registry.providersFor(primary.model)) add({ provider: p.name, model: primary.model });
+  const tier = modelTier(primary.model, primary.provider);
+  if (!tier || out.length >= max) return out;
+  const equivalents = registry
+    .targets()
+    .filter((t) => t.model !== primary.model && modelTier(t.model, t.provider) === tier && satisfies(t, needs))
+    .sort((a, b) => blendedPrice(a) - blendedPrice(b));
+  for (const t of equivalents) add(t);
+  return out;
+}
+
+export function satisfies(t: Target, needs: Needs): boolean {
+  const caps = capabilitiesFor(t.model, t.provider);
+  return (!needs.vision || caps.vision) && (!needs.tools || caps.tools) && (!needs.json || caps.json);
+}
+
+/** Price of a typical call (3 input tokens per output token); unknown prices sort last. */
+export function blendedPrice(t: Target): number {
+  const p = priceFor(t.model, t.provider);
+  return p ? (3 * p.input + p.output) / 4 : Number.POSITIVE_INFINITY;
+}

@@ -1,0 +1,119 @@
+import { performance } from 'node:perf_hooks';
+import type { ChatChunk, Usage } from '../providers/types.js';
+import { estimateUsage } from '../providers/usage.js';
+import { buildMeta, costOf, costRow, logCall, ZERO_USAGE, type Outcome } from './accounting.js';
+import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
+import type { CostLogRow } from './log-writer.js';
+import type { ChatPipeline } from './pipeline.js';
+import { upstreamBody } from './pipeline.js';
+import { completionToChunks, StreamAccumulator } from './stream-accumulator.js';
+import type { CallMeta, ChatCall, RoutingDecision, StreamSink, Target, UpstreamErrorSummary } from './types.js';
+
+// The streaming path. Fallback stays possible until the first upstream chunk is in hand; from then
+// on chunks pass straight through (never buffered or coalesced), and a failure ends the stream
+// with an error event. The last frame carries `_gateway` (and usage when the client asked for it).
+
+export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSink): Promise<CallMeta | null> {
+  const { registry, breakers, cache, logWriter, upstreamTimeoutMs } = p.opts;
+  const plan = p.plan(call);
+  const includeUsage = call.body.stream_options?.include_usage === true;
+
+  const hit = plan.cacheKey ? cache!.get(plan.cacheKey) : undefined;
+  if (hit) {
+    const usage = hit.completion.usage ?? ZERO_USAGE;
+    const outcome: Outcome = { decision: plan.decision, served: plan.decision, latencyMs: 0, usage, cached: true, cacheType: 'exact', tokensSaved: usage, streamed: true, status: 'ok', errorType: null };
+    const meta = buildMeta(call, outcome, 0, []);
+    sink.start(meta);
+    for (const c of completionToChunks(hit.completion)) sink.chunk(c);
+    sink.end(finalChunk(hit.completion.id, hit.completion.created, hit.completion.model, includeUsage ? usage : undefined), meta);
+    logCall(logWriter, call, outcome, []);
+    return meta;
+  }
+
+  const errors: UpstreamErrorSummary[] = [];
+  const costs: CostLogRow[] = [];
+  const log = (decision: RoutingDecision, served: Target, usage: Usage, status: Outcome['status'], errorType: string | null) =>
+    logCall(logWriter, call, { decision, served, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: true, status, errorType }, costs);
+
+  for (const [i, target] of p.ordered(plan.candidates).entries()) {
+    const adapter = registry.get(target.provider)?.adapter;
+    if (!adapter) continue;
+    const body = upstreamBody(call, target.model, true);
+    const iterator = adapter.chatStream(body, { signal: call.signal, timeoutMs: upstreamTimeoutMs })[Symbol.asyncIterator]();
+    let next: IteratorResult<ChatChunk>;
+    try {
+      next = await iterator.next();
+    } catch (err) {
+      let failure: AttemptFailure;
+      try {
+        failure = classifyFailure(err, target, breakers, call.signal);
+      } catch (e) {
+        if (e instanceof ClientClosedError) log(plan.decision, target, ZERO_USAGE, 'client_closed', 'client_closed');
+        throw e;
+      }
+      errors.push(failure.summary);
+      if (failure.answered) costs.push(costRow(call, target, ZERO_USAGE, 'error'));
+      if (!failure.fallBack) {
+        const rejected = rejectedError(failure.summary);
+        log(plan.decision, target, ZERO_USAGE, 'error', rejected.type);
+        throw rejected;
+      }
+      continue;
+    }
+
+    // Committed to this target: the client gets headers and chunks from here on.
+    breakers.success(target.provider);
+    const decision: RoutingDecision = { ...plan.decision, usedFallback: i > 0 };
+    const partial = buildMeta(call, { decision, served: target, latencyMs: 0, usage: ZERO_USAGE, cached: false, cacheType: null, streamed: true, status: 'ok', errorType: null }, 0, errors);
+    sink.start(partial);
+    const acc = new StreamAccumulator();
+    try {
+      while (!next.done) {
+        const chunk = next.value;
+        acc.add(chunk);
+        // Usage travels once, in the final frame; usage-only chunks are not forwarded.
+        if (chunk.choices.length > 0) sink.chunk(chunk.usage === undefined ? chunk : withoutUsage(chunk));
+        next = await iterator.next();
+      }
+    } catch (err) {
+      const usage = acc.usage ?? (await estimateUsage(body, acc.producedText()));
+      const aborted = call.signal.aborted || (err as { aborted?: boolean }).aborted === true;
+      costs.push(costRow(call, target, usage, aborted ? 'ok' : 'error'));
+      if (aborted) {
+        log(decision, target, usage, 'client_closed', 'client_closed');
+        return null;
+      }
+      breakers.failure(target.provider);
+      const message = `Upstream stream from ${target.provider} broke after it started: ${(err as Error).message}`;
+      sink.fail({ type: 'provider_error', message });
+      log(decision, target, usage, 'error', 'provider_error');
+      return null;
+    }
+
+    const usage = acc.usage ?? (await estimateUsage(body, acc.producedText()));
+    costs.push(costRow(call, target, usage, 'ok'));
+    const outcome: Outcome = { decision, served: target, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: true, status: 'ok', errorType: null };
+    const meta = buildMeta(call, outcome, costOf(target, usage), errors);
+    sink.end(finalChunk(acc.id, acc.created, acc.model, includeUsage ? usage : undefined), meta);
+    logCall(logWriter, call, outcome, costs);
+    if (plan.cacheKey && i === 0) {
+      const completion = acc.toCompletion(usage);
+      if (completion) cache!.set(plan.cacheKey, { completion, inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
+    }
+    return meta;
+  }
+
+  const exhausted = exhaustedError(errors);
+  log(plan.decision, plan.candidates[plan.candidates.length - 1] ?? plan.decision, ZERO_USAGE, 'error', exhausted.type);
+  throw exhausted;
+}
+
+function finalChunk(id: string, created: number, model: string, usage: Usage | undefined): ChatChunk {
+  return { id, object: 'chat.completion.chunk', created, model, choices: [], ...(usage ? { usage } : {}) };
+}
+
+function withoutUsage(chunk: ChatChunk): ChatChunk {
+  const { usage: _usage, ...rest } = chunk;
+  return rest as ChatChunk;
+}
+

@@ -1,0 +1,89 @@
+import type { ChatCompletion, ChatChunk, ChatMessage, Usage } from '../providers/types.js';
+import type { ChatBody } from './validate.js';
+
+// The data-plane core's vocabulary. No HTTP or tRPC types here: evals, replays and the judge
+// drive the same core.
+
+export const TASK_TYPES = ['coding', 'creative', 'summarization', 'qa', 'general', 'vision'] as const;
+export type TaskType = (typeof TASK_TYPES)[number];
+export const COMPLEXITIES = ['simple', 'medium', 'complex'] as const;
+export type Complexity = (typeof COMPLEXITIES)[number];
+export const ROUTED_BY = ['classification', 'routing-hint', 'user-override', 'ab-test', 'adaptive', 'exploration'] as const;
+export type RoutedBy = (typeof ROUTED_BY)[number];
+
+export interface Target {
+  provider: string;
+  model: string;
+}
+
+/** The one routing decision object (DESIGN.md section 3). */
+export interface RoutingDecision extends Target {
+  routedBy: RoutedBy;
+  taskType: TaskType | null;
+  complexity: Complexity | null;
+  usedFallback: boolean;
+  usedLlmFallback: boolean;
+  abTestId?: string;
+  variant?: string;
+}
+
+/** One chat call as the core sees it. */
+export interface ChatCall {
+  requestId: string;
+  tenantId: string;
+  tokenId: string | null;
+  body: ChatBody;
+  messages: ChatMessage[];
+  /** Client-side hints from headers (x-gateway-task-type, x-gateway-complexity, x-gateway-no-cache). */
+  headerHints: { taskType?: string; complexity?: string; noCache?: string };
+  signal: AbortSignal;
+  /** performance.now() when the call arrived. */
+  startedAt: number;
+  createdAt: Date;
+}
+
+export interface UpstreamErrorSummary {
+  provider: string;
+  model: string;
+  status: number;
+  kind: string;
+  message: string;
+}
+
+/** What `_gateway` and the X-Gateway-* headers report. */
+export interface CallMeta {
+  requestId: string;
+  provider: string;
+  model: string;
+  latencyMs: number;
+  cached: boolean;
+  cacheType: 'exact' | 'semantic' | null;
+  cost: number;
+  usage: Usage;
+  routing: {
+    taskType: TaskType | null;
+    complexity: Complexity | null;
+    routedBy: RoutedBy;
+    usedFallback: boolean;
+    usedLlmFallback: boolean;
+    abTestId?: string;
+    variant?: string;
+  };
+  errors: UpstreamErrorSummary[];
+}
+
+export interface CompletionResult {
+  completion: ChatCompletion;
+  meta: CallMeta;
+}
+
+/** Where a streamed call writes. The HTTP layer implements it over SSE. */
+export interface StreamSink {
+  /** The first upstream byte is in: commit to this target (send headers). */
+  start(meta: Omit<CallMeta, 'latencyMs' | 'cost' | 'usage'>): void;
+  chunk(chunk: ChatChunk): void;
+  /** The last frame: carries usage (when asked for) and `_gateway`; then [DONE]. */
+  end(final: ChatChunk, meta: CallMeta): void;
+  /** The stream broke after it started: an SSE error event, never a clean [DONE]. */
+  fail(error: { type: string; message: string }): void;
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { GatewayError } from '../lib/errors.js';
+import { describeZodError } from '../lib/zod-errors.js';
+import { COMPLEXITIES } from './types.js';
+
+// The chat request body: SPEC.md's chat request table on top of the OpenAI body. Unknown fields
+// are kept and passed through to providers that support them.
+
+const TextPart = z.looseObject({ type: z.literal('text'), text: z.string() });
+const ImagePart = z.looseObject({ type: z.literal('image_url'), image_url: z.looseObject({ url: z.string().min(1) }) });
+const OtherPart = z.looseObject({ type: z.string().min(1) });
+const ContentPart = z.union([TextPart, ImagePart, OtherPart]);
+
+const ToolCall = z.looseObject({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.looseObject({ name: z.string(), arguments: z.string() }),
+});
+
+const Message = z.looseObject({
+  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+  content: z.union([z.string(), z.array(ContentPart), z.null()]).optional(),
+  name: z.string().optional(),
+  tool_calls: z.array(ToolCall).optional(),
+  tool_call_id: z.string().optional(),
+});
+
+const Tool = z.looseObject({
+  type: z.literal('function'),
+  function: z.looseObject({ name: z.string().min(1), description: z.string().optional(), parameters: z.unknown().optional() }),
+});
+
+export const ROUTING_HINTS = ['coding', 'creative', 'summarization', 'qa', 'general'] as const;
+
+export const ChatBodySchema = z.looseObject({
+  model: z.string().optional().default(''),
+  messages: z.array(Message).min(1, 'messages must contain at least one message'),
+  stream: z.boolean().optional(),
+  temperature: z.number().min(0).max(2).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  max_tokens: z.number().int().positive().nullish(),
+  max_completion_tokens: z.number().int().positive().nullish(),
+  n: z.number().int().positive().max(16).nullish(),
+  stop: z.union([z.string(), z.array(z.string()).max(4)]).nullish(),
+  tools: z.array(Tool).optional(),
+  response_format: z.looseObject({ type: z.enum(['text', 'json_object', 'json_schema']) }).optional(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+  cache: z.boolean().optional(),
+  routing_hint: z.enum(ROUTING_HINTS).optional(),
+  complexity_hint: z.enum(COMPLEXITIES).optional(),
+  requires_structured_output: z.boolean().optional(),
+  prompt_version_id: z.string().optional(),
+});
+
+export type ChatBody = z.infer<typeof ChatBodySchema>;
+
+/** Gateway-only fields, stripped before the body goes upstream. */
+export const GATEWAY_FIELDS = ['cache', 'routing_hint', 'complexity_hint', 'requires_structured_output', 'prompt_version_id'] as const;
+
+export function parseChatBody(raw: unknown): ChatBody {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new GatewayError('invalid_request_error', 'Request body must be a JSON object');
+  }
+  const parsed = ChatBodySchema.safeParse(raw);
+  if (!parsed.success) throw new GatewayError('invalid_request_error', describeZodError(parsed.error));
+  for (const [i, m] of parsed.data.messages.entries()) {
+    if (m.role !== 'assistant' && (m.content === undefined || m.content === null)) {
+      throw new GatewayError('invalid_request_error', `messages.${i}.content: required for role ${m.role}`);
+    }
+    if (m.role === 'tool' && !m.tool_call_id) throw new GatewayError('invalid_request_error', `messages.${i}.tool_call_id: required for role tool`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,38 @@
+import type { ServerResponse } from 'node:http';
+import type { ChatChunk } from '../providers/types.js';
+import type { CallMeta, StreamSink } from '../gateway/types.js';
+import { gatewayHeaders, gatewayMeta } from './gateway-meta.js';
+
+// The chat stream over Server-Sent Events: frames are written as they come (no buffering, no
+// compression), the last data frame carries `_gateway`, and a failure after the first byte ends
+// with an `event: error` frame and no [DONE].
+
+export function sseSink(res: ServerResponse): StreamSink {
+  const write = (frame: string) => {
+    if (!res.writableEnded && !res.destroyed) res.write(frame);
+  };
+  return {
+    start(meta) {
+      res.socket?.setNoDelay(true);
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        ...gatewayHeaders(meta),
+      });
+      res.flushHeaders();
+    },
+    chunk(chunk: ChatChunk) {
+      write(`data: ${JSON.stringify(chunk)}\n\n`);
+    },
+    end(final: ChatChunk, meta: CallMeta) {
+      write(`data: ${JSON.stringify({ ...final, _gateway: gatewayMeta(meta) })}\n\ndata: [DONE]\n\n`);
+      res.end();
+    },
+    fail(error) {
+      write(`event: error\ndata: ${JSON.stringify({ error })}\n\n`);
+      res.end();
+    },
+  };
+}

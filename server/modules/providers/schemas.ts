@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { rest } from '../../trpc/meta.js';
+
+const tag = 'Providers and models';
+
+export const Provider = z.object({
+  name: z.string().describe('Registry name, usable as the provider part of `provider/model`'),
+  family: z.enum(['openai-compatible', 'anthropic', 'gemini']).describe('Wire format spoken upstream'),
+  source: z.enum(['env', 'local', 'simulator']).describe('env: credential from the environment; local: a local model server; simulator: the built-in simulator'),
+  baseUrl: z.string(),
+  active: z.boolean().describe('Has at least one model after discovery (a local server that is down has none)'),
+  modelCount: z.number().int(),
+  models: z.array(z.string()),
+  discoveredAt: z.string().describe('ISO 8601 time of the last discovery'),
+  discoveryError: z.string().nullable().describe('Why discovery fell back to the built-in list (or found the server down)'),
+  circuit: z.object({
+    state: z.enum(['closed', 'open', 'half-open']).describe('open: skipped after repeated failures until its cool-down ends'),
+    consecutiveFailures: z.number().int(),
+    openUntil: z.string().nullable(),
+  }),
+});
+
+export const ProviderList = z.object({
+  items: z.array(Provider),
+  activeCount: z.number().int().describe('Providers with at least one model (SPEC.md Analytics semantics 4)'),
+});
+
+export const ModelPricing = z.object({
+  model: z.string(),
+  inputPerMillionUsd: z.number().describe('USD per million input tokens'),
+  outputPerMillionUsd: z.number().describe('USD per million output tokens'),
+  tier: z.enum(['small', 'medium', 'large']).nullable(),
+  vision: z.boolean(),
+  tools: z.boolean(),
+  json: z.boolean(),
+  structuredOutputReliable: z.boolean().describe('In STRUCTURED_OUTPUT_RELIABLE: eligible for structured-output routing'),
+});
+
+export const PricingTable = z.object({
+  asOf: z.string().describe('Date the list prices were taken'),
+  items: z.array(ModelPricing),
+});
+
+export const ModelStats = z.object({
+  provider: z.string(),
+  model: z.string(),
+  requests: z.number().int().describe('Request rows served by this model (cache hits included)'),
+  errors: z.number().int().describe('Requests that ended in an error'),
+  cacheHits: z.number().int(),
+  avgLatencyMs: z.number().nullable().describe('Mean latency over request rows (cache hits count as 0)'),
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  upstreamCalls: z.number().int().describe('cost_logs rows: real upstream calls, fallback attempts included'),
+  totalCostUsd: z.number(),
+  lastUsedAt: z.string().nullable(),
+});
+
+export const ModelStatsList = z.object({ items: z.array(ModelStats) });
+
+export const OpenAiModelList = z.object({
+  object: z.literal('list'),
+  data: z.array(
+    z.object({
+      id: z.string().describe('`provider/model`; the bare model id works too'),
+      object: z.literal('model'),
+      created: z.number().int(),
+      owned_by: z.string().describe('The provider serving it'),
+    }),
+  ),
+});
+
+export const ReloadResult = ProviderList;
+
+export const providerMeta = {
+  list: rest('GET', '/v1/providers', tag, 'Registered providers, their models and circuit state'),
+  reload: rest('POST', '/v1/providers/reload', tag, 'Re-read provider credentials and rediscover models, without a restart'),
+  stats: rest('GET', '/v1/models/stats', tag, 'Per (provider, model): traffic, errors, latency, tokens and cost of this workspace'),
+  pricing: rest('GET', '/v1/models/pricing', tag, 'The static pricing table (USD per million tokens) and capability flags'),
+  models: rest('GET', '/v1/models', tag, 'OpenAI-compatible model list of every routable model'),
+};

@@ -1,0 +1,154 @@
+// Anthropic streaming events -> OpenAI chat.completion.chunk objects.
+//
+// message_start            -> nothing yet (id, model and input tokens are remembered; the role is sent
+//                             with the first real delta so a stream that dies right after message_start
+//                             has yielded nothing and can still fall back)
+// content_block_start      -> tool_use: tool-call delta with index, id, type, name and empty arguments
+// content_block_delta      -> text_delta: content delta; input_json_delta: tool-call argument fragment
+// message_delta            -> finish chunk (stop_reason mapped), output tokens remembered
+// message_stop             -> final usage chunk with `choices: []`
+// ping, content_block_stop -> nothing; error -> ProviderError
+import { ProviderError, type ChatChunk, type FinishReason } from '../types.js';
+import type { SseEvent } from '../http.js';
+import { isRetryableStatus } from '../http-errors.js';
+import { streamFailure } from '../stream-errors.js';
+import { isRecord, newId, nowSeconds, usageChunk } from '../util.js';
+import { JSON_TOOL_NAME } from './request.js';
+import { mapStopReason, promptTokens, toUsage, type AnthropicUsage } from './response.js';
+
+type Delta = ChatChunk['choices'][number]['delta'];
+
+// Anthropic error types -> the HTTP status they are documented with, so retry rules apply uniformly.
+const ERROR_STATUS: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+};
+
+export class AnthropicStreamTranslator {
+  private id = newId('msg_');
+  private model: string;
+  private readonly created = nowSeconds();
+  private roleSent = false;
+  private readonly toolIndex = new Map<number, number>();
+  private readonly jsonBlocks = new Set<number>();
+  private nextTool = 0;
+  private prompt = 0;
+  private completion = 0;
+  private done = false;
+  private finish: FinishReason = null;
+
+  constructor(private readonly provider: string, model: string, private readonly jsonTool: boolean) {
+    this.model = model;
+  }
+
+  get finished(): boolean {
+    return this.done;
+  }
+
+  push(ev: SseEvent): ChatChunk | undefined {
+    if (this.done || ev.data === '') return undefined;
+    const e: unknown = JSON.parse(ev.data);
+    if (!isRecord(e)) return undefined;
+    switch (e['type']) {
+      case 'message_start': {
+        const msg = isRecord(e['message']) ? e['message'] : {};
+        if (typeof msg['id'] === 'string') this.id = msg['id'];
+        if (typeof msg['model'] === 'string') this.model = msg['model'];
+        this.takeUsage(msg['usage'] as AnthropicUsage | undefined);
+        return undefined;
+      }
+      case 'content_block_start':
+        return this.blockStart(e['index'] as number, isRecord(e['content_block']) ? e['content_block'] : {});
+      case 'content_block_delta':
+        return this.blockDelta(e['index'] as number, isRecord(e['delta']) ? e['delta'] : {});
+      case 'message_delta': {
+        const delta = isRecord(e['delta']) ? e['delta'] : {};
+        this.finish = mapStopReason(delta['stop_reason'] as string | null | undefined);
+        if (this.finish === 'tool_calls' && this.jsonBlocks.size > 0 && this.nextTool === 0) this.finish = 'stop';
+        this.takeUsage(e['usage'] as AnthropicUsage | undefined);
+        return this.chunk({}, this.finish ?? 'stop');
+      }
+      case 'message_stop':
+        this.done = true;
+        return usageChunk(this.id, this.created, this.model, toUsage(this.prompt, this.completion));
+      case 'error':
+        throw this.errorEvent(e['error']);
+      default:
+        // ping, content_block_stop and event types added later carry nothing to forward.
+        return undefined;
+    }
+  }
+
+  /** Call when the SSE stream ends; a stream without message_stop was cut short. */
+  end(): void {
+    if (!this.done) throw streamFailure(this.provider, 'stream ended before message_stop');
+  }
+
+  private blockStart(index: number, block: Record<string, unknown>): ChatChunk | undefined {
+    if (block['type'] === 'text') {
+      const text = block['text'];
+      return typeof text === 'string' && text !== '' && !this.jsonTool ? this.chunk({ content: text }) : undefined;
+    }
+    if (block['type'] !== 'tool_use') return undefined;
+    if (this.jsonTool && block['name'] === JSON_TOOL_NAME) {
+      this.jsonBlocks.add(index);
+      return undefined;
+    }
+    const toolIdx = this.nextTool++;
+    this.toolIndex.set(index, toolIdx);
+    return this.chunk({
+      content: null,
+      tool_calls: [{ index: toolIdx, id: String(block['id'] ?? ''), type: 'function', function: { name: String(block['name'] ?? ''), arguments: '' } }],
+    });
+  }
+
+  private blockDelta(index: number, delta: Record<string, unknown>): ChatChunk | undefined {
+    if (delta['type'] === 'text_delta') {
+      const text = delta['text'];
+      return typeof text === 'string' && text !== '' && !this.jsonTool ? this.chunk({ content: text }) : undefined;
+    }
+    if (delta['type'] === 'input_json_delta') {
+      const part = delta['partial_json'];
+      if (typeof part !== 'string' || part === '') return undefined;
+      if (this.jsonBlocks.has(index)) return this.chunk({ content: part });
+      const toolIdx = this.toolIndex.get(index);
+      if (toolIdx === undefined) return undefined;
+      return this.chunk({ tool_calls: [{ index: toolIdx, function: { arguments: part } }] });
+    }
+    // thinking_delta, signature_delta, citations_delta: no OpenAI equivalent.
+    return undefined;
+  }
+
+  private chunk(delta: Delta, finish: FinishReason = null): ChatChunk {
+    if (!this.roleSent) {
+      this.roleSent = true;
+      delta = { role: 'assistant', ...delta };
+    }
+    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [{ index: 0, delta, finish_reason: finish }] };
+  }
+
+  // message_start carries the prompt count; message_delta carries cumulative output (and, on newer
+  // API versions, cumulative input) counts, so the latest non-zero value wins.
+  private takeUsage(u: AnthropicUsage | undefined): void {
+    if (!isRecord(u)) return;
+    const p = promptTokens(u);
+    if (p > 0) this.prompt = p;
+    if (typeof u.output_tokens === 'number') this.completion = u.output_tokens;
+  }
+
+  private errorEvent(err: unknown): ProviderError {
+    const e = isRecord(err) ? err : {};
+    const type = typeof e['type'] === 'string' ? e['type'] : 'api_error';
+    const status = ERROR_STATUS[type] ?? 500;
+    const msg = typeof e['message'] === 'string' ? e['message'] : type;
+    return new ProviderError({ provider: this.provider, status, retryable: isRetryableStatus(status), kind: 'http', message: `${this.provider} stream error: ${type}: ${msg}` });
+  }
+}

@@ -1,0 +1,145 @@
+import { providerDefinition } from './catalog.js';
+import { createAdapter } from './factory.js';
+import { getJson } from './http.js';
+import type { ProviderAdapter, ProviderFamily, ProviderSettings } from './types.js';
+
+// The providers this process routes to and the models each serves, from the discovery pass.
+// Reads on the request path are plain map lookups; discovery replaces the whole view at once.
+
+export type ProviderSource = 'env' | 'local' | 'simulator';
+
+export interface RegisteredProvider {
+  name: string;
+  family: ProviderFamily;
+  baseUrl: string;
+  source: ProviderSource;
+  adapter: ProviderAdapter;
+  models: string[];
+  /** At least one model after discovery; a local server that is down has none. */
+  active: boolean;
+  discoveredAt: Date;
+  discoveryError: string | null;
+}
+
+export interface RegistrySettings extends ProviderSettings {
+  source: ProviderSource;
+}
+
+interface View {
+  providers: Map<string, RegisteredProvider>;
+  /** model id -> providers serving it, in registration order. */
+  byModel: Map<string, RegisteredProvider[]>;
+}
+
+const DISCOVERY_TIMEOUT_MS = 5_000;
+
+export class ProviderRegistry {
+  private view: View = { providers: new Map(), byModel: new Map() };
+  private settings: RegistrySettings[] = [];
+  private probeTimer: NodeJS.Timeout | undefined;
+
+  /** Build adapters for `settings` and discover their models (in parallel); replaces the current set. */
+  async load(settings: RegistrySettings[]): Promise<void> {
+    this.settings = settings;
+    const discovered = await Promise.all(settings.map((s) => discover(s)));
+    this.view = buildView(discovered);
+  }
+
+  /** Re-run discovery with the current settings (local servers coming and going). */
+  async rediscover(): Promise<void> {
+    await this.load(this.settings);
+  }
+
+  /** Re-probe local servers every `intervalMs` so one that comes up or goes down is noticed. */
+  startLocalProbe(intervalMs = 30_000): void {
+    this.stopLocalProbe();
+    this.probeTimer = setInterval(() => void this.refreshLocal(), intervalMs);
+    this.probeTimer.unref();
+  }
+
+  stopLocalProbe(): void {
+    if (this.probeTimer) clearInterval(this.probeTimer);
+    this.probeTimer = undefined;
+  }
+
+  list(): RegisteredProvider[] {
+    return [...this.view.providers.values()];
+  }
+
+  get(name: string): RegisteredProvider | undefined {
+    return this.view.providers.get(name);
+  }
+
+  /** Active providers serving exactly this model id. */
+  providersFor(model: string): RegisteredProvider[] {
+    return this.view.byModel.get(model) ?? [];
+  }
+
+  activeCount(): number {
+    let n = 0;
+    for (const p of this.view.providers.values()) if (p.active) n++;
+    return n;
+  }
+
+  /** Every (provider, model) pair that can be routed to now. */
+  targets(): Array<{ provider: string; model: string }> {
+    const out: Array<{ provider: string; model: string }> = [];
+    for (const p of this.view.providers.values()) if (p.active) for (const model of p.models) out.push({ provider: p.name, model });
+    return out;
+  }
+
+  private async refreshLocal(): Promise<void> {
+    const local = this.settings.filter((s) => s.source === 'local');
+    if (local.length === 0) return;
+    const refreshed = await Promise.all(local.map((s) => discover(s)));
+    const providers = new Map(this.view.providers);
+    for (const p of refreshed) providers.set(p.name, p);
+    this.view = buildView([...providers.values()]);
+  }
+}
+
+async function discover(s: RegistrySettings): Promise<RegisteredProvider> {
+  const adapter = createAdapter(s);
+  const base = { name: s.name, family: s.family, baseUrl: s.baseUrl, source: s.source, adapter, discoveredAt: new Date() };
+  const opts = { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS), timeoutMs: DISCOVERY_TIMEOUT_MS };
+  try {
+    // A local server has no built-in list to fall back on: if its models endpoint does not answer
+    // it is down, and drops out of the active count.
+    const models = s.source === 'local' ? await listLocalModels(s, opts.timeoutMs) : await adapter.listModels(opts);
+    const unique = [...new Set(models)];
+    return { ...base, models: unique, active: unique.length > 0, discoveryError: null };
+  } catch (err) {
+    const fallback = s.source === 'local' ? [] : s.builtinModels;
+    return { ...base, models: fallback, active: fallback.length > 0, discoveryError: (err as Error).message };
+  }
+}
+
+async function listLocalModels(s: RegistrySettings, timeoutMs: number): Promise<string[]> {
+  const headers: Record<string, string> = s.apiKey ? { authorization: `Bearer ${s.apiKey}` } : {};
+  const res = await getJson<{ data?: Array<{ id?: unknown }> }>(`${s.baseUrl}/models`, headers, {
+    provider: s.name,
+    signal: AbortSignal.timeout(timeoutMs),
+    timeoutMs,
+  });
+  return (res?.data ?? []).map((m) => m?.id).filter((id): id is string => typeof id === 'string');
+}
+
+function buildView(providers: RegisteredProvider[]): View {
+  const map = new Map<string, RegisteredProvider>();
+  const byModel = new Map<string, RegisteredProvider[]>();
+  for (const p of providers) {
+    map.set(p.name, p);
+    if (!p.active) continue;
+    for (const m of p.models) {
+      const list = byModel.get(m);
+      if (list) list.push(p);
+      else byModel.set(m, [p]);
+    }
+  }
+  return { providers: map, byModel };
+}
+
+/** Registry settings for an environment: catalog providers with keys, local servers always. */
+export function settingsFromCatalog(all: ProviderSettings[]): RegistrySettings[] {
+  return all.map((s) => ({ ...s, source: providerDefinition(s.name)?.local ? 'local' : 'env' }));
+}

@@ -1,0 +1,145 @@
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEnv, type TestEnv, type TestTenant } from '../support/harness.js';
+
+// Runs the real gatewayctl binary as a child process against a real gateway. Each spawn costs
+// about half a second (tsx start-up), so each one checks as much as it reasonably can.
+
+const BIN = fileURLToPath(new URL('../../bin/gatewayctl.js', import.meta.url));
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let env: TestEnv;
+let tenant: TestTenant;
+
+/** Runs gatewayctl; the gateway URL and token come from the environment unless flags override them. */
+function cli(args: string[], vars: { url?: string; token?: string } = {}): Promise<CliResult> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, GATEWAY_URL: vars.url ?? env.baseUrl };
+  delete childEnv.GATEWAY_TOKEN;
+  const token = vars.token ?? tenant.token;
+  if (token) childEnv.GATEWAY_TOKEN = token;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: childEnv, timeout: 20_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function lines(text: string): string[] {
+  return text.split('\n').filter((l) => l.trim() !== '');
+}
+
+/** A local port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+beforeAll(async () => {
+  env = await startTestEnv();
+  tenant = await env.createTenant('team');
+});
+afterAll(() => env?.close());
+
+describe('gatewayctl', () => {
+  it('health prints a table, and the raw result with --json (no token needed)', async () => {
+    const table = await cli(['health'], { token: '' });
+    expect(table).toMatchObject({ code: 0, stderr: '' });
+    expect(table.stdout).toMatch(/STATUS\s*│\s*ok/);
+    expect(table.stdout).toMatch(/DATABASE\s*│\s*reachable/);
+
+    const json = await cli(['--json', 'health', '--url', env.baseUrl], { url: 'http://127.0.0.1:1', token: '' });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'ok', mode: 'multi', database: { reachable: true } });
+  });
+
+  it('manages a token from create to delete, showing its secret only once', async () => {
+    const sdk = env.sdk(tenant.token);
+
+    const created = await cli(['tokens', 'create', 'ci-bot', '--spend-limit', '12.5', '--rate-limit', '60']);
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const secret = /Secret: (\S+)/.exec(created.stdout)?.[1] ?? '';
+    expect(secret).toMatch(/^gw_/);
+    expect(created.stdout.split(secret).length - 1).toBe(1);
+    expect(created.stdout).toMatch(/store it now/i);
+    const listedBySdk = (await sdk.tokens.list.query()).items.find((t) => t.name === 'ci-bot');
+    expect(listedBySdk).toMatchObject({ enabled: true, admin: false, spendLimitUsd: 12.5, rateLimitPerMinute: 60 });
+    const id = listedBySdk!.id;
+
+    const list = await cli(['tokens', 'list', '--token', tenant.token], { token: 'gw_wrong' });
+    expect(list.code).toBe(0);
+    const row = lines(list.stdout).find((l) => l.includes(id)) ?? '';
+    for (const cell of ['ci-bot', listedBySdk!.prefix, '$12.50', '60/min']) expect(row).toContain(cell);
+    expect(list.stdout).toMatch(/ID\s*│\s*NAME\s*│\s*PREFIX\s*│\s*ENABLED/);
+    expect(list.stdout).not.toContain(secret);
+
+    const disabled = await cli(['tokens', 'disable', id, '--json']);
+    expect(disabled.code).toBe(0);
+    expect(JSON.parse(disabled.stdout)).toMatchObject({ id, enabled: false });
+    await expect(env.sdk(secret).system.health.query()).resolves.toBeDefined();
+    await expect(env.sdk(secret).tokens.list.query()).rejects.toThrow(/Invalid or disabled/);
+
+    const enabled = await cli(['tokens', 'enable', id]);
+    expect(enabled).toMatchObject({ code: 0, stdout: `Token ${id} (ci-bot) enabled.\n` });
+    expect((await sdk.tokens.list.query()).items.find((t) => t.id === id)?.enabled).toBe(true);
+
+    const deleted = await cli(['tokens', 'delete', id, '--json']);
+    expect(deleted.code).toBe(0);
+    expect(JSON.parse(deleted.stdout)).toEqual({ id, deleted: true });
+    expect((await sdk.tokens.list.query()).items.some((t) => t.id === id)).toBe(false);
+
+    // --json returns the whole created object, secret included, for scripts that store it.
+    const createdJson = await cli(['--json', 'tokens', 'create', 'deployer', '--admin']);
+    expect(createdJson.code).toBe(0);
+    const body = JSON.parse(createdJson.stdout);
+    expect(body).toMatchObject({ name: 'deployer', admin: true, enabled: true, spendLimitUsd: null, rateLimitPerMinute: null });
+    expect(body.token).toMatch(/^gw_/);
+    expect(body.token.startsWith(body.prefix)).toBe(true);
+  });
+
+  it('audit list shows the changes, filtered, and walks every page with --all', async () => {
+    const filtered = await cli(['audit', 'list', '--json', '--action', 'token.update', '--target-type', 'token']);
+    expect(filtered.code).toBe(0);
+    const page = JSON.parse(filtered.stdout);
+    expect(page.items).toHaveLength(2);
+    expect(page.items.every((e: { action: string }) => e.action === 'token.update')).toBe(true);
+
+    const all = await cli(['audit', 'list', '--all', '--limit', '2']);
+    expect(all.code).toBe(0);
+    const rows = lines(all.stdout).filter((l) => /token\.(create|update|delete)/.test(l));
+    const total = (await env.sdk(tenant.token).audit.list.query({ limit: 500 })).items.length;
+    expect(total).toBeGreaterThanOrEqual(5);
+    expect(rows).toHaveLength(total);
+    expect(all.stdout).toContain('enabled: true → false');
+    expect(all.stdout).not.toContain('More entries exist');
+  });
+
+  it('reports failures as one line on stderr with a non-zero exit code', async () => {
+    const port = await closedPort();
+    const [wrongToken, unreachable, badNumber] = await Promise.all([
+      cli(['tokens', 'list'], { token: 'gw_not_a_real_token' }),
+      cli(['health'], { url: `http://127.0.0.1:${port}` }),
+      cli(['audit', 'list', '--limit', 'ten']),
+    ]);
+
+    expect(wrongToken).toMatchObject({ code: 1, stdout: '', stderr: 'error: auth_error: Invalid or disabled API token\n' });
+
+    expect(unreachable).toMatchObject({ code: 1, stdout: '' });
+    expect(lines(unreachable.stderr)).toHaveLength(1);
+    expect(unreachable.stderr).toContain(`error: cannot reach gateway at http://127.0.0.1:${port}: `);
+    expect(unreachable.stderr).toContain('ECONNREFUSED');
+
+    expect(badNumber.code).toBe(2);
+    expect(lines(badNumber.stderr)).toEqual([expect.stringMatching(/^error: .*--limit.*'ten'.*positive integer/)]);
+  });
+});

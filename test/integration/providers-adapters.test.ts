@@ -1,0 +1,327 @@
+// Each adapter family against the upstream simulator over real HTTP: translation, streaming,
+// usage, model lists, and how every kind of upstream failure surfaces as a ProviderError.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../server/simulator/index.js';
+import { simulatorProviderSettings } from '../../server/providers/catalog.js';
+import { createAdapter } from '../../server/providers/factory.js';
+import { closeHttp } from '../../server/providers/http.js';
+import { isAbortedError } from '../../server/providers/http-errors.js';
+import { ProviderError, type CallOptions, type ChatChunk, type ChatRequest, type ProviderAdapter } from '../../server/providers/types.js';
+
+const KEY = 'sk-integration-secret-0123456789';
+
+let sim: Simulator;
+const adapters: Record<string, ProviderAdapter> = {};
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 7 });
+  for (const s of simulatorProviderSettings(sim.baseUrls, KEY)) adapters[s.name] = createAdapter(s);
+});
+afterAll(async () => {
+  await closeHttp();
+  await sim.close();
+});
+afterEach(() => {
+  sim.clearFaults();
+  sim.configure({ latencyMs: 0, chunkDelayMs: 0 });
+});
+
+const opts = (timeoutMs = 5000, signal: AbortSignal = new AbortController().signal): CallOptions => ({ signal, timeoutMs });
+
+async function collect(it: AsyncIterable<ChatChunk>): Promise<ChatChunk[]> {
+  const out: ChatChunk[] = [];
+  for await (const c of it) out.push(c);
+  return out;
+}
+
+async function caught(p: Promise<unknown>): Promise<ProviderError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(ProviderError);
+    return e as ProviderError;
+  }
+  throw new Error('expected a ProviderError');
+}
+
+function assembleToolCalls(chunks: ChatChunk[]): Array<{ id?: string; name?: string; arguments: string }> {
+  const calls: Array<{ id?: string; name?: string; arguments: string }> = [];
+  for (const c of chunks) {
+    for (const tc of c.choices[0]?.delta.tool_calls ?? []) {
+      const call = (calls[tc.index] ??= { arguments: '' });
+      if (tc.id) call.id = tc.id;
+      if (tc.function?.name) call.name = tc.function.name;
+      if (tc.function?.arguments) call.arguments += tc.function.arguments;
+    }
+  }
+  return calls;
+}
+
+const weather = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    description: 'Current weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['city'] },
+  },
+};
+
+const families = [
+  { provider: 'openai', format: 'openai' as const, model: 'gpt-4o-mini' },
+  { provider: 'anthropic', format: 'anthropic' as const, model: 'claude-sonnet-4-5' },
+  { provider: 'gemini', format: 'gemini' as const, model: 'gemini-2.5-flash' },
+];
+
+describe.each(families)('$provider adapter', ({ provider, format, model }) => {
+  const a = (): ProviderAdapter => adapters[provider]!;
+  const req = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
+    model,
+    messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Say hello to the integration test' }],
+    ...extra,
+  });
+
+  it('completes a chat with text, finish reason and usage', async () => {
+    const c = await a().chat(req(), opts());
+    expect(c.object).toBe('chat.completion');
+    expect(typeof c.choices[0]!.message.content).toBe('string');
+    expect(c.choices[0]!.message.content).toContain('Simulated reply');
+    expect(c.choices[0]!.finish_reason).toBe('stop');
+    expect(c.usage!.prompt_tokens).toBeGreaterThan(0);
+    expect(c.usage!.completion_tokens).toBeGreaterThan(0);
+    expect(c.usage!.total_tokens).toBe(c.usage!.prompt_tokens + c.usage!.completion_tokens);
+  });
+
+  it('streams the same text, role first, one finish chunk and a final usage chunk', async () => {
+    const full = await a().chat(req(), opts());
+    const chunks = await collect(a().chatStream(req(), opts()));
+    expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
+    const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+    expect(text).toBe(full.choices[0]!.message.content);
+    const finishes = chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean);
+    expect(finishes).toEqual(['stop']);
+    const last = chunks[chunks.length - 1]!;
+    expect(last.choices).toEqual([]);
+    const { prompt_tokens, completion_tokens, total_tokens } = full.usage!;
+    expect(last.usage).toMatchObject({ prompt_tokens, completion_tokens, total_tokens });
+    expect(chunks.filter((c) => c.usage).length).toBe(1);
+  });
+
+  it('reports length when max_tokens cuts the answer', async () => {
+    const c = await a().chat(req({ max_tokens: 3 }), opts());
+    expect(c.choices[0]!.finish_reason).toBe('length');
+    expect(c.usage!.completion_tokens).toBe(3);
+  });
+
+  it('calls tools (chat and stream)', async () => {
+    const r = req({ tools: [weather], tool_choice: 'required' });
+    const c = await a().chat(r, opts());
+    expect(c.choices[0]!.finish_reason).toBe('tool_calls');
+    const tc = c.choices[0]!.message.tool_calls![0]!;
+    expect(tc.type).toBe('function');
+    expect(tc.function.name).toBe('get_weather');
+    expect(typeof JSON.parse(tc.function.arguments).city).toBe('string');
+    expect(tc.id).toBeTruthy();
+
+    const chunks = await collect(a().chatStream(r, opts()));
+    const calls = assembleToolCalls(chunks);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.name).toBe('get_weather');
+    expect(calls[0]!.id).toBeTruthy();
+    expect(typeof JSON.parse(calls[0]!.arguments).city).toBe('string');
+    expect(chunks.some((ch) => ch.choices[0]?.finish_reason === 'tool_calls')).toBe(true);
+    expect(chunks[chunks.length - 1]!.usage!.completion_tokens).toBeGreaterThan(0);
+  });
+
+  it('sends tool results back and gets a text answer', async () => {
+    const c = await a().chat(req({
+      tools: [weather],
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: '{"temp_c":21}' },
+      ],
+    }), opts());
+    expect(c.choices[0]!.finish_reason).toBe('stop');
+    expect(typeof c.choices[0]!.message.content).toBe('string');
+  });
+
+  it('answers in JSON matching a schema (chat and stream)', async () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' }, population: { type: 'integer' } }, required: ['city', 'population'] };
+    const r = req({ response_format: { type: 'json_schema', json_schema: { name: 'city', schema } } });
+    const c = await a().chat(r, opts());
+    expect(c.choices[0]!.finish_reason).toBe('stop');
+    const parsed = JSON.parse(c.choices[0]!.message.content!);
+    expect(typeof parsed.city).toBe('string');
+    expect(Number.isInteger(parsed.population)).toBe(true);
+
+    const chunks = await collect(a().chatStream(r, opts()));
+    const streamed = JSON.parse(chunks.map((ch) => ch.choices[0]?.delta.content ?? '').join(''));
+    expect(typeof streamed.city).toBe('string');
+  });
+
+  it('lists models, falling back to the built-in list when the endpoint fails', async () => {
+    const models = await a().listModels(opts());
+    expect(models).toContain(model);
+    sim.setFaults([{ format, endpoint: 'models', status: 500 }]);
+    const fallback = createAdapter({ name: provider, family: a().family, baseUrl: sim.baseUrls[format], apiKey: KEY, builtinModels: ['builtin-only'] });
+    expect(await fallback.listModels(opts())).toEqual(['builtin-only']);
+  });
+
+  it('maps 429 with Retry-After to a retryable http error with the upstream message', async () => {
+    sim.setFaults([{ format, status: 429, retryAfterSeconds: 3 }]);
+    const e = await caught(a().chat(req(), opts()));
+    expect(e).toMatchObject({ kind: 'http', status: 429, retryable: true, retryAfterMs: 3000, provider });
+    expect(e.message).toContain('Rate limit exceeded');
+    expect(e.message).not.toContain(KEY);
+  });
+
+  it('maps 500 to retryable and 400 to not retryable', async () => {
+    sim.setFaults([{ format, status: 500, times: 1 }, { format, status: 400, times: 1 }]);
+    expect(await caught(a().chat(req(), opts()))).toMatchObject({ kind: 'http', status: 500, retryable: true });
+    expect(await caught(a().chat(req(), opts()))).toMatchObject({ kind: 'http', status: 400, retryable: false });
+  });
+
+  it('maps a connection reset to a retryable connection error', async () => {
+    sim.setFaults([{ format, resetConnection: true }]);
+    expect(await caught(a().chat(req(), opts()))).toMatchObject({ kind: 'connection', status: 0, retryable: true });
+  });
+
+  it('maps a slow upstream to a retryable timeout', async () => {
+    sim.setFaults([{ format, hang: true }]);
+    const started = Date.now();
+    expect(await caught(a().chat(req(), opts(150)))).toMatchObject({ kind: 'timeout', status: 0, retryable: true });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('throws a retryable error from the first next() when a stream fails before its first event', async () => {
+    sim.setFaults([{ format, status: 503, times: 1 }, { format, resetConnection: true, times: 1 }]);
+    const e1 = await caught(collect(a().chatStream(req(), opts())));
+    expect(e1).toMatchObject({ kind: 'http', status: 503, retryable: true });
+    const e2 = await caught(collect(a().chatStream(req(), opts())));
+    expect(e2).toMatchObject({ kind: 'connection', retryable: true });
+  });
+
+  it('treats a stream cut before any chunk as retryable', async () => {
+    sim.setFaults([{ format, cutStreamAfterChunks: 0 }]);
+    const e = await caught(collect(a().chatStream(req(), opts())));
+    expect(e.retryable).toBe(true);
+  });
+
+  it('throws kind stream, not retryable, when a stream is cut after its first chunk', async () => {
+    sim.setFaults([{ format, cutStreamAfterChunks: 1 }]);
+    const got: ChatChunk[] = [];
+    const e = await caught((async () => {
+      for await (const c of a().chatStream(req(), opts())) got.push(c);
+    })());
+    expect(got.length).toBeGreaterThanOrEqual(1);
+    expect(e).toMatchObject({ kind: 'stream', retryable: false, provider });
+  });
+
+  it('times a stream out: retryable before the first chunk, kind stream after it', async () => {
+    sim.setFaults([{ format, hang: true, times: 1 }]);
+    expect(await caught(collect(a().chatStream(req(), opts(150))))).toMatchObject({ kind: 'timeout', retryable: true });
+    sim.configure({ chunkDelayMs: 100 });
+    const got: ChatChunk[] = [];
+    const e = await caught((async () => {
+      for await (const c of a().chatStream(req(), opts(250))) got.push(c);
+    })());
+    expect(got.length).toBeGreaterThanOrEqual(1);
+    expect(e).toMatchObject({ kind: 'stream', retryable: false });
+    expect(e.message).toContain('timed out');
+  });
+
+  it('aborts when the caller signal fires, with a non-retryable abort error', async () => {
+    sim.setFaults([{ format, hang: true }]);
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(), 50);
+    const e = await caught(a().chat(req(), opts(10_000, ctl.signal)));
+    expect(isAbortedError(e)).toBe(true);
+    expect(e.retryable).toBe(false);
+    expect(e.name).toBe('AbortError');
+  });
+
+  it('aborts a running stream', async () => {
+    sim.configure({ chunkDelayMs: 30 });
+    const ctl = new AbortController();
+    const got: ChatChunk[] = [];
+    const e = await caught((async () => {
+      for await (const c of a().chatStream(req(), opts(10_000, ctl.signal))) {
+        got.push(c);
+        if (got.length === 2) ctl.abort();
+      }
+    })());
+    expect(isAbortedError(e)).toBe(true);
+    expect(got.length).toBe(2);
+  });
+});
+
+describe('wire details', () => {
+  it('openai: bearer key, stream_options.include_usage, body passed through', async () => {
+    sim.resetRequests();
+    await collect(adapters['openai']!.chatStream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], seed: 5, logit_bias: { 50256: -100 } }, opts()));
+    const r = sim.requests[sim.requests.length - 1]!;
+    expect(r.path).toBe('/openai/v1/chat/completions');
+    expect(r.headers['authorization']).toBe(`Bearer ${KEY}`);
+    expect(r.body).toMatchObject({ model: 'gpt-4o', stream: true, stream_options: { include_usage: true }, seed: 5, logit_bias: { 50256: -100 } });
+  });
+
+  it('anthropic: x-api-key, anthropic-version, /v1/messages, default max_tokens', async () => {
+    sim.resetRequests();
+    await adapters['anthropic']!.chat({ model: 'claude-3-5-haiku-latest', messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'hi' }] }, opts());
+    const r = sim.requests[sim.requests.length - 1]!;
+    expect(r.path).toBe('/anthropic/v1/messages');
+    expect(r.headers['x-api-key']).toBe(KEY);
+    expect(r.headers['anthropic-version']).toBe('2023-06-01');
+    expect(r.body).toMatchObject({ model: 'claude-3-5-haiku-latest', system: 'S', max_tokens: 4096 });
+  });
+
+  it('gemini: x-goog-api-key header, model in the path, no key in the URL', async () => {
+    sim.resetRequests();
+    await collect(adapters['gemini']!.chatStream({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'hi' }] }, opts()));
+    const r = sim.requests[sim.requests.length - 1]!;
+    expect(r.path).toBe('/gemini/v1beta/models/gemini-2.0-flash:streamGenerateContent');
+    expect(r.headers['x-goog-api-key']).toBe(KEY);
+  });
+
+  it('embeddings: openai-compatible and gemini batchEmbedContents', async () => {
+    const o = await adapters['openai']!.embeddings!({ model: 'text-embedding-3-small', input: ['a b', 'c d'] }, opts());
+    expect(o.data).toHaveLength(2);
+    expect(o.data[0]!.embedding.length).toBeGreaterThan(0);
+    expect(o.usage.prompt_tokens).toBeGreaterThan(0);
+    const g = await adapters['gemini']!.embeddings!({ model: 'gemini-embedding-001', input: 'hello world', dimensions: 16 }, opts());
+    expect(g.object).toBe('list');
+    expect(g.data).toEqual([{ object: 'embedding', index: 0, embedding: expect.any(Array) }]);
+    expect(g.data[0]!.embedding).toHaveLength(16);
+    expect(g.usage.prompt_tokens).toBeGreaterThan(0);
+    expect(adapters['anthropic']!.embeddings).toBeUndefined();
+  });
+
+  it('reuses keep-alive connections for sequential calls', async () => {
+    let connections = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({
+          id: 'x', object: 'chat.completion', created: 1, model: 'm',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }));
+      });
+    });
+    server.on('connection', () => { connections++; });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const local = createAdapter({ name: 'local', family: 'openai-compatible', baseUrl: `http://127.0.0.1:${port}/v1`, builtinModels: [] });
+      for (let i = 0; i < 10; i++) await local.chat({ model: 'm', messages: [{ role: 'user', content: `n${i}` }] }, opts());
+      // undici may open a second socket while the first is still being released; never one per call.
+      expect(connections).toBeLessThanOrEqual(2);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

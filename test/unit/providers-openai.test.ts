@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { OpenAIStreamNormalizer } from '../../server/providers/openai-compatible/stream.js';
+import { ProviderError, type ChatChunk } from '../../server/providers/types.js';
+import type { SseEvent } from '../../server/providers/http.js';
+
+const base = { id: 'chatcmpl-123', object: 'chat.completion.chunk', created: 1694268190, model: 'gpt-4o-mini', system_fingerprint: 'fp_44709d6fcb' };
+const ev = (obj: unknown): SseEvent => ({ data: typeof obj === 'string' ? obj : JSON.stringify(obj) });
+
+function run(events: SseEvent[]): { chunks: ChatChunk[]; norm: OpenAIStreamNormalizer } {
+  const norm = new OpenAIStreamNormalizer('openai', 'gpt-4o-mini');
+  const chunks: ChatChunk[] = [];
+  for (const e of events) {
+    const c = norm.push(e);
+    if (c) chunks.push(c);
+  }
+  const last = norm.end();
+  if (last) chunks.push(last);
+  return { chunks, norm };
+}
+
+describe('openai-compatible stream normalisation', () => {
+  it('passes the documented chunk sequence through, merging the role-only opener into the first content', () => {
+    // Shaped like the Chat Completions streaming reference, with stream_options.include_usage.
+    const events = [
+      ev({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], usage: null }),
+      ev({ ...base, choices: [{ index: 0, delta: { content: 'Hello' }, logprobs: null, finish_reason: null }], usage: null }),
+      ev({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], usage: null }),
+      ev({ ...base, choices: [], usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 } }),
+      ev('[DONE]'),
+    ];
+    const { chunks, norm } = run(events);
+    expect(chunks).toHaveLength(3);
+    expect(chunks[0]!.choices[0]!.delta).toEqual({ role: 'assistant', content: 'Hello' });
+    expect(chunks[0]!['system_fingerprint']).toBe('fp_44709d6fcb');
+    expect(chunks[1]!.choices[0]!.finish_reason).toBe('stop');
+    expect(chunks[2]!.usage).toEqual({ prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 });
+    expect(norm.needsUsageEstimate).toBe(false);
+  });
+
+  it('passes tool-call deltas through', () => {
+    const { chunks } = run([
+      ev({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '' } }] }, finish_reason: null }] }),
+      ev({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"location":"Paris"}' } }] }, finish_reason: null }] }),
+      ev({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }),
+      ev({ ...base, choices: [], usage: { prompt_tokens: 50, completion_tokens: 10, total_tokens: 60 } }),
+      ev('[DONE]'),
+    ]);
+    expect(chunks[0]!.choices[0]!.delta.tool_calls![0]!.id).toBe('call_abc');
+    expect(chunks[1]!.choices[0]!.delta.tool_calls![0]!.function!.arguments).toBe('{"location":"Paris"}');
+    expect(chunks[2]!.choices[0]!.finish_reason).toBe('tool_calls');
+  });
+
+  it('moves usage reported on a content chunk into a final usage chunk', () => {
+    const { chunks } = run([
+      ev({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi' }, finish_reason: null }] }),
+      ev({ ...base, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } }),
+      ev('[DONE]'),
+    ]);
+    expect(chunks).toHaveLength(3);
+    expect(chunks[1]!.usage).toBeUndefined();
+    expect(chunks[2]!.choices).toEqual([]);
+    expect(chunks[2]!.usage).toEqual({ prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 });
+    expect(chunks[2]!.id).toBe('chatcmpl-123');
+  });
+
+  it('asks for an estimate when no usage arrives, and keeps the completion text for it', () => {
+    const { norm } = run([
+      ev({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hello' }, finish_reason: null }] }),
+      ev({ ...base, choices: [{ index: 0, delta: { content: ' world' }, finish_reason: 'stop' }] }),
+      ev('[DONE]'),
+    ]);
+    expect(norm.needsUsageEstimate).toBe(true);
+    expect(norm.completionText()).toBe('Hello world');
+    const c = norm.estimatedUsageChunk({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
+    expect(c.choices).toEqual([]);
+    expect(c['usage_estimated']).toBe(true);
+  });
+
+  it('reports a stream that stops before [DONE] and without a finish_reason as cut', () => {
+    const norm = new OpenAIStreamNormalizer('openai', 'gpt-4o');
+    norm.push(ev({ ...base, choices: [{ index: 0, delta: { content: 'Hel' }, finish_reason: null }] }));
+    expect(() => norm.end()).toThrow(ProviderError);
+  });
+
+  it('turns an in-stream error object into a ProviderError', () => {
+    const norm = new OpenAIStreamNormalizer('openrouter', 'x');
+    try {
+      norm.push(ev({ error: { message: 'Provider returned error', code: 502 } }));
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ProviderError);
+      expect((e as ProviderError).status).toBe(502);
+      expect((e as ProviderError).retryable).toBe(true);
+    }
+  });
+});
