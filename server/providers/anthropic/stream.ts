@@ -33,7 +33,7 @@ const ERROR_STATUS: Record<string, number> = {
 };
 
 export class AnthropicStreamTranslator {
-  private id = newId('msg_');
+  private id = '';
   private model: string;
   private readonly created = nowSeconds();
   private roleSent = false;
@@ -78,7 +78,7 @@ export class AnthropicStreamTranslator {
       }
       case 'message_stop':
         this.done = true;
-        return usageChunk(this.id, this.created, this.model, toUsage(this.prompt, this.completion));
+        return usageChunk(this.id || newId('msg_'), this.created, this.model, toUsage(this.prompt, this.completion));
       case 'error':
         throw this.errorEvent(e['error']);
       default:
@@ -128,6 +128,7 @@ export class AnthropicStreamTranslator {
   }
 
   private chunk(delta: Delta, finish: FinishReason = null): ChatChunk {
+    if (!this.id) this.id = newId('msg_');
     if (!this.roleSent) {
       this.roleSent = true;
       delta = { role: 'assistant', ...delta };
