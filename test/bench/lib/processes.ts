@@ -1,0 +1,166 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../../server/db/embedded.js';
+
+// The benchmark's own processes: the gateway and the simulator as pinned child processes, the
+// embedded PostgreSQL, and a cleanup list that runs on success, failure and signals alike.
+
+export interface ChildHandle {
+  name: string;
+  child: ChildProcess;
+  pid: number;
+  output(): string;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+const OUTPUT_KEEP = 64 * 1024;
+
+/**
+ * Runs `node --import tsx <entry>` with exactly `env` (plus PATH and HOME), under
+ * `taskset -c <core>` when a core is given.
+ */
+export function spawnNode(name: string, entry: string, env: Record<string, string>, opts: { core?: number; nodeArgs?: string[] } = {}): ChildHandle {
+  const nodeArgs = [...(opts.nodeArgs ?? []), '--import', 'tsx', entry];
+  const [cmd, args] = opts.core === undefined
+    ? [process.execPath, nodeArgs]
+    : ['taskset', ['-c', String(opts.core), process.execPath, ...nodeArgs]];
+  const childEnv: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? os.tmpdir(), ...env };
+  const child = spawn(cmd, args, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (child.pid === undefined) throw new Error(`${name}: spawn failed`);
+  let out = '';
+  const append = (d: Buffer) => {
+    out += d.toString('utf8');
+    if (out.length > OUTPUT_KEEP) out = out.slice(-OUTPUT_KEEP);
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const handle: ChildHandle = {
+    name,
+    child,
+    // taskset execs the command, so this is the node process's pid either way.
+    pid: child.pid,
+    output: () => out,
+    waitFor(pattern, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const started = Date.now();
+        const tick = () => {
+          const m = out.match(pattern);
+          if (m) return resolve(m);
+          if (child.exitCode !== null || child.signalCode !== null) {
+            return reject(new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${out}`));
+          }
+          if (Date.now() - started > timeoutMs) return reject(new Error(`${name}: timed out waiting for ${pattern}:\n${out}`));
+          setTimeout(tick, 25);
+        };
+        tick();
+      });
+    },
+    async stop(timeoutMs = 10_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  children.add(handle);
+  void exited.then(() => children.delete(handle));
+  return handle;
+}
+
+export interface BenchDatabase extends EmbeddedDatabase {
+  dir: string;
+}
+
+/** A fresh embedded PostgreSQL in a temporary directory that cleanup removes. */
+export async function startDatabase(): Promise<BenchDatabase> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'gateway-bench-'));
+  tempDirs.add(dir);
+  const db = await startEmbeddedPostgres(dir, { database: 'gateway' });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await db.stop();
+  };
+  databases.add({ dir, stop });
+  return { ...db, dir, stop };
+}
+
+// --- cleanup -------------------------------------------------------------------------------
+
+const children = new Set<ChildHandle>();
+const databases = new Set<{ dir: string; stop(): Promise<void> }>();
+const tempDirs = new Set<string>();
+let cleaning: Promise<void> | undefined;
+
+/** Stops the children (gracefully), then PostgreSQL, then removes the temporary directories. */
+export function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await Promise.all([...children].map((c) => c.stop().catch(() => undefined)));
+    for (const db of databases) await withTimeout(db.stop(), 15_000).catch(() => undefined);
+    databases.clear();
+    for (const dir of tempDirs) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    tempDirs.clear();
+  })();
+  return cleaning;
+}
+
+/** Last resort when the process exits without cleanup(): synchronous kills and removal. */
+function cleanupSync(): void {
+  for (const c of children) {
+    try {
+      c.child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  for (const db of databases) {
+    try {
+      // The postmaster's pid is the first line of postmaster.pid; SIGQUIT is its immediate shutdown.
+      const pid = Number(readFileSync(path.join(db.dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      if (pid > 0) process.kill(pid, 'SIGQUIT');
+    } catch {
+      // not running
+    }
+  }
+  for (const dir of tempDirs) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // best effort
+    }
+  }
+}
+
+let installed = false;
+
+/** Cleanup on normal exit, on SIGINT/SIGTERM, and on a hard deadline for the whole run. */
+export function installCleanupHandlers(deadlineMs: number): void {
+  if (installed) return;
+  installed = true;
+  process.on('exit', cleanupSync);
+  const onSignal = (signal: NodeJS.Signals) => {
+    process.stderr.write(`\n${signal}: stopping the benchmark\n`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const deadline = setTimeout(() => {
+    process.stderr.write(`\nbenchmark exceeded its ${Math.round(deadlineMs / 1000)} s limit: stopping\n`);
+    void cleanup().finally(() => process.exit(2));
+  }, deadlineMs);
+  deadline.unref();
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('timeout')), ms);
+    p.then((v) => { clearTimeout(t); resolve(v); }, (e: unknown) => { clearTimeout(t); reject(e instanceof Error ? e : new Error(String(e))); });
+  });
+}

@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
+import { expectTypedError } from '../support/security.js';
+
+// Fallback, Retry-After, the circuit breaker, timeouts and stream failures, under faults injected
+// in the simulator. groq is configured as a second OpenAI-format host serving the same model ids.
+
+let c: ChatEnv;
+beforeAll(async () => {
+  c = await startChatEnv({ groq: true, env: { GATEWAY_UPSTREAM_TIMEOUT_MS: '1500' } });
+});
+afterAll(() => c.close());
+beforeEach(() => {
+  c.sim.clearFaults();
+  c.sim.configure({ chunkDelayMs: 0 });
+});
+
+const user = (content: string) => [{ role: 'user' as const, content }];
+
+describe('fallback', () => {
+  it('retries the same model on another provider after a 503, and says so', async () => {
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1-mini', status: 503, times: 1 }]);
+    const { data, response } = await c.openai().chat.completions.create({ model: 'gpt-4.1-mini', messages: user('fallback please') }).withResponse();
+    const gw = (data as any)._gateway;
+    expect(gw.routing.usedFallback).toBe(true);
+    expect(gw.model).toBe('gpt-4.1-mini');
+    expect(gw.provider).toBe('groq');
+    const errors = JSON.parse(response.headers.get('x-gateway-errors')!);
+    expect(errors).toEqual([expect.objectContaining({ provider: 'openai', model: 'gpt-4.1-mini', status: 503 })]);
+
+    // One request row; one cost row per real upstream call (the failed one costs nothing).
+    await c.waitForCount('select count(*) n from cost_logs where request_id = $1', [gw.requestId], 2);
+    const costs = await c.query('select provider, status, cost::float8 cost from cost_logs where request_id = $1 order by id', [gw.requestId]);
+    expect(costs.map((r) => [r.provider, r.status])).toEqual([['openai', 'error'], ['groq', 'ok']]);
+    expect(costs[0].cost).toBe(0);
+    const [row] = await c.query('select used_fallback, provider from requests where id = $1', [gw.requestId]);
+    expect(row).toEqual({ used_fallback: true, provider: 'groq' });
+  });
+
+  it('falls back to an equivalent model when no other provider serves the same id', async () => {
+    c.sim.setFaults([{ format: 'anthropic', model: 'claude-3-5-haiku-latest', status: 529, times: 1 }]);
+    const res: any = await c.openai().chat.completions.create({ model: 'anthropic/claude-3-5-haiku-latest', messages: user('equivalent please') });
+    expect(res._gateway.routing.usedFallback).toBe(true);
+    expect(res._gateway.provider).not.toBe('anthropic');
+    expect(res.choices[0].message.content).toBeTruthy();
+  });
+
+  it('falls back on a connection reset and on a timeout', async () => {
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1-nano', resetConnection: true, times: 1 }]);
+    const a: any = await c.openai().chat.completions.create({ model: 'gpt-4.1-nano', messages: user('reset') });
+    expect(a._gateway.routing.usedFallback).toBe(true);
+
+    c.sim.setFaults([{ format: 'openai', model: 'o3-mini', latencyMs: 5_000, times: 1 }]);
+    const started = Date.now();
+    const b: any = await c.openai().chat.completions.create({ model: 'o3-mini', messages: user('slow') });
+    expect(b._gateway.routing.usedFallback).toBe(true);
+    expect(Date.now() - started).toBeLessThan(4_500);
+  });
+
+  it('does not fall back on a request the provider rejects as invalid', async () => {
+    c.sim.setFaults([{ format: 'gemini', model: 'gemini-2.5-pro', status: 400, times: 1 }]);
+    const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: { model: 'gemini/gemini-2.5-pro', messages: user('bad') } });
+    expectTypedError(res, 400, 'invalid_request_error');
+    expect(res.body.error.message).toContain('gemini');
+  });
+
+  it('answers 502 provider_error when every provider fails, and logs the request as an error', async () => {
+    c.sim.setFaults([{ status: 500 }]);
+    const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: { model: 'gpt-4o', messages: user('doomed') } });
+    expectTypedError(res, 502, 'provider_error');
+    expect(res.body.error.attempts.length).toBeGreaterThanOrEqual(2);
+    const id = res.headers.get('x-gateway-request-id');
+    await c.waitForCount('select count(*) n from requests where id = $1 and status = $2', [id, 'error'], 1);
+  });
+});
+
+describe('circuit breaker and Retry-After', () => {
+  it('stops sending to a provider that answered 429 with Retry-After until it is due', async () => {
+    c.sim.setFaults([{ format: 'gemini', status: 429, retryAfterSeconds: 30, times: 1 }]);
+    const first: any = await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: user('rate limited') });
+    expect(first._gateway.routing.usedFallback).toBe(true);
+    const providers = await c.env.http('GET', '/v1/providers', { token: c.tenant.token });
+    expect(providers.body.items.find((p: any) => p.name === 'gemini').circuit.state).toBe('open');
+
+    c.sim.resetRequests();
+    const second: any = await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: user('still cooling down') });
+    expect(second._gateway.provider).not.toBe('gemini');
+    expect(c.sim.requests.some((r) => r.format === 'gemini')).toBe(false);
+  });
+
+  it('opens after repeated failures and probes the provider back', async () => {
+    const { breakers } = c.env.services.dataPlane;
+    c.sim.setFaults([{ format: 'anthropic', model: 'claude-opus-4-1', status: 503 }]);
+    for (let i = 0; i < 5; i++) {
+      await c.openai().chat.completions.create({ model: 'anthropic/claude-opus-4-1', messages: user(`fail ${i}`) }).catch(() => undefined);
+    }
+    expect(breakers.state('anthropic')).toBe('open');
+    // Pretend the cool-down passed: the next call is a probe, and success closes the circuit.
+    (breakers as any).circuits.get('anthropic').openUntil = Date.now() - 1;
+    c.sim.clearFaults();
+    expect(breakers.state('anthropic')).toBe('half-open');
+    const res: any = await c.openai().chat.completions.create({ model: 'anthropic/claude-opus-4-1', messages: user('probe') });
+    expect(res._gateway.provider).toBe('anthropic');
+    expect(breakers.state('anthropic')).toBe('closed');
+  });
+});
+
+describe('streams under faults', () => {
+  it('falls back when a stream fails before its first byte', async () => {
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1', endpoint: 'stream', status: 502, times: 1 }]);
+    const stream = await c.openai().chat.completions.create({ model: 'gpt-4.1', messages: user('stream fallback'), stream: true });
+    let last: any;
+    let text = '';
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta?.content ?? '';
+      last = chunk;
+    }
+    expect(text).toContain('stream fallback');
+    expect(last._gateway.routing.usedFallback).toBe(true);
+    expect(last._gateway.provider).toBe('groq');
+  });
+
+  it('ends a stream that breaks after its first byte with an error event, never [DONE]', async () => {
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4o-mini', cutStreamAfterChunks: 3 }]);
+    const res = await fetch(`${c.env.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${c.tenant.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: user('cut me'), stream: true }),
+    });
+    const body = await res.text();
+    expect(res.status).toBe(200);
+    expect(body).toContain('event: error');
+    expect(body).toContain('provider_error');
+    expect(body).not.toContain('[DONE]');
+    const id = res.headers.get('x-gateway-request-id');
+    await c.waitForCount('select count(*) n from requests where id = $1 and status = $2', [id, 'error'], 1);
+    // What was streamed before the cut is still costed.
+    const [cost] = await c.query('select output_tokens from cost_logs where request_id = $1', [id]);
+    expect(cost.output_tokens).toBeGreaterThan(0);
+
+    // The OpenAI client surfaces it as an error.
+    const stream = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user('cut me again'), stream: true });
+    await expect(async () => {
+      for await (const _ of stream) void _;
+    }).rejects.toThrow();
+  });
+
+  it('aborts the upstream call when the client goes away', async () => {
+    c.sim.configure({ chunkDelayMs: 200 });
+    const controller = new AbortController();
+    const res = await fetch(`${c.env.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { authorization: `Bearer ${c.tenant.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4o', messages: user('walk away'), stream: true }),
+    });
+    const id = res.headers.get('x-gateway-request-id');
+    const reader = res.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await c.waitForCount('select count(*) n from requests where id = $1 and status = $2', [id, 'client_closed'], 1);
+    // The gateway is unharmed.
+    c.sim.configure({ chunkDelayMs: 0 });
+    const ok: any = await c.openai().chat.completions.create({ model: 'openai/gpt-4o', messages: user('still here') });
+    expect(ok.choices[0].message.content).toBeTruthy();
+  });
+});

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
+import { expectTypedError } from '../support/security.js';
+
+// Bad input gets a typed 4xx, nothing is costed, and the process carries on.
+
+let c: ChatEnv;
+beforeAll(async () => {
+  c = await startChatEnv({ env: { GATEWAY_MAX_BODY_BYTES: String(64 * 1024) } });
+});
+afterAll(() => c.close());
+
+const post = (body: unknown, token = c.tenant.token, headers: Record<string, string> = {}) => c.env.http('POST', '/v1/chat/completions', { token, body, headers });
+const user = [{ role: 'user', content: 'hi' }];
+
+describe('bad input', () => {
+  it.each([
+    ['missing messages', { model: 'openai/gpt-4o-mini' }, 'messages'],
+    ['empty messages', { model: 'openai/gpt-4o-mini', messages: [] }, 'messages'],
+    ['unknown role', { model: 'openai/gpt-4o-mini', messages: [{ role: 'wizard', content: 'x' }] }, 'role'],
+    ['content of a wrong type', { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 42 }] }, 'content'],
+    ['missing content', { model: 'openai/gpt-4o-mini', messages: [{ role: 'user' }] }, 'content'],
+    ['model of a wrong type', { model: 7, messages: user }, 'model'],
+    ['temperature out of range', { model: 'openai/gpt-4o-mini', messages: user, temperature: 9 }, 'temperature'],
+    ['stream not boolean', { model: 'openai/gpt-4o-mini', messages: user, stream: 'yes' }, 'stream'],
+    ['unknown routing hint', { model: '', messages: user, routing_hint: 'poetry' }, 'routing_hint'],
+    ['tool message without tool_call_id', { model: 'openai/gpt-4o-mini', messages: [{ role: 'tool', content: 'x' }] }, 'tool_call_id'],
+    ['a body that is not an object', [1, 2], 'object'],
+  ])('%s: 400 invalid_request_error naming the field', async (_name, body, field) => {
+    const res = await post(body);
+    expectTypedError(res, 400, 'invalid_request_error');
+    expect(res.body.error.message).toContain(field);
+  });
+
+  it('a model no provider serves: 404 not_found_error', async () => {
+    expectTypedError(await post({ model: 'no-such-model', messages: user }), 404, 'not_found_error');
+    expectTypedError(await post({ model: 'openai/no-such-model', messages: user }), 404, 'not_found_error');
+  });
+
+  it('malformed JSON: 400', async () => {
+    const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, rawBody: '{"model": "x", ', headers: { 'content-type': 'application/json' } });
+    expectTypedError(res, 400, 'invalid_request_error');
+  });
+
+  it('an oversized body: 413 with a typed body', async () => {
+    const res = await post({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(100 * 1024) }] });
+    expectTypedError(res, 413, 'invalid_request_error');
+  });
+
+  it('logs no cost and no request row for rejected input, and keeps serving', async () => {
+    await post({ model: 'openai/gpt-4o-mini', messages: [] });
+    await post({ model: 'missing', messages: user });
+    const ok = await post({ model: 'openai/gpt-4o-mini', messages: user });
+    expect(ok.status).toBe(200);
+    await c.waitForCount('select count(*) n from requests where tenant_id = $1 and id = $2', [c.tenant.tenantId, ok.body._gateway.requestId], 1);
+    const costs = await c.query('select count(*)::int n from cost_logs where tenant_id = $1', [c.tenant.tenantId]);
+    const reqs = await c.query('select count(*)::int n from requests where tenant_id = $1', [c.tenant.tenantId]);
+    expect(costs[0].n).toBe(reqs[0].n);
+  });
+
+  it('passes unknown OpenAI fields through to the provider', async () => {
+    c.sim.resetRequests();
+    const res = await post({ model: 'openai/gpt-4o-mini', messages: user, seed: 42, logit_bias: { '50256': -100 }, user: 'u-1' });
+    expect(res.status).toBe(200);
+    const upstream = c.sim.requests.find((r) => r.format === 'openai')!.body as any;
+    expect(upstream).toMatchObject({ seed: 42, logit_bias: { '50256': -100 }, user: 'u-1', model: 'gpt-4o-mini' });
+    expect(upstream.cache).toBeUndefined();
+  });
+});
+
+describe('auth and limits', () => {
+  it('missing, malformed and unknown tokens: 401 auth_error', async () => {
+    expectTypedError(await c.env.http('POST', '/v1/chat/completions', { body: { model: 'openai/gpt-4o-mini', messages: user } }), 401, 'auth_error');
+    expectTypedError(await post({ model: 'openai/gpt-4o-mini', messages: user }, 'gw_bogus'), 401, 'auth_error');
+    const err = await c.openai('gw_bogus').chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user as any }).catch((e: any) => e);
+    expect(err.status).toBe(401);
+    expect(err.error).toMatchObject({ type: 'auth_error' });
+  });
+
+  it('a per-token rate limit reports its state and answers 429 when exhausted', async () => {
+    const created = await c.env.http('POST', '/v1/admin/tokens', { token: c.tenant.token, body: { name: 'limited', rateLimitPerMinute: 2 } });
+    const token = created.body.token;
+    const a = await post({ model: 'openai/gpt-4o-mini', messages: user }, token);
+    expect(a.status).toBe(200);
+    expect(a.headers.get('x-ratelimit-limit')).toBe('2');
+    expect(a.headers.get('x-ratelimit-remaining')).toBe('1');
+    expect((await post({ model: 'openai/gpt-4o-mini', messages: user }, token)).status).toBe(200);
+    const refused = await post({ model: 'openai/gpt-4o-mini', messages: user }, token);
+    expectTypedError(refused, 429, 'rate_limit_error');
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});

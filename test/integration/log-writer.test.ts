@@ -1,0 +1,96 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase, type DbHandle } from '../../server/db/client.js';
+import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/embedded.js';
+import { runMigrations } from '../../server/db/migrate.js';
+import { LogWriter, type CostLogRow, type RequestLogRow } from '../../server/gateway/log-writer.js';
+import { newId } from '../../server/lib/ids.js';
+import { createLogger } from '../../server/lib/logger.js';
+
+// The log writer keeps rows while Postgres is down and writes them all once it is back. This file
+// runs its own PostgreSQL so it can stop and restart it.
+
+let dir: string;
+let port: number;
+let pgServer: EmbeddedDatabase;
+let handle: DbHandle;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'gateway-logwriter-'));
+  port = await freePort();
+  pgServer = await startEmbeddedPostgres(dir, { port });
+  handle = connectDatabase(pgServer.url, 4);
+  await runMigrations(handle);
+}, 120_000);
+
+afterAll(async () => {
+  await handle?.close();
+  await pgServer?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function row(tenantId: string): [RequestLogRow, CostLogRow[]] {
+  const id = newId('req');
+  const now = new Date();
+  return [
+    { id, tenantId, createdAt: now, tokenId: null, latencyMs: 12, taskType: null, complexity: null, routedBy: 'user-override', provider: 'openai', model: 'gpt-4o-mini', usedFallback: false, usedLlmFallback: false, cached: false, cacheType: null, tokensSavedInput: 0, tokensSavedOutput: 0, inputTokens: 10, outputTokens: 20, streamed: false, status: 'ok', errorType: null, abTestId: null, variant: null, promptVersionId: null },
+    [{ tenantId, requestId: id, provider: 'openai', model: 'gpt-4o-mini', inputTokens: 10, outputTokens: 20, cost: 0.0000135, status: 'ok', createdAt: now }],
+  ];
+}
+
+async function count(table: string, tenantId: string): Promise<number> {
+  const { rows } = await handle.pool.query(`select count(*)::int n from ${table} where tenant_id = $1`, [tenantId]);
+  return rows[0].n;
+}
+
+async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('condition not met in time');
+}
+
+describe('log writer', () => {
+  it('group-commits rows in batches', async () => {
+    const committed: number[] = [];
+    const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 20, maxBuffered: 10_000, onCommitted: (rows) => committed.push(rows.length) });
+    const tenant = newId('ten');
+    for (let i = 0; i < 300; i++) writer.write(...row(tenant));
+    await writer.drain();
+    expect(await count('requests', tenant)).toBe(300);
+    expect(await count('cost_logs', tenant)).toBe(300);
+    // Far fewer commits than rows.
+    expect(committed.length).toBeLessThan(10);
+    expect(committed.reduce((a, b) => a + b, 0)).toBe(300);
+  });
+
+  it('keeps rows while Postgres is stopped and writes them all after it restarts', async () => {
+    const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 20, maxBuffered: 10_000 });
+    const tenant = newId('ten');
+    for (let i = 0; i < 50; i++) writer.write(...row(tenant));
+    await eventually(async () => (await count('requests', tenant)) === 50);
+
+    await pgServer.stop();
+    for (let i = 0; i < 120; i++) writer.write(...row(tenant));
+    await eventually(async () => writer.stats.failedFlushes > 0);
+    expect(writer.stats.queuedRequests).toBe(120);
+
+    pgServer = await startEmbeddedPostgres(dir, { port });
+    await eventually(async () => (await count('requests', tenant)) === 170);
+    expect(await count('cost_logs', tenant)).toBe(170);
+    expect(writer.stats.dropped).toBe(0);
+    await writer.drain();
+  }, 60_000);
+
+  it('bounds memory: past maxBuffered the oldest rows are dropped and counted', async () => {
+    const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 60_000, maxBuffered: 10 });
+    const tenant = newId('ten');
+    for (let i = 0; i < 8; i++) writer.write(...row(tenant));
+    expect(writer.stats.dropped).toBe(6);
+    await writer.drain();
+  });
+});
