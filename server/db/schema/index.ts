@@ -3,3 +3,7 @@ export * from './api-tokens.js';
 export * from './audit-logs.js';
 export * from './requests.js';
 export * from './cost-logs.js';
+export * from './feedback.js';
+export * from './ab-tests.js';
+export * from './judge-config.js';
+export * from './job-runs.js';
