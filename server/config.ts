@@ -30,6 +30,10 @@ const ConfigSchema = z.object({
   GATEWAY_LOG_BUFFER_MAX: int(100_000),
   GATEWAY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   GATEWAY_ENV_FILE: z.string().optional(),
+  GATEWAY_AB_TEST_PREEMPTS: bool.default(true),
+  GATEWAY_MIN_SAMPLES: z.coerce.number().int().min(1).max(10_000).default(10),
+  GATEWAY_CLASSIFIER_MODEL: z.string().optional(),
+  GATEWAY_ROUTING_SEED: z.coerce.number().int().optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema> & {

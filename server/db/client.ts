@@ -7,6 +7,7 @@ export type Database = NodePgDatabase<typeof schema>;
 export type Executor = Database | Parameters<Parameters<Database['transaction']>[0]>[0];
 
 export interface DbHandle {
+  url: string;
   pool: pg.Pool;
   db: Database;
   close(): Promise<void>;
@@ -17,7 +18,7 @@ export function connectDatabase(url: string, max = 10): DbHandle {
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);
   const db = drizzle(pool, { schema });
-  return { pool, db, close: () => pool.end() };
+  return { url, pool, db, close: () => pool.end() };
 }
 
 export async function isDatabaseReachable(pool: pg.Pool): Promise<boolean> {

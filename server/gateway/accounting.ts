@@ -97,5 +97,20 @@ export function buildMeta(call: ChatCall, o: Outcome, cost: number, errors: Call
 
 /** Log the call: one request row, plus the cost rows of its real upstream calls. */
 export function logCall(writer: LogWriter, call: ChatCall, outcome: Outcome, costs: CostLogRow[]): void {
-  writer.write(requestRow(call, outcome), costs);
+  if (call.costOnly) return writer.writeCosts(costs);
+  writer.write(requestRow(call, outcome), call.extraCosts ? [...call.extraCosts, ...costs] : costs, promptPreview(call));
+}
+
+const PREVIEW_CHARS = 120;
+
+/** The start of the last user message, for the live tap only (never stored). */
+export function promptPreview(call: ChatCall): string | null {
+  for (let i = call.messages.length - 1; i >= 0; i--) {
+    const m = call.messages[i]!;
+    if (m.role !== 'user') continue;
+    const text = typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => (p.type === 'text' ? (p as { text: string }).text : `[${p.type}]`)).join(' ');
+    const flat = text.replace(/\s+/g, ' ').trim();
+    return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat;
+  }
+  return null;
 }

@@ -7,10 +7,15 @@ import { ProviderRegistry, settingsFromCatalog, type RegistrySettings } from '..
 import { startSimulator, type Simulator } from '../simulator/index.js';
 import { CircuitBreakers } from './breaker.js';
 import { ExactCache } from './cache/exact-cache.js';
-import { LogWriter, type RequestLogRow } from './log-writer.js';
+import { LogWriter, type CommittedRequest } from './log-writer.js';
+import { JudgeSampler } from './judge-sampler.js';
 import { ChatPipeline } from './pipeline.js';
-import { CheapestCapableStrategy } from './routing/cheapest-capable.js';
-import type { RoutingStrategy } from './routing/strategy.js';
+import { classify, LOW_CONFIDENCE } from './classifier/index.js';
+import { RoutingEngine } from './routing/engine.js';
+import { llmClassifier } from './routing/llm-classifier.js';
+import { seededRandom } from './routing/random.js';
+import { DEFAULT_POLICY } from './routing/scoring.js';
+import { RoutingState } from './routing/state.js';
 
 // Everything the chat path needs, built once per process: providers, breakers, cache, log writer
 // and the pipeline. start() runs discovery (and starts the simulator when no credential is set).
@@ -20,9 +25,10 @@ export const SIMULATOR_PROVIDER = 'simulator';
 export interface DataPlaneOptions {
   config: Config;
   pool: pg.Pool;
+  /** For the LISTEN connection that keeps routing state in step across processes. */
+  databaseUrl?: string;
   logger: Logger;
-  strategy?: RoutingStrategy;
-  onRequestsCommitted?: (rows: RequestLogRow[]) => void;
+  onRequestsCommitted?: (rows: CommittedRequest[]) => void;
 }
 
 export class DataPlane {
@@ -31,6 +37,9 @@ export class DataPlane {
   readonly cache: ExactCache | null;
   readonly logWriter: LogWriter;
   readonly pipeline: ChatPipeline;
+  readonly routing: RoutingState;
+  readonly engine: RoutingEngine;
+  readonly judgeSampler: JudgeSampler;
   simulator: Simulator | undefined;
 
   constructor(private readonly opts: DataPlaneOptions) {
@@ -44,12 +53,25 @@ export class DataPlane {
       onCommitted: opts.onRequestsCommitted,
     });
     configureHttp({ connectTimeoutMs: config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS });
+    this.routing = new RoutingState(opts.pool, opts.logger, opts.databaseUrl);
+    this.judgeSampler = new JudgeSampler(opts.pool, this.routing, Math.random, opts.logger);
+    this.engine = new RoutingEngine({
+      state: this.routing,
+      classify,
+      lowConfidence: LOW_CONFIDENCE,
+      llmClassify: config.GATEWAY_CLASSIFIER_MODEL ? llmClassifier(this.registry, config.GATEWAY_CLASSIFIER_MODEL) : undefined,
+      explorationRate: config.GATEWAY_EXPLORATION_RATE,
+      abTestPreempts: config.GATEWAY_AB_TEST_PREEMPTS,
+      policy: { ...DEFAULT_POLICY, minSamples: config.GATEWAY_MIN_SAMPLES },
+      random: config.GATEWAY_ROUTING_SEED === undefined ? Math.random : seededRandom(config.GATEWAY_ROUTING_SEED),
+    });
     this.pipeline = new ChatPipeline({
       registry: this.registry,
       breakers: this.breakers,
       cache: this.cache,
       logWriter: this.logWriter,
-      strategy: opts.strategy ?? new CheapestCapableStrategy(),
+      strategy: this.engine,
+      onAnswer: (call, answer) => this.judgeSampler.offer(call, answer),
       upstreamTimeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
       maxAttempts: config.GATEWAY_MAX_ATTEMPTS,
     });
@@ -58,6 +80,7 @@ export class DataPlane {
   async start(): Promise<void> {
     await this.registry.load(await this.resolveSettings());
     this.registry.startLocalProbe();
+    await this.routing.start();
   }
 
   /** POST /v1/providers/reload: re-read credentials and run discovery again, no restart. */
@@ -69,6 +92,7 @@ export class DataPlane {
   async close(): Promise<void> {
     this.registry.stopLocalProbe();
     await this.logWriter.drain();
+    await this.routing.close();
     await this.simulator?.close();
     await closeHttp();
   }

@@ -46,6 +46,15 @@ export interface CostLogRow {
   createdAt: Date;
 }
 
+/** A committed request row with what the live tap shows beside it (never persisted). */
+export interface CommittedRequest {
+  row: RequestLogRow;
+  /** Sum of the request's cost rows, USD. */
+  costUsd: number;
+  /** A short preview of the prompt (last user message), or null. */
+  preview: string | null;
+}
+
 export interface LogWriterStats {
   queuedRequests: number;
   queuedCosts: number;
@@ -64,7 +73,7 @@ export interface LogWriterOptions {
   /** Upper bound of rows held in memory while the database is unreachable. */
   maxBuffered: number;
   /** Called with the request rows of every committed batch (the live tap publishes from here). */
-  onCommitted?: (rows: RequestLogRow[]) => void;
+  onCommitted?: (rows: CommittedRequest[]) => void;
 }
 
 const REQUEST_COLUMNS: Array<[keyof RequestLogRow, string, string]> = [
@@ -120,6 +129,8 @@ const insertCosts = unnestInsert<CostLogRow>('cost_logs', COST_COLUMNS);
 
 export class LogWriter {
   private requests: RequestLogRow[] = [];
+  /** Live-tap extras by request id, kept only until the row is committed. */
+  private extras = new Map<string, { costUsd: number; preview: string | null }>();
   private costs: CostLogRow[] = [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
@@ -130,9 +141,14 @@ export class LogWriter {
   constructor(private readonly opts: LogWriterOptions) {}
 
   /** Queue one request row and the cost rows of its upstream calls. Never blocks, never throws. */
-  write(request: RequestLogRow, costs: CostLogRow[]): void {
+  write(request: RequestLogRow, costs: CostLogRow[], preview: string | null = null): void {
     this.requests.push(request);
-    for (const c of costs) this.costs.push(c);
+    let costUsd = 0;
+    for (const c of costs) {
+      this.costs.push(c);
+      costUsd += c.cost;
+    }
+    if (this.opts.onCommitted) this.extras.set(request.id, { costUsd, preview });
     this.enforceBound();
     if (this.requests.length + this.costs.length >= (this.opts.batchSize ?? 1000)) this.flushSoon(0);
     else this.flushSoon(this.opts.flushIntervalMs);
@@ -143,6 +159,12 @@ export class LogWriter {
     for (const c of costs) this.costs.push(c);
     this.enforceBound();
     this.flushSoon(this.opts.flushIntervalMs);
+  }
+
+  /** Commit what is queued now (e.g. before looking a request row up); errors are left to the retry loop. */
+  async flushNow(): Promise<void> {
+    if (this.flushing) await this.flushing;
+    await this.flush();
   }
 
   /** Write everything queued; resolves when the queue is empty or `timeoutMs` has passed. */
@@ -183,7 +205,14 @@ export class LogWriter {
           this.backoffMs = 0;
           this.stats.writtenRequests += requests.length;
           this.stats.writtenCosts += costs.length;
-          if (requests.length) this.opts.onCommitted?.(requests);
+          if (requests.length && this.opts.onCommitted) {
+            const committed = requests.map((row) => {
+              const extra = this.extras.get(row.id);
+              this.extras.delete(row.id);
+              return { row, costUsd: extra?.costUsd ?? 0, preview: extra?.preview ?? null };
+            });
+            this.opts.onCommitted(committed);
+          }
         },
         (err: unknown) => {
           // Put the batch back in front of anything queued since, then retry later.
@@ -227,7 +256,7 @@ export class LogWriter {
       // Keep the newest rows; drop from the oldest, costs first (requests carry the counts).
       const fromCosts = Math.min(over, this.costs.length);
       this.costs.splice(0, fromCosts);
-      if (over > fromCosts) this.requests.splice(0, over - fromCosts);
+      if (over > fromCosts) for (const r of this.requests.splice(0, over - fromCosts)) this.extras.delete(r.id);
       this.stats.dropped += over;
     }
     this.updateQueued();

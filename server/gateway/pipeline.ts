@@ -28,6 +28,8 @@ export interface PipelineOptions {
   upstreamTimeoutMs: number;
   /** Targets tried per request, the first included. */
   maxAttempts: number;
+  /** Called with each successful live (not cached) answer: the judge samples from here. */
+  onAnswer?: (call: ChatCall, answer: string) => void;
 }
 
 export interface PlannedCall {
@@ -40,10 +42,12 @@ export class ChatPipeline {
   constructor(readonly opts: PipelineOptions) {}
 
   /** Routing decision, fallback candidates and cache key for a call. */
-  plan(call: ChatCall): PlannedCall {
+  async plan(call: ChatCall): Promise<PlannedCall> {
     const needs = needsOf(call);
-    const decision = call.body.model ? pinnedDecision(this.opts.registry, call.body.model) : this.opts.strategy.route(call, needs, this.opts.registry);
-    const candidates = candidatesFor(this.opts.registry, decision, needs, this.opts.maxAttempts);
+    // A pinned model bypasses the routing stages and structured-output narrowing.
+    const decision = call.body.model ? pinnedDecision(this.opts.registry, call.body.model) : await this.opts.strategy.route(call, needs, this.opts.registry);
+    const fallbackNeeds = call.body.model ? { ...needs, structured: false } : needs;
+    const candidates = candidatesFor(this.opts.registry, decision, fallbackNeeds, this.opts.maxAttempts);
     const cacheable =
       this.opts.cache !== null &&
       isCacheable({
@@ -58,7 +62,7 @@ export class ChatPipeline {
 
   /** A non-streaming call. Throws GatewayError (provider_error, invalid_request_error) or ClientClosedError. */
   async complete(call: ChatCall): Promise<CompletionResult> {
-    const plan = this.plan(call);
+    const plan = await this.plan(call);
     const { decision } = plan;
     const hit = plan.cacheKey ? this.opts.cache!.get(plan.cacheKey) : undefined;
     if (hit) {
@@ -90,6 +94,7 @@ export class ChatPipeline {
         logCall(this.opts.logWriter, call, outcome, costs);
         // Only the requested target's own answer is cached under its key.
         if (plan.cacheKey && i === 0) this.opts.cache!.set(plan.cacheKey, { completion, inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
+        this.opts.onAnswer?.(call, answerText(completion));
         return { completion, meta: buildMeta(call, outcome, costOf(target, usage), errors) };
       } catch (err) {
         let failure: AttemptFailure;
@@ -125,10 +130,14 @@ function pinnedDecision(registry: ProviderRegistry, model: string): RoutingDecis
 
 export function needsOf(call: ChatCall): Needs {
   const rf = call.body.response_format?.type;
+  const tools = (call.body.tools?.length ?? 0) > 0;
+  const json = rf === 'json_object' || rf === 'json_schema';
   return {
     vision: hasImage(call.messages),
-    tools: (call.body.tools?.length ?? 0) > 0,
-    json: rf === 'json_object' || rf === 'json_schema',
+    tools,
+    json,
+    // An explicit requires_structured_output overrides detection either way (SPEC.md).
+    structured: call.body.requires_structured_output ?? (json || tools),
   };
 }
 
@@ -146,6 +155,10 @@ export function upstreamBody(call: ChatCall, model: string, stream: boolean): Ch
 export async function usageOf(call: ChatCall, completion: ChatCompletion): Promise<Usage> {
   const u = completion.usage;
   if (u && (u.prompt_tokens > 0 || u.completion_tokens > 0)) return u;
-  const text = completion.choices.map((c) => textOf(c.message.content) + (c.message.tool_calls ?? []).map((t) => t.function.name + t.function.arguments).join('')).join('');
-  return estimateUsage(upstreamBody(call, completion.model, false), text);
+  return estimateUsage(upstreamBody(call, completion.model, false), answerText(completion));
+}
+
+/** Everything the model produced: text and tool calls. */
+export function answerText(completion: ChatCompletion): string {
+  return completion.choices.map((c) => textOf(c.message.content) + (c.message.tool_calls ?? []).map((t) => t.function.name + t.function.arguments).join('')).join('');
 }

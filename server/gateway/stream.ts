@@ -15,7 +15,7 @@ import type { CallMeta, ChatCall, RoutingDecision, StreamSink, Target, UpstreamE
 
 export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSink): Promise<CallMeta | null> {
   const { registry, breakers, cache, logWriter, upstreamTimeoutMs } = p.opts;
-  const plan = p.plan(call);
+  const plan = await p.plan(call);
   const includeUsage = call.body.stream_options?.include_usage === true;
 
   const hit = plan.cacheKey ? cache!.get(plan.cacheKey) : undefined;
@@ -96,6 +96,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     const meta = buildMeta(call, outcome, costOf(target, usage), errors);
     sink.end(finalChunk(acc.id, acc.created, acc.model, includeUsage ? usage : undefined), meta);
     logCall(logWriter, call, outcome, costs);
+    p.opts.onAnswer?.(call, acc.producedText());
     if (plan.cacheKey && i === 0) {
       const completion = acc.toCompletion(usage);
       if (completion) cache!.set(plan.cacheKey, { completion, inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });

@@ -1,5 +1,6 @@
 import type { ChatCompletion, ChatChunk, ChatMessage, Usage } from '../providers/types.js';
 import type { ChatBody } from './validate.js';
+import type { CostLogRow } from './log-writer.js';
 
 // The data-plane core's vocabulary. No HTTP or tRPC types here: evals, replays and the judge
 // drive the same core.
@@ -40,6 +41,10 @@ export interface ChatCall {
   /** performance.now() when the call arrived. */
   startedAt: number;
   createdAt: Date;
+  /** Cost rows of calls made on this request's behalf before the provider call (LLM classification). */
+  extraCosts?: CostLogRow[];
+  /** A call the gateway makes itself (judge, evals): cost rows only, no request row. */
+  costOnly?: boolean;
 }
 
 export interface UpstreamErrorSummary {

@@ -1,6 +1,8 @@
 import { router } from './init.js';
 import { lockInputCoercion } from './strict-inputs.js';
+import { abTestsRouter } from '../modules/ab-tests/router.js';
 import { auditRouter } from '../modules/audit/router.js';
+import { feedbackRouter } from '../modules/feedback/router.js';
 import { providersRouter } from '../modules/providers/router.js';
 import { systemRouter } from '../modules/system/router.js';
 import { tokensRouter } from '../modules/tokens/router.js';
@@ -10,6 +12,8 @@ export const appRouter = router({
   tokens: tokensRouter,
   audit: auditRouter,
   providers: providersRouter,
+  abTests: abTestsRouter,
+  feedback: feedbackRouter,
 });
 
 export type AppRouter = typeof appRouter;

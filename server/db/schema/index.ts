@@ -7,3 +7,4 @@ export * from './feedback.js';
 export * from './ab-tests.js';
 export * from './judge-config.js';
 export * from './job-runs.js';
+export * from './judge-samples.js';

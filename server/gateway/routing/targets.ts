@@ -1,4 +1,4 @@
-import { capabilitiesFor, modelTier } from '../../providers/capabilities.js';
+import { capabilitiesFor, isStructuredOutputReliable, modelTier } from '../../providers/capabilities.js';
 import { priceFor } from '../../providers/pricing.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { GatewayError } from '../../lib/errors.js';
@@ -10,6 +10,8 @@ export interface Needs {
   vision: boolean;
   tools: boolean;
   json: boolean;
+  /** Structured-output narrowing: only STRUCTURED_OUTPUT_RELIABLE models qualify. */
+  structured: boolean;
 }
 
 /**
@@ -59,6 +61,7 @@ export function candidatesFor(registry: ProviderRegistry, primary: Target, needs
 }
 
 export function satisfies(t: Target, needs: Needs): boolean {
+  if (needs.structured && !isStructuredOutputReliable(t.model)) return false;
   const caps = capabilitiesFor(t.model, t.provider);
   return (!needs.vision || caps.vision) && (!needs.tools || caps.tools) && (!needs.json || caps.json);
 }
@@ -67,4 +70,13 @@ export function satisfies(t: Target, needs: Needs): boolean {
 export function blendedPrice(t: Target): number {
   const p = priceFor(t.model, t.provider);
   return p ? (3 * p.input + p.output) / 4 : Number.POSITIVE_INFINITY;
+}
+
+/** The cheapest priced target available now (the judge's default grader), as `provider/model`. */
+export function cheapestTarget(registry: ProviderRegistry): string | null {
+  const best = registry
+    .targets()
+    .filter((t) => Number.isFinite(blendedPrice(t)))
+    .sort((a, b) => blendedPrice(a) - blendedPrice(b))[0];
+  return best ? `${best.provider}/${best.model}` : null;
 }

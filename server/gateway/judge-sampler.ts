@@ -1,0 +1,39 @@
+import type pg from 'pg';
+import type { Logger } from '../lib/logger.js';
+import type { Random } from './routing/random.js';
+import type { RoutingState } from './routing/state.js';
+import type { ChatCall } from './types.js';
+
+// Picks a share of live traffic for the LLM judge (the workspace's sampleRate) and stores the
+// exchange for the judge job. Off the response path: the insert is fire-and-forget and bounded,
+// so a slow database drops samples instead of holding memory.
+
+const MAX_IN_FLIGHT = 16;
+
+export class JudgeSampler {
+  private inFlight = 0;
+  dropped = 0;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly routing: RoutingState,
+    private readonly random: Random,
+    private readonly logger: Logger,
+  ) {}
+
+  offer(call: ChatCall, answer: string): void {
+    if (call.costOnly) return;
+    const judge = this.routing.judge(call.tenantId);
+    if (!judge?.enabled || judge.sampleRate <= 0 || this.random() >= judge.sampleRate) return;
+    if (this.inFlight >= MAX_IN_FLIGHT) {
+      this.dropped++;
+      return;
+    }
+    this.inFlight++;
+    const prompt = call.messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : (m.content ?? []).filter((p) => p.type === 'text') }));
+    this.pool
+      .query('insert into judge_samples (request_id, tenant_id, prompt, answer) values ($1, $2, $3, $4) on conflict do nothing', [call.requestId, call.tenantId, JSON.stringify(prompt), answer])
+      .catch((err: unknown) => this.logger.warn({ err: (err as Error).message }, 'judge sample not stored'))
+      .finally(() => this.inFlight--);
+  }
+}

@@ -1,0 +1,129 @@
+import { GatewayError } from '../../lib/errors.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
+import type { Classification } from '../classifier/index.js';
+import { COMPLEXITIES, TASK_TYPES, type ChatCall, type Complexity, type RoutedBy, type RoutingDecision, type Target, type TaskType } from '../types.js';
+import type { ChatMessage } from '../../providers/types.js';
+import { weightedIndex, type Random } from './random.js';
+import { hasEvidence, rank, type Scored, type ScoringPolicy } from './scoring.js';
+import type { ActiveAbTest, RoutingState } from './state.js';
+import type { RoutingStrategy } from './strategy.js';
+import { satisfies, type Needs } from './targets.js';
+
+// The routing stages for a request with an empty model (a pinned model never reaches here):
+// routing hint / pre-label headers, classifier (optionally an LLM when unsure), structured-output
+// narrowing, A/B test on the cell, adaptive score-based pick, exploration.
+
+export interface LlmClassifier {
+  /** Asks a model for the cell; undefined when it cannot tell (the classifier's answer stands). */
+  (call: ChatCall, messages: readonly ChatMessage[]): Promise<{ taskType: TaskType; complexity: Complexity } | undefined>;
+}
+
+export interface RoutingEngineOptions {
+  state: RoutingState;
+  classify: (messages: readonly ChatMessage[]) => Classification;
+  lowConfidence: number;
+  llmClassify?: LlmClassifier;
+  explorationRate: number;
+  abTestPreempts: boolean;
+  policy: ScoringPolicy;
+  random: Random;
+  /** Observed latency per target, for tie-breaks. */
+  latencyOf?: (t: Target) => number;
+}
+
+interface Cell {
+  taskType: TaskType;
+  complexity: Complexity;
+  routedBy: 'classification' | 'routing-hint';
+  usedLlmFallback: boolean;
+}
+
+export class RoutingEngine implements RoutingStrategy {
+  constructor(private readonly opts: RoutingEngineOptions) {}
+
+  async route(call: ChatCall, needs: Needs, registry: ProviderRegistry): Promise<RoutingDecision> {
+    const cell = await this.cell(call);
+    const candidates = registry.targets().filter((t) => satisfies(t, needs));
+    if (candidates.length === 0) {
+      if (needs.structured) throw new GatewayError('no_capable_provider', 'This request needs structured output and no registered provider has a model in STRUCTURED_OUTPUT_RELIABLE');
+      throw new GatewayError('provider_error', 'No registered provider has a model that can serve this request');
+    }
+
+    const stats = this.opts.state.cellQuality(call.tenantId, cell.taskType, cell.complexity);
+    const ranked = rank(candidates, cell.complexity, stats, this.opts.policy, this.opts.latencyOf);
+    const adaptiveHasEvidence = hasEvidence(ranked);
+
+    const ab = this.abTestPick(call.tenantId, cell, candidates);
+    if (ab && (this.opts.abTestPreempts || !adaptiveHasEvidence)) {
+      // SPEC.md: the classifier counts as bypassed for A/B-routed requests, so task fields are null.
+      return { ...ab.target, routedBy: 'ab-test', taskType: null, complexity: null, usedFallback: false, usedLlmFallback: cell.usedLlmFallback, abTestId: ab.test.id, variant: `${ab.target.provider}/${ab.target.model}` };
+    }
+
+    const top = ranked[0]!;
+    const explored = this.explore(ranked);
+    const routedBy: RoutedBy = explored ? 'exploration' : adaptiveHasEvidence ? 'adaptive' : cell.routedBy;
+    const chosen = explored ?? top;
+    return { provider: chosen.provider, model: chosen.model, routedBy, taskType: cell.taskType, complexity: cell.complexity, usedFallback: false, usedLlmFallback: cell.usedLlmFallback };
+  }
+
+  /** The request's routing cell: hints first (each dimension on its own), the classifier for the rest. */
+  private async cell(call: ChatCall): Promise<Cell> {
+    const hintedTask = call.body.routing_hint ?? asTaskType(call.headerHints.taskType);
+    const hintedComplexity = call.body.complexity_hint ?? asComplexity(call.headerHints.complexity);
+    if (hintedTask && hintedComplexity) return { taskType: hintedTask, complexity: hintedComplexity, routedBy: 'routing-hint', usedLlmFallback: false };
+
+    const c = this.opts.classify(call.messages);
+    let taskType = c.taskType;
+    let complexity = c.complexity;
+    let usedLlmFallback = false;
+    const unsure = (!hintedTask && c.taskConfidence < this.opts.lowConfidence) || (!hintedComplexity && c.complexityConfidence < this.opts.lowConfidence);
+    if (unsure && this.opts.llmClassify) {
+      const llm = await this.opts.llmClassify(call, call.messages).catch(() => undefined);
+      if (llm) {
+        taskType = llm.taskType;
+        complexity = llm.complexity;
+        usedLlmFallback = true;
+      }
+    }
+    return {
+      taskType: hintedTask ?? taskType,
+      complexity: hintedComplexity ?? complexity,
+      routedBy: hintedTask || hintedComplexity ? 'routing-hint' : 'classification',
+      usedLlmFallback,
+    };
+  }
+
+  /** The newest active test scoped to this cell, and a weighted pick among its available variants. */
+  private abTestPick(tenantId: string, cell: Cell, candidates: Target[]): { test: ActiveAbTest; target: Target } | undefined {
+    const available = new Set(candidates.map((t) => `${t.provider}/${t.model}`));
+    for (const test of this.opts.state.activeAbTests(tenantId)) {
+      const variants = test.variants.filter(
+        (v) =>
+          (v.taskType ?? test.taskType ?? cell.taskType) === cell.taskType &&
+          (v.complexity ?? test.complexity ?? cell.complexity) === cell.complexity &&
+          available.has(`${v.provider}/${v.model}`),
+      );
+      if (variants.length === 0) continue;
+      const v = variants[weightedIndex(variants.map((x) => x.weight), this.opts.random)]!;
+      return { test, target: { provider: v.provider, model: v.model } };
+    }
+    return undefined;
+  }
+
+  /** With probability explorationRate, a non-top candidate, favouring those with the least evidence. */
+  private explore(ranked: Scored[]): Scored | undefined {
+    if (ranked.length < 2 || this.opts.explorationRate <= 0 || this.opts.random() >= this.opts.explorationRate) return undefined;
+    const others = ranked.slice(1);
+    return others[weightedIndex(others.map((s) => 1 / (1 + s.samples)), this.opts.random)];
+  }
+}
+
+function asTaskType(v: string | undefined): TaskType | undefined {
+  const t = v?.trim().toLowerCase();
+  return (TASK_TYPES as readonly string[]).includes(t ?? '') ? (t as TaskType) : undefined;
+}
+
+function asComplexity(v: string | undefined): Complexity | undefined {
+  const c = v?.trim().toLowerCase();
+  return (COMPLEXITIES as readonly string[]).includes(c ?? '') ? (c as Complexity) : undefined;
+}

@@ -1,0 +1,27 @@
+import { llmClassifierPrompt, parseLlmClassification } from '../classifier/index.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
+import { costRow } from '../accounting.js';
+import { resolvePinned } from './targets.js';
+import type { LlmClassifier } from './engine.js';
+
+const TIMEOUT_MS = 5_000;
+
+/**
+ * The optional LLM classification used when the in-process classifier is unsure: one short call
+ * to GATEWAY_CLASSIFIER_MODEL. Its cost is logged against the request it classified.
+ */
+export function llmClassifier(registry: ProviderRegistry, model: string): LlmClassifier {
+  return async (call, messages) => {
+    const target = resolvePinned(registry, model);
+    const adapter = registry.get(target.provider)?.adapter;
+    if (!adapter) return undefined;
+    const prompt = llmClassifierPrompt(messages);
+    const completion = await adapter.chat(
+      { model: target.model, messages: [{ role: 'system', content: prompt.system }, { role: 'user', content: prompt.user }], temperature: 0, max_tokens: 20 },
+      { signal: AbortSignal.any([call.signal, AbortSignal.timeout(TIMEOUT_MS)]), timeoutMs: TIMEOUT_MS },
+    );
+    if (completion.usage) (call.extraCosts ??= []).push(costRow(call, target, completion.usage, 'ok'));
+    const text = completion.choices[0]?.message.content;
+    return typeof text === 'string' ? parseLlmClassification(text) : undefined;
+  };
+}

@@ -1,0 +1,78 @@
+import { modelTier, type ModelTier } from '../../providers/capabilities.js';
+import type { Complexity, Target } from '../types.js';
+import type { QualityStat } from './state.js';
+import { targetKey } from './state.js';
+import { blendedPrice } from './targets.js';
+
+// Adaptive scoring: a quality estimate per candidate on the 1-5 feedback scale, traded against
+// price. The rule is "cheapest among the near-best": find the best estimated quality, keep the
+// candidates within a tolerance of it, and take the cheapest (then the fastest). Tolerance shrinks
+// with complexity, so simple requests go to cheap models and complex ones to strong models.
+//
+// Estimates: before a candidate has MIN_SAMPLES feedback scores in the cell, a prior by model tier
+// and complexity; from then on the posterior mean of its scores shrunk toward that prior.
+
+export interface ScoringPolicy {
+  minSamples: number;
+  /** Pseudo-observations of the prior in the posterior mean. */
+  priorStrength: number;
+  /** How far below the best estimate a cheaper candidate may be and still be chosen. */
+  tolerance: Record<Complexity, number>;
+}
+
+export const DEFAULT_POLICY: ScoringPolicy = {
+  minSamples: 10,
+  priorStrength: 4,
+  tolerance: { simple: 0.35, medium: 0.3, complex: 0.2 },
+};
+
+// What a tier is expected to score before there is evidence, by complexity. Small models do well
+// on simple asks and fall off on complex ones; large models hold up everywhere.
+export const TIER_PRIORS: Record<Complexity, Record<ModelTier, number>> = {
+  simple: { small: 4.1, medium: 4.3, large: 4.4 },
+  medium: { small: 3.5, medium: 4.1, large: 4.4 },
+  complex: { small: 2.8, medium: 3.7, large: 4.4 },
+};
+/** Models missing from the catalog: assumed middling, a little below a known medium model. */
+const UNKNOWN_TIER_PENALTY = 0.3;
+
+export interface Scored extends Target {
+  quality: number;
+  samples: number;
+  /** Whether the estimate rests on feedback (samples >= minSamples) rather than the prior. */
+  evidence: boolean;
+  price: number;
+}
+
+export function prior(t: Target, complexity: Complexity): number {
+  const tier = modelTier(t.model, t.provider);
+  return tier ? TIER_PRIORS[complexity][tier] : TIER_PRIORS[complexity].medium - UNKNOWN_TIER_PENALTY;
+}
+
+export function score(t: Target, complexity: Complexity, stat: QualityStat | undefined, policy: ScoringPolicy): Scored {
+  const p = prior(t, complexity);
+  const n = stat?.count ?? 0;
+  const evidence = n >= policy.minSamples;
+  const quality = evidence ? (p * policy.priorStrength + stat!.sum) / (policy.priorStrength + n) : p;
+  return { provider: t.provider, model: t.model, quality, samples: n, evidence, price: blendedPrice(t) };
+}
+
+/**
+ * Candidates ordered best-first under the policy: the chosen one first (cheapest within tolerance
+ * of the best quality), then the rest by quality, then price.
+ */
+export function rank(candidates: Target[], complexity: Complexity, stats: Map<string, QualityStat> | undefined, policy: ScoringPolicy, latencyMs?: (t: Target) => number): Scored[] {
+  const scored = candidates.map((t) => score(t, complexity, stats?.get(targetKey(t.provider, t.model)), policy));
+  if (scored.length === 0) return scored;
+  const best = Math.max(...scored.map((s) => s.quality));
+  const floor = best - policy.tolerance[complexity];
+  const lat = latencyMs ?? (() => 0);
+  const byQualityThenPrice = (a: Scored, b: Scored) => b.quality - a.quality || a.price - b.price || lat(a) - lat(b);
+  const eligible = scored.filter((s) => s.quality >= floor).sort((a, b) => a.price - b.price || lat(a) - lat(b) || b.quality - a.quality);
+  const chosen = eligible[0]!;
+  return [chosen, ...scored.filter((s) => s !== chosen).sort(byQualityThenPrice)];
+}
+
+export function hasEvidence(scored: Scored[]): boolean {
+  return scored.some((s) => s.evidence);
+}

@@ -1,0 +1,186 @@
+import type pg from 'pg';
+import type { AbVariant } from '../../db/schema/ab-tests.js';
+import { notify, PgListener } from '../../db/listener.js';
+import type { Logger } from '../../lib/logger.js';
+import type { Complexity, TaskType } from '../types.js';
+
+// What routing needs to know about each workspace, held in memory so the request path never
+// queries the database: active A/B tests and feedback aggregates per cell and target. A change
+// made by any process (a test edited, feedback recorded) is announced on a NOTIFY channel and
+// every process reloads that workspace; a periodic full reload is the safety net.
+
+export const ROUTING_CHANNEL = 'gateway_routing';
+const FULL_RELOAD_MS = 60_000;
+
+export interface ActiveAbTest {
+  id: string;
+  name: string;
+  taskType: string | null;
+  complexity: string | null;
+  variants: AbVariant[];
+  createdAt: Date;
+}
+
+export interface QualityStat {
+  sum: number;
+  count: number;
+}
+
+export interface JudgeSettings {
+  enabled: boolean;
+  model: string | null;
+  sampleRate: number;
+}
+
+interface TenantState {
+  abTests: ActiveAbTest[];
+  judge: JudgeSettings | null;
+  /** cell key -> target key -> stat */
+  quality: Map<string, Map<string, QualityStat>>;
+  feedbackCount: number;
+}
+
+export const cellKey = (taskType: string, complexity: string) => `${taskType}/${complexity}`;
+export const targetKey = (provider: string, model: string) => `${provider}/${model}`;
+
+const EMPTY: TenantState = { abTests: [], judge: null, quality: new Map(), feedbackCount: 0 };
+const RELOAD_DEBOUNCE_MS = 250;
+
+export class RoutingState {
+  private tenants = new Map<string, TenantState>();
+  private listener: PgListener | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly pendingReloads = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly logger: Logger,
+    private readonly databaseUrl?: string,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.reloadAll();
+    if (this.databaseUrl) {
+      this.listener = new PgListener(this.databaseUrl, ROUTING_CHANNEL, (tenantId) => this.scheduleReload(tenantId), this.logger, () => void this.reloadAll());
+      await this.listener.start();
+    }
+    this.timer = setInterval(() => void this.reloadAll().catch(() => undefined), FULL_RELOAD_MS);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    for (const t of this.pendingReloads.values()) clearTimeout(t);
+    await this.listener?.close();
+  }
+
+  judge(tenantId: string): JudgeSettings | null {
+    return (this.tenants.get(tenantId) ?? EMPTY).judge;
+  }
+
+  /** Whether the workspace has any feedback at all (the adaptive stage's active flag). */
+  feedbackCount(tenantId: string): number {
+    return (this.tenants.get(tenantId) ?? EMPTY).feedbackCount;
+  }
+
+  activeAbTests(tenantId: string): ActiveAbTest[] {
+    return (this.tenants.get(tenantId) ?? EMPTY).abTests;
+  }
+
+  /** Feedback aggregates of one cell: target key -> stat. */
+  cellQuality(tenantId: string, taskType: TaskType, complexity: Complexity): Map<string, QualityStat> | undefined {
+    return (this.tenants.get(tenantId) ?? EMPTY).quality.get(cellKey(taskType, complexity));
+  }
+
+  /** Record feedback in memory at once (this process), before the notification round trip. */
+  addFeedback(tenantId: string, f: { taskType: string | null; complexity: string | null; provider: string | null; model: string | null; score: number; previousScore?: number }): void {
+    // Feedback of requests without a cell (overrides, A/B tests) is not learned from (SPEC.md).
+    if (!f.taskType || !f.complexity || !f.provider || !f.model) return;
+    let state = this.tenants.get(tenantId);
+    if (!state) {
+      state = { abTests: [], judge: null, quality: new Map(), feedbackCount: 0 };
+      this.tenants.set(tenantId, state);
+    }
+    const ck = cellKey(f.taskType, f.complexity);
+    let cell = state.quality.get(ck);
+    if (!cell) state.quality.set(ck, (cell = new Map()));
+    const tk = targetKey(f.provider, f.model);
+    const stat = cell.get(tk) ?? { sum: 0, count: 0 };
+    if (f.previousScore !== undefined) stat.sum += f.score - f.previousScore;
+    else {
+      stat.sum += f.score;
+      stat.count += 1;
+      state.feedbackCount += 1;
+    }
+    cell.set(tk, stat);
+  }
+
+  /**
+   * Tell every process to reload a workspace's routing state. This process reloads at once unless
+   * the caller already updated memory (`local: false`, as feedback does).
+   */
+  async announce(db: { query: (text: string, values: unknown[]) => Promise<unknown> }, tenantId: string, opts: { local?: boolean } = {}): Promise<void> {
+    await notify(db, ROUTING_CHANNEL, tenantId);
+    if (opts.local !== false) await this.reloadTenant(tenantId);
+  }
+
+  /** Coalesce bursts of notifications (a stream of feedback) into one reload per workspace. */
+  private scheduleReload(tenantId: string): void {
+    if (this.pendingReloads.has(tenantId)) return;
+    const t = setTimeout(() => {
+      this.pendingReloads.delete(tenantId);
+      void this.reloadTenant(tenantId).catch((err: unknown) => this.logger.warn({ err: (err as Error).message }, 'routing state reload failed'));
+    }, RELOAD_DEBOUNCE_MS);
+    t.unref();
+    this.pendingReloads.set(tenantId, t);
+  }
+
+  async reloadAll(): Promise<void> {
+    const next = new Map<string, TenantState>();
+    await this.load(next, null);
+    this.tenants = next;
+  }
+
+  async reloadTenant(tenantId: string): Promise<void> {
+    const next = new Map<string, TenantState>();
+    await this.load(next, tenantId);
+    const fresh = next.get(tenantId);
+    if (fresh) this.tenants.set(tenantId, fresh);
+    else this.tenants.delete(tenantId);
+  }
+
+  private async load(into: Map<string, TenantState>, tenantId: string | null): Promise<void> {
+    const get = (t: string) => {
+      let s = into.get(t);
+      if (!s) into.set(t, (s = { abTests: [], judge: null, quality: new Map(), feedbackCount: 0 }));
+      return s;
+    };
+    const filter = tenantId === null ? '' : 'and tenant_id = $1';
+    const params = tenantId === null ? [] : [tenantId];
+    const [tests, quality, judges] = await Promise.all([
+      this.pool.query<{ id: string; tenant_id: string; name: string; task_type: string | null; complexity: string | null; variants: AbVariant[]; created_at: Date }>(
+        `select id, tenant_id, name, task_type, complexity, variants, created_at from ab_tests where status = 'active' ${filter} order by created_at desc`,
+        params,
+      ),
+      this.pool.query<{ tenant_id: string; task_type: string; complexity: string; provider: string; model: string; sum: number; count: number }>(
+        `select tenant_id, task_type, complexity, provider, model, sum(score)::float8 as sum, count(*)::int as count
+           from feedback where task_type is not null and complexity is not null and provider is not null and model is not null ${filter}
+          group by tenant_id, task_type, complexity, provider, model`,
+        params,
+      ),
+      this.pool.query<{ tenant_id: string; enabled: boolean; model: string | null; sample_rate: number }>(`select tenant_id, enabled, model, sample_rate from judge_config where true ${filter}`, params),
+    ]);
+    for (const j of judges.rows) get(j.tenant_id).judge = { enabled: j.enabled, model: j.model, sampleRate: j.sample_rate };
+    for (const t of tests.rows) {
+      get(t.tenant_id).abTests.push({ id: t.id, name: t.name, taskType: t.task_type, complexity: t.complexity, variants: t.variants, createdAt: t.created_at });
+    }
+    for (const q of quality.rows) {
+      const s = get(q.tenant_id);
+      const ck = cellKey(q.task_type, q.complexity);
+      let cell = s.quality.get(ck);
+      if (!cell) s.quality.set(ck, (cell = new Map()));
+      cell.set(targetKey(q.provider, q.model), { sum: q.sum, count: q.count });
+      s.feedbackCount += q.count;
+    }
+  }
+}

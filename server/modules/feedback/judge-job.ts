@@ -1,0 +1,53 @@
+import { sql } from 'drizzle-orm';
+import type { JobDefinition } from '../../jobs/queues.js';
+import { internalCall } from '../../gateway/internal-call.js';
+import { answerText } from '../../gateway/pipeline.js';
+import type { ChatMessage } from '../../providers/types.js';
+import type { Services } from '../../services.js';
+import { judgeMessages, parseJudgeScore } from './judge-prompt.js';
+
+const BATCH = 25;
+
+/**
+ * The judge job: grades the workspace's sampled live exchanges 1-5 through the gateway core (cost
+ * rows under judge-<requestId>, no request rows) and records each grade as feedback from the
+ * judge, which feeds adaptive routing like user feedback does.
+ */
+export const judgeJob: JobDefinition<Services> = {
+  name: 'judge',
+  description: 'Grades a sample of live traffic with the LLM judge and records the scores as feedback',
+  schedule: '* * * * *',
+  timeoutSeconds: 10 * 60,
+  async handler(ctx, { tenantId }) {
+    const { services } = ctx;
+    const config = await services.feedback.judgeConfig(tenantId);
+    if (!config.enabled) return { summary: 'judge disabled' };
+    if (!config.effectiveModel) return { summary: 'no judge model available' };
+    const { rows } = await ctx.db.execute<{ request_id: string; prompt: ChatMessage[]; answer: string }>(
+      sql`select request_id, prompt, answer from judge_samples where tenant_id = ${tenantId} order by created_at limit ${BATCH}`,
+    );
+    let graded = 0;
+    let unreadable = 0;
+    for (const sample of rows) {
+      const call = internalCall({
+        tenantId,
+        requestId: `judge-${sample.request_id}`,
+        body: { model: config.effectiveModel, messages: judgeMessages(sample.prompt, sample.answer), temperature: 0, max_tokens: 16 },
+      });
+      try {
+        const { completion } = await services.dataPlane.pipeline.complete(call);
+        const score = parseJudgeScore(answerText(completion));
+        if (score === undefined) unreadable++;
+        else {
+          await services.feedback.record(tenantId, sample.request_id, score, 'judge', null).catch(() => undefined);
+          graded++;
+        }
+      } catch (err) {
+        ctx.logger.warn({ err: (err as Error).message }, 'judge call failed; sample kept for the next run');
+        continue;
+      }
+      await ctx.db.execute(sql`delete from judge_samples where tenant_id = ${tenantId} and request_id = ${sample.request_id}`);
+    }
+    return { summary: `graded ${graded} of ${rows.length} sampled requests${unreadable ? ` (${unreadable} unreadable grades)` : ''}` };
+  },
+};

@@ -1,0 +1,104 @@
+import { and, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { feedback, judgeConfig, requests, type FeedbackRow, type JudgeConfigRow } from '../../db/schema/index.js';
+import type { Cursor } from '../../lib/cursor.js';
+
+export const feedbackRepository = {
+  async findRequest(db: Executor, tenantId: string, requestId: string) {
+    const rows = await db
+      .select({ id: requests.id, provider: requests.provider, model: requests.model, taskType: requests.taskType, complexity: requests.complexity })
+      .from(requests)
+      .where(and(eq(requests.tenantId, tenantId), eq(requests.id, requestId)))
+      .limit(1);
+    return rows[0];
+  },
+
+  async findOne(db: Executor, tenantId: string, requestId: string, source: string): Promise<FeedbackRow | undefined> {
+    const rows = await db.select().from(feedback).where(and(eq(feedback.tenantId, tenantId), eq(feedback.requestId, requestId), eq(feedback.source, source))).limit(1);
+    return rows[0];
+  },
+
+  /** One score per request and source: rating again replaces the score. */
+  async upsert(db: Executor, row: typeof feedback.$inferInsert): Promise<FeedbackRow> {
+    const [saved] = await db
+      .insert(feedback)
+      .values(row)
+      .onConflictDoUpdate({ target: [feedback.tenantId, feedback.requestId, feedback.source], set: { score: row.score, comment: row.comment ?? null, updatedAt: new Date() } })
+      .returning();
+    return saved!;
+  },
+
+  list(db: Executor, tenantId: string, q: { limit: number; requestId?: string; source?: string; before?: Cursor }): Promise<FeedbackRow[]> {
+    const filters: SQL[] = [eq(feedback.tenantId, tenantId)];
+    if (q.requestId) filters.push(eq(feedback.requestId, q.requestId));
+    if (q.source) filters.push(eq(feedback.source, q.source));
+    if (q.before) filters.push(or(lt(feedback.createdAt, q.before.createdAt), and(eq(feedback.createdAt, q.before.createdAt), lt(feedback.id, q.before.id)))!);
+    return db.select().from(feedback).where(and(...filters)).orderBy(desc(feedback.createdAt), desc(feedback.id)).limit(q.limit);
+  },
+
+  async byModel(db: Executor, tenantId: string) {
+    return db
+      .select({
+        provider: sql<string>`coalesce(${feedback.provider}, '')`,
+        model: sql<string>`coalesce(${feedback.model}, '')`,
+        avgScore: sql<number>`avg(${feedback.score})::float8`,
+        feedbackCount: sql<number>`count(*)::int`,
+        userCount: sql<number>`count(*) filter (where ${feedback.source} = 'user')::int`,
+        judgeCount: sql<number>`count(*) filter (where ${feedback.source} = 'judge')::int`,
+      })
+      .from(feedback)
+      .where(eq(feedback.tenantId, tenantId))
+      .groupBy(feedback.provider, feedback.model)
+      .orderBy(feedback.provider, feedback.model);
+  },
+
+  async byCell(db: Executor, tenantId: string) {
+    return db
+      .select({
+        taskType: sql<string>`${feedback.taskType}`,
+        complexity: sql<string>`${feedback.complexity}`,
+        provider: sql<string>`coalesce(${feedback.provider}, '')`,
+        model: sql<string>`coalesce(${feedback.model}, '')`,
+        avgScore: sql<number>`avg(${feedback.score})::float8`,
+        feedbackCount: sql<number>`count(*)::int`,
+        userCount: sql<number>`count(*) filter (where ${feedback.source} = 'user')::int`,
+        judgeCount: sql<number>`count(*) filter (where ${feedback.source} = 'judge')::int`,
+      })
+      .from(feedback)
+      .where(and(eq(feedback.tenantId, tenantId), sql`${feedback.taskType} is not null and ${feedback.complexity} is not null`))
+      .groupBy(feedback.taskType, feedback.complexity, feedback.provider, feedback.model)
+      .orderBy(feedback.taskType, feedback.complexity, feedback.provider, feedback.model);
+  },
+
+  async trend(db: Executor, tenantId: string, q: { unit: 'hour' | 'day'; since: Date; provider?: string; model?: string }) {
+    const filters: SQL[] = [eq(feedback.tenantId, tenantId), sql`${feedback.createdAt} >= ${q.since.toISOString()}::timestamptz`];
+    if (q.provider) filters.push(eq(feedback.provider, q.provider));
+    if (q.model) filters.push(eq(feedback.model, q.model));
+    const bucket = sql`date_trunc(${q.unit}, ${feedback.createdAt} at time zone 'UTC')`;
+    return db
+      .select({ bucket: sql<string>`to_char(${bucket}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`, avgScore: sql<number>`avg(${feedback.score})::float8`, feedbackCount: sql<number>`count(*)::int` })
+      .from(feedback)
+      .where(and(...filters))
+      .groupBy(bucket)
+      .orderBy(bucket);
+  },
+
+  async getJudgeConfig(db: Executor, tenantId: string): Promise<JudgeConfigRow | undefined> {
+    const rows = await db.select().from(judgeConfig).where(eq(judgeConfig.tenantId, tenantId)).limit(1);
+    return rows[0];
+  },
+
+  async putJudgeConfig(db: Executor, row: typeof judgeConfig.$inferInsert): Promise<JudgeConfigRow> {
+    const [saved] = await db
+      .insert(judgeConfig)
+      .values(row)
+      .onConflictDoUpdate({ target: judgeConfig.tenantId, set: { enabled: row.enabled, model: row.model, sampleRate: row.sampleRate, updatedAt: new Date() } })
+      .returning();
+    return saved!;
+  },
+
+  /** Every workspace's judge settings, for the in-memory copy the request path samples from. */
+  allJudgeConfigs(db: Executor): Promise<JudgeConfigRow[]> {
+    return db.select().from(judgeConfig);
+  },
+};

@@ -1,0 +1,145 @@
+import type { z } from 'zod';
+import type pg from 'pg';
+import type { Database } from '../../db/client.js';
+import type { FeedbackRow } from '../../db/schema/index.js';
+import type { LogWriter } from '../../gateway/log-writer.js';
+import type { RoutingState } from '../../gateway/routing/state.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { GatewayError, notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { ActorRef, AuditService } from '../audit/service.js';
+import { feedbackRepository } from './repository.js';
+import type { Feedback, FeedbackPage, JudgeConfig, ListFeedbackInput, QualityByCell, QualityByModel, QualityTrend, SubmitFeedbackInput, TrendInput, UpdateJudgeConfigInput } from './schemas.js';
+
+type Dto = z.infer<typeof Feedback>;
+
+export interface FeedbackServiceDeps {
+  db: Database;
+  pool: pg.Pool;
+  audit: AuditService;
+  routing: RoutingState;
+  logWriter: LogWriter;
+  minSamples: number;
+  /** `provider/model` the judge uses when none is pinned (the cheapest available), or null. */
+  cheapestModel: () => string | null;
+}
+
+const DEFAULT_JUDGE = { enabled: false, model: null as string | null, sampleRate: 0.05 };
+const RANGE_MS = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
+
+export class FeedbackService {
+  constructor(private readonly d: FeedbackServiceDeps) {}
+
+  async submit(tenantId: string, input: z.infer<typeof SubmitFeedbackInput>): Promise<Dto> {
+    const score = input.score ?? (input.thumbs === 'up' ? 5 : 1);
+    return this.record(tenantId, input.requestId, score, 'user', input.comment ?? null);
+  }
+
+  /** Store a score (user or judge) and feed it to routing at once. 404 for unknown or foreign ids. */
+  async record(tenantId: string, requestId: string, score: number, source: 'user' | 'judge', comment: string | null): Promise<Dto> {
+    let request = await feedbackRepository.findRequest(this.d.db, tenantId, requestId);
+    if (!request) {
+      // The request row may still be queued in the log writer: commit and look again.
+      await this.d.logWriter.flushNow();
+      request = await feedbackRepository.findRequest(this.d.db, tenantId, requestId);
+    }
+    if (!request) throw notFound('Request', requestId);
+    const previous = await feedbackRepository.findOne(this.d.db, tenantId, requestId, source);
+    const saved = await feedbackRepository.upsert(this.d.db, {
+      id: newId('fb'),
+      tenantId,
+      requestId,
+      score,
+      source,
+      comment,
+      provider: request.provider,
+      model: request.model,
+      taskType: request.taskType,
+      complexity: request.complexity,
+    });
+    this.d.routing.addFeedback(tenantId, { ...request, score, previousScore: previous?.score });
+    await this.d.routing.announce(this.d.pool, tenantId, { local: false });
+    return toDto(saved);
+  }
+
+  async list(tenantId: string, input: z.infer<typeof ListFeedbackInput>): Promise<z.infer<typeof FeedbackPage>> {
+    const rows = await feedbackRepository.list(this.d.db, tenantId, {
+      limit: input.limit + 1,
+      requestId: input.requestId,
+      source: input.source,
+      before: input.cursor ? decodeCursor(input.cursor) : undefined,
+    });
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return { items: page.map(toDto), nextCursor: rows.length > input.limit && last ? encodeCursor(last) : null };
+  }
+
+  async byModel(tenantId: string): Promise<z.infer<typeof QualityByModel>> {
+    return { items: await feedbackRepository.byModel(this.d.db, tenantId) };
+  }
+
+  async byCell(tenantId: string): Promise<z.infer<typeof QualityByCell>> {
+    return { items: await feedbackRepository.byCell(this.d.db, tenantId), minSamples: this.d.minSamples };
+  }
+
+  async trend(tenantId: string, input: z.infer<typeof TrendInput>): Promise<z.infer<typeof QualityTrend>> {
+    const unit = input.range === '24h' ? 'hour' : 'day';
+    const stepMs = unit === 'hour' ? 3_600_000 : 86_400_000;
+    const now = Date.now();
+    const since = new Date(Math.floor((now - RANGE_MS[input.range]) / stepMs) * stepMs + stepMs);
+    const rows = await feedbackRepository.trend(this.d.db, tenantId, { unit, since, provider: input.provider, model: input.model });
+    const byBucket = new Map(rows.map((r) => [r.bucket, r]));
+    const points = [];
+    for (let t = since.getTime(); t <= now; t += stepMs) {
+      const key = new Date(t).toISOString().replace('.000Z', 'Z');
+      const r = byBucket.get(key);
+      points.push({ bucketStart: key, avgScore: r ? r.avgScore : null, feedbackCount: r ? r.feedbackCount : 0 });
+    }
+    return { range: input.range, bucket: unit, points };
+  }
+
+  async judgeConfig(tenantId: string): Promise<z.infer<typeof JudgeConfig>> {
+    const row = (await feedbackRepository.getJudgeConfig(this.d.db, tenantId)) ?? DEFAULT_JUDGE;
+    return { enabled: row.enabled, model: row.model, sampleRate: row.sampleRate, effectiveModel: row.model ?? this.d.cheapestModel() };
+  }
+
+  async updateJudgeConfig(tenantId: string, actor: ActorRef, input: z.infer<typeof UpdateJudgeConfigInput>): Promise<z.infer<typeof JudgeConfig>> {
+    if (input.model && !input.model.includes('/')) throw new GatewayError('invalid_request_error', 'model: use the form provider/model (see GET /v1/models)');
+    await this.d.db.transaction(async (tx) => {
+      const before = (await feedbackRepository.getJudgeConfig(tx, tenantId)) ?? { ...DEFAULT_JUDGE };
+      const after = await feedbackRepository.putJudgeConfig(tx, {
+        tenantId,
+        enabled: input.enabled ?? before.enabled,
+        model: input.model === undefined ? before.model : input.model,
+        sampleRate: input.sampleRate ?? before.sampleRate,
+      });
+      await this.d.audit.record(tx, {
+        tenantId,
+        actor,
+        action: 'judge_config.update',
+        targetType: 'judge_config',
+        targetId: tenantId,
+        before: { enabled: before.enabled, model: before.model, sampleRate: before.sampleRate },
+        after: { enabled: after.enabled, model: after.model, sampleRate: after.sampleRate },
+      });
+    });
+    await this.d.routing.announce(this.d.pool, tenantId);
+    return this.judgeConfig(tenantId);
+  }
+}
+
+function toDto(r: FeedbackRow): Dto {
+  return {
+    id: r.id,
+    requestId: r.requestId,
+    score: r.score,
+    source: r.source as Dto['source'],
+    comment: r.comment,
+    provider: r.provider,
+    model: r.model,
+    taskType: r.taskType,
+    complexity: r.complexity,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
