@@ -19,6 +19,8 @@ export class SimState {
   latencyMs = 0;
   chunkDelayMs = 0;
   outputTokens = DEFAULT_OUTPUT_TOKENS;
+  /** Hidden quality (1-5) per model, used to answer grading requests. */
+  modelQualities: Record<string, number> = {};
   models: Record<SimFormat, { list: string[]; set: Set<string> }> = {
     openai: modelEntry(DEFAULT_MODELS.openai),
     anthropic: modelEntry(DEFAULT_MODELS.anthropic),
@@ -44,6 +46,7 @@ export class SimState {
     }
     if (patch.chunkDelayMs !== undefined) this.chunkDelayMs = nonNegative(patch.chunkDelayMs, 'chunkDelayMs');
     if (patch.outputTokens !== undefined) this.outputTokens = Math.max(1, Math.floor(nonNegative(patch.outputTokens, 'outputTokens')));
+    if (patch.modelQualities !== undefined) this.modelQualities = { ...patch.modelQualities };
     if (patch.models) {
       for (const f of ['openai', 'anthropic', 'gemini'] as const) {
         const list = patch.models[f];
@@ -67,6 +70,7 @@ export class SimState {
     this.latencyMs = 0;
     this.chunkDelayMs = 0;
     this.outputTokens = DEFAULT_OUTPUT_TOKENS;
+    this.modelQualities = {};
     for (const f of ['openai', 'anthropic', 'gemini'] as const) this.models[f] = modelEntry(DEFAULT_MODELS[f]);
     this.faults.set([]);
     this.faults.reseed(this.initial.seed ?? DEFAULT_SEED);

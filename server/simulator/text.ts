@@ -48,9 +48,15 @@ const FILLER = ('the quick brown fox jumps over the lazy dog while a simulated u
   + 'talking so that streams have enough pieces to measure latency and throughput with').split(' ');
 const IMAGE_TOKENS = 85;
 
-export function plan(g: GenRequest, naturalTokens: number): Plan {
+export function plan(g: GenRequest, naturalTokens: number, qualities: Readonly<Record<string, number>> = {}): Plan {
   const promptTokens = Math.ceil(g.promptChars / 4) + 3 * g.messageCount + 3
     + IMAGE_TOKENS * g.imageCount + Math.ceil(g.toolsChars / 4);
+
+  const grade = gradeFor(g.lastText, qualities);
+  if (grade !== undefined) {
+    const pieces = ['Score:', ` ${grade}`];
+    return { promptTokens, outputTokens: pieces.length, pieces, text: pieces.join(''), finish: 'stop', stopSequence: null };
+  }
 
   const tool = pickTool(g);
   if (tool) {
@@ -89,6 +95,22 @@ export function plan(g: GenRequest, naturalTokens: number): Plan {
     stopSequence = null;
   }
   return { promptTokens, outputTokens: pieces.length, pieces, text: pieces.join(''), finish, stopSequence };
+}
+
+/**
+ * A grading request (an instruction to answer in the form "Score: N") is answered like a judge
+ * model would: the grade of the simulated model whose reply is being graded, from the configured
+ * hidden qualities, or a stable 1-5 derived from that model's name.
+ */
+function gradeFor(text: string, qualities: Readonly<Record<string, number>>): number | undefined {
+  if (!text.includes('of the form "Score: N"')) return undefined;
+  const graded = /Simulated reply from (\S+)/.exec(text)?.[1];
+  if (graded === undefined) return 3;
+  const q = qualities[graded];
+  if (q !== undefined) return Math.min(5, Math.max(1, Math.round(q)));
+  let h = 0;
+  for (let i = 0; i < graded.length; i++) h = (h * 31 + graded.charCodeAt(i)) >>> 0;
+  return (h % 5) + 1;
 }
 
 function pickTool(g: GenRequest): ToolDef | undefined {

@@ -20,6 +20,8 @@ export interface SimulatorOptions {
   /** Natural completion length in tokens; max_tokens and friends can only shorten it. Default 24. */
   outputTokens?: number;
   models?: { openai?: string[]; anthropic?: string[]; gemini?: string[] };
+  /** Hidden quality (1-5) per model: a grading request ("Score: N") about that model's reply gets this grade. */
+  modelQualities?: Record<string, number>;
   faults?: FaultRule[];
 }
 

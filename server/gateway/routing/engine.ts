@@ -1,5 +1,4 @@
 import { GatewayError } from '../../lib/errors.js';
-import type { ProviderRegistry } from '../../providers/registry.js';
 import type { Classification } from '../classifier/index.js';
 import { COMPLEXITIES, TASK_TYPES, type ChatCall, type Complexity, type RoutedBy, type RoutingDecision, type Target, type TaskType } from '../types.js';
 import type { ChatMessage } from '../../providers/types.js';
@@ -41,9 +40,9 @@ interface Cell {
 export class RoutingEngine implements RoutingStrategy {
   constructor(private readonly opts: RoutingEngineOptions) {}
 
-  async route(call: ChatCall, needs: Needs, registry: ProviderRegistry): Promise<RoutingDecision> {
+  async route(call: ChatCall, needs: Needs, targets: readonly Target[]): Promise<RoutingDecision> {
     const cell = await this.cell(call);
-    const candidates = registry.targets().filter((t) => satisfies(t, needs));
+    const candidates = targets.filter((t) => satisfies(t, needs));
     if (candidates.length === 0) {
       if (needs.structured) throw new GatewayError('no_capable_provider', 'This request needs structured output and no registered provider has a model in STRUCTURED_OUTPUT_RELIABLE');
       throw new GatewayError('provider_error', 'No registered provider has a model that can serve this request');
@@ -110,11 +109,23 @@ export class RoutingEngine implements RoutingStrategy {
     return undefined;
   }
 
-  /** With probability explorationRate, a non-top candidate, favouring those with the least evidence. */
+  /**
+   * With probability explorationRate, a non-top candidate. Favours those with the least evidence,
+   * and those cheaper than the top pick: evidence on a cheaper model can lower the bill, while a
+   * pricier one is sampled in proportion to how much cheaper the top pick is.
+   */
   private explore(ranked: Scored[]): Scored | undefined {
     if (ranked.length < 2 || this.opts.explorationRate <= 0 || this.opts.random() >= this.opts.explorationRate) return undefined;
+    const top = ranked[0]!;
     const others = ranked.slice(1);
-    return others[weightedIndex(others.map((s) => 1 / (1 + s.samples)), this.opts.random)];
+    const min = this.opts.policy.minSamples;
+    const weights = others.map((s) => {
+      // Candidates still short of MIN_SAMPLES are where evidence changes decisions most.
+      const need = s.samples < min ? 1 : 0.25 / (1 + s.samples / min);
+      const price = Number.isFinite(s.price) && s.price > 0 && Number.isFinite(top.price) ? Math.min(1, top.price / s.price) : 1;
+      return need * price;
+    });
+    return others[weightedIndex(weights, this.opts.random)];
   }
 }
 

@@ -18,13 +18,22 @@ export interface ScoringPolicy {
   priorStrength: number;
   /** How far below the best estimate a cheaper candidate may be and still be chosen. */
   tolerance: Record<Complexity, number>;
+  /**
+   * Standard errors taken off an estimate before it can set the bar for the others: a model that
+   * looks best on few noisy scores must not price every cheaper model out (the winner's curse).
+   */
+  caution: number;
 }
 
 export const DEFAULT_POLICY: ScoringPolicy = {
   minSamples: 10,
   priorStrength: 4,
   tolerance: { simple: 0.35, medium: 0.3, complex: 0.2 },
+  caution: 1,
 };
+
+/** Spread of feedback scores around a model's true quality, used before we can measure it. */
+const SCORE_SD = 1;
 
 // What a tier is expected to score before there is evidence, by complexity. Small models do well
 // on simple asks and fall off on complex ones; large models hold up everywhere.
@@ -38,6 +47,8 @@ const UNKNOWN_TIER_PENALTY = 0.3;
 
 export interface Scored extends Target {
   quality: number;
+  /** quality minus `caution` standard errors: what the estimate is surely worth. */
+  assured: number;
   samples: number;
   /** Whether the estimate rests on feedback (samples >= minSamples) rather than the prior. */
   evidence: boolean;
@@ -53,18 +64,21 @@ export function score(t: Target, complexity: Complexity, stat: QualityStat | und
   const p = prior(t, complexity);
   const n = stat?.count ?? 0;
   const evidence = n >= policy.minSamples;
-  const quality = evidence ? (p * policy.priorStrength + stat!.sum) / (policy.priorStrength + n) : p;
-  return { provider: t.provider, model: t.model, quality, samples: n, evidence, price: blendedPrice(t) };
+  const weight = evidence ? policy.priorStrength + n : policy.priorStrength;
+  const quality = evidence ? (p * policy.priorStrength + stat!.sum) / weight : p;
+  // A prior is taken at face value; measured means are discounted by their standard error.
+  const assured = evidence ? quality - (policy.caution * SCORE_SD) / Math.sqrt(weight) : quality;
+  return { provider: t.provider, model: t.model, quality, assured, samples: n, evidence, price: blendedPrice(t) };
 }
 
 /**
- * Candidates ordered best-first under the policy: the chosen one first (cheapest within tolerance
- * of the best quality), then the rest by quality, then price.
+ * Candidates ordered best-first under the policy: the chosen one first (the cheapest whose
+ * estimate is within tolerance of the best assured estimate), then the rest by quality, then price.
  */
 export function rank(candidates: Target[], complexity: Complexity, stats: Map<string, QualityStat> | undefined, policy: ScoringPolicy, latencyMs?: (t: Target) => number): Scored[] {
   const scored = candidates.map((t) => score(t, complexity, stats?.get(targetKey(t.provider, t.model)), policy));
   if (scored.length === 0) return scored;
-  const best = Math.max(...scored.map((s) => s.quality));
+  const best = Math.max(...scored.map((s) => s.assured));
   const floor = best - policy.tolerance[complexity];
   const lat = latencyMs ?? (() => 0);
   const byQualityThenPrice = (a: Scored, b: Scored) => b.quality - a.quality || a.price - b.price || lat(a) - lat(b);

@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
+import type { TestTenant } from '../support/harness.js';
+import { expectTypedError, securityMatrix, type SecurityContext } from '../support/security.js';
+
+// Feedback: scores and thumbs, replacement, quality reports, judge configuration and the judge job.
+
+let c: ChatEnv;
+let other: TestTenant;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  c = await startChatEnv({ env: { GATEWAY_EXPLORATION_RATE: '0' }, sim: { modelQualities: { 'gpt-4o-mini': 4, 'gemini-2.0-flash': 2 } } });
+  other = await c.env.createTenant();
+  ids.request = await ask('openai/gpt-4o-mini', 'fixture');
+});
+afterAll(() => c.close());
+
+async function ask(model: string, content: string, token = c.tenant.token, extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await c.env.http('POST', '/v1/chat/completions', { token, body: { model, messages: [{ role: 'user', content }], ...extra } });
+  expect(res.status).toBe(200);
+  return res.body._gateway.requestId;
+}
+const rate = (body: unknown, token = c.tenant.token) => c.env.http('POST', '/v1/feedback', { token, body });
+
+describe('submitting feedback', () => {
+  it('records a score at once after the call (the request row may still be queued)', async () => {
+    const id = await ask('openai/gpt-4o-mini', `immediate ${Math.random()}`);
+    const res = await rate({ requestId: id, score: 4, comment: 'good' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ requestId: id, score: 4, source: 'user', comment: 'good', provider: 'openai', model: 'gpt-4o-mini', taskType: null, complexity: null });
+  });
+
+  it('maps thumbs to 5 and 1, and rating again replaces the score', async () => {
+    const id = await ask('openai/gpt-4o-mini', `thumbs ${Math.random()}`);
+    expect((await rate({ requestId: id, thumbs: 'up' })).body.score).toBe(5);
+    expect((await rate({ requestId: id, thumbs: 'down' })).body.score).toBe(1);
+    const list = await c.env.http('GET', `/v1/feedback?requestId=${id}`, { token: c.tenant.token });
+    expect(list.body.items).toHaveLength(1);
+    expect(list.body.items[0].score).toBe(1);
+  });
+
+  it('copies the routing cell of routed requests', async () => {
+    const id = await ask('', `cell ${Math.random()}`, c.tenant.token, { routing_hint: 'qa', complexity_hint: 'simple' });
+    const res = await rate({ requestId: id, score: 3 });
+    expect(res.body).toMatchObject({ taskType: 'qa', complexity: 'simple' });
+  });
+
+  it('answers 404 for unknown ids and for another tenant\'s requests', async () => {
+    expectTypedError(await rate({ requestId: 'req_doesnotexist', score: 3 }), 404, 'not_found_error');
+    expectTypedError(await rate({ requestId: ids.request, score: 3 }, other.token), 404, 'not_found_error');
+  });
+
+  it.each([
+    [{ requestId: 'x', score: 6 }, 'score'],
+    [{ requestId: 'x', score: 0 }, 'score'],
+    [{ requestId: 'x', score: 2.5 }, 'score'],
+    [{ requestId: 'x' }, 'score'],
+    [{ requestId: 'x', score: 3, thumbs: 'up' }, 'score'],
+    [{ requestId: 'x', thumbs: 'sideways' }, 'thumbs'],
+    [{ score: 3 }, 'requestId'],
+  ])('rejects %j with 400', async (body, field) => {
+    const res = await rate(body);
+    expectTypedError(res, 400, 'invalid_request_error');
+    expect(res.body.error.message).toContain(field);
+  });
+});
+
+describe('quality reports', () => {
+  it('by model, by cell and over time', async () => {
+    const t = await c.env.createTenant();
+    const a = await ask('openai/gpt-4o-mini', 'q1', t.token);
+    const b = await ask('openai/gpt-4o-mini', 'q2', t.token);
+    const g = await ask('', 'q3', t.token, { routing_hint: 'coding', complexity_hint: 'complex' });
+    await rate({ requestId: a, score: 5 }, t.token);
+    await rate({ requestId: b, score: 2 }, t.token);
+    await rate({ requestId: g, score: 4 }, t.token);
+
+    const byModel = await c.env.http('GET', '/v1/feedback/quality/by-model', { token: t.token });
+    const mini = byModel.body.items.find((r: any) => r.model === 'gpt-4o-mini');
+    expect(mini).toMatchObject({ provider: 'openai', avgScore: 3.5, feedbackCount: 2, userCount: 2, judgeCount: 0 });
+
+    const byCell = await c.env.http('GET', '/v1/feedback/quality/by-cell', { token: t.token });
+    // Only the routed request has a cell.
+    expect(byCell.body.items).toHaveLength(1);
+    expect(byCell.body.items[0]).toMatchObject({ taskType: 'coding', complexity: 'complex', avgScore: 4, feedbackCount: 1 });
+    expect(byCell.body.minSamples).toBe(10);
+
+    const trend = await c.env.http('GET', '/v1/feedback/quality/trend?range=7d', { token: t.token });
+    expect(trend.body.bucket).toBe('day');
+    expect(trend.body.points.length).toBeGreaterThanOrEqual(7);
+    const today = trend.body.points[trend.body.points.length - 1];
+    expect(today).toMatchObject({ feedbackCount: 3 });
+    expect(today.avgScore).toBeCloseTo(11 / 3, 10);
+    expectTypedError(await c.env.http('GET', '/v1/feedback/quality/trend?range=1y', { token: t.token }), 400, 'invalid_request_error');
+  });
+
+  it('pages through feedback with a cursor', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await c.env.http('GET', `/v1/feedback?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: c.tenant.token });
+      seen.push(...page.body.items.map((f: any) => f.id));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    const all = await c.env.http('GET', '/v1/feedback?limit=500', { token: c.tenant.token });
+    expect(seen).toEqual(all.body.items.map((f: any) => f.id));
+  });
+});
+
+describe('LLM judge', () => {
+  it('has a configuration with a default grader, changed by admins and audited', async () => {
+    const initial = await c.env.http('GET', '/v1/feedback/judge/config', { token: c.tenant.token });
+    expect(initial.body).toMatchObject({ enabled: false, model: null, sampleRate: 0.05 });
+    expect(initial.body.effectiveModel).toMatch(/\//);
+
+    const put = await c.env.http('PUT', '/v1/feedback/judge/config', { token: c.tenant.token, body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 } });
+    expect(put.body).toMatchObject({ enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1, effectiveModel: 'openai/gpt-4.1-nano' });
+    const audit = await c.env.http('GET', '/v1/audit-logs?action=judge_config.update', { token: c.tenant.token });
+    expect(audit.body.items[0].after).toMatchObject({ enabled: true, sampleRate: 1 });
+
+    expectTypedError(await c.env.http('PUT', '/v1/feedback/judge/config', { token: c.tenant.token, body: { sampleRate: 2 } }), 400, 'invalid_request_error');
+    const member = await c.env.http('POST', '/v1/admin/tokens', { token: c.tenant.token, body: { name: 'member' } });
+    expect((await c.env.http('PUT', '/v1/feedback/judge/config', { token: member.body.token, body: { enabled: false } })).status).toBe(403);
+  });
+
+  it('grades sampled live traffic through the gateway and records judge feedback', async () => {
+    const t = await c.env.createTenant();
+    await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 } });
+    const good = await ask('openai/gpt-4o-mini', 'judge me well', t.token);
+    const poor = await ask('gemini/gemini-2.0-flash', 'judge me poorly', t.token);
+    await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 2);
+
+    const run = await c.env.http('POST', '/v1/admin/scheduler/jobs/judge/run', { token: t.token, body: {} });
+    expect(run.status).toBe(200);
+    expect(run.body).toMatchObject({ name: 'judge', outcome: 'succeeded' });
+    expect(run.body.summary).toContain('graded 2');
+
+    const fb = await c.env.http('GET', '/v1/feedback?source=judge', { token: t.token });
+    const scores = Object.fromEntries(fb.body.items.map((f: any) => [f.requestId, f.score]));
+    expect(scores).toEqual({ [good]: 4, [poor]: 2 });
+    // The judge's own calls cost money but are not traffic: cost rows only.
+    await c.waitForCount('select count(*) n from cost_logs where tenant_id = $1 and request_id like $2', [t.tenantId, 'judge-%'], 2);
+    const reqs = await c.query('select count(*)::int n from requests where tenant_id = $1', [t.tenantId]);
+    expect(reqs[0].n).toBe(2);
+    await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 0);
+  });
+});
+
+describe('security', () => {
+  const ctx = (): SecurityContext => ({ owner: c.tenant, other, ids });
+  securityMatrix(() => c.env, ctx, [
+    { method: 'POST', path: '/v1/feedback', body: { requestId: 'x', score: 3 } },
+    { method: 'GET', path: '/v1/feedback' },
+    { method: 'GET', path: '/v1/feedback/quality/by-model' },
+    { method: 'GET', path: '/v1/feedback/quality/by-cell' },
+    { method: 'GET', path: '/v1/feedback/quality/trend' },
+    { method: 'GET', path: '/v1/feedback/judge/config' },
+    { method: 'PUT', path: '/v1/feedback/judge/config', body: { enabled: false } },
+  ]);
+  it('another tenant sees none of this tenant\'s feedback', async () => {
+    await rate({ requestId: ids.request, score: 5 });
+    const theirs = await c.env.http('GET', '/v1/feedback', { token: other.token });
+    expect(theirs.body.items).toEqual([]);
+  });
+});
