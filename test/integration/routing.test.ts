@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STRUCTURED_OUTPUT_RELIABLE } from '../../server/providers/capabilities.js';
+import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
+import { expectTypedError } from '../support/security.js';
+
+// The routing stages end to end: precedence and routedBy, task fields, structured-output narrowing,
+// adaptive routing moving after feedback, exploration rate, and tenant isolation of routing state.
+
+let c: ChatEnv;
+beforeAll(async () => {
+  c = await startChatEnv({ env: { GATEWAY_EXPLORATION_RATE: '0', GATEWAY_ROUTING_SEED: '1', GATEWAY_MIN_SAMPLES: '5' } });
+});
+afterAll(() => c.close());
+
+async function route(body: Record<string, unknown>, headers: Record<string, string> = {}, token = c.tenant.token) {
+  const res = await c.env.http('POST', '/v1/chat/completions', { token, headers, body: { model: '', messages: [{ role: 'user', content: `hello ${Math.random()}` }], ...body } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body._gateway as { requestId: string; provider: string; model: string; routing: Record<string, unknown> };
+}
+
+describe('routing stages', () => {
+  it('classifies an empty-model request (routedBy classification, task fields set)', async () => {
+    const gw = await route({ messages: [{ role: 'user', content: 'Fix this:\n```python\ndef f(x):\n    return x +\n```\nSyntaxError: invalid syntax at line 2' }] });
+    expect(gw.routing).toMatchObject({ routedBy: 'classification', taskType: 'coding', usedFallback: false, usedLlmFallback: false });
+    expect(['simple', 'medium', 'complex']).toContain(gw.routing.complexity);
+  });
+
+  it('classifies images as vision and routes them to a vision model', async () => {
+    const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const gw = await route({ messages: [{ role: 'user', content: [{ type: 'text', text: 'What is in this picture?' }, { type: 'image_url', image_url: { url: png } }] }] });
+    expect(gw.routing.taskType).toBe('vision');
+  });
+
+  it('honours routing_hint and complexity_hint (routedBy routing-hint)', async () => {
+    const gw = await route({ routing_hint: 'creative', complexity_hint: 'complex' });
+    expect(gw.routing).toMatchObject({ routedBy: 'routing-hint', taskType: 'creative', complexity: 'complex' });
+  });
+
+  it('honours the pre-label headers', async () => {
+    const gw = await route({}, { 'x-gateway-task-type': 'summarization', 'x-gateway-complexity': 'simple' });
+    expect(gw.routing).toMatchObject({ routedBy: 'routing-hint', taskType: 'summarization', complexity: 'simple' });
+  });
+
+  it('takes one hinted dimension and classifies the other', async () => {
+    const gw = await route({ routing_hint: 'qa' });
+    expect(gw.routing).toMatchObject({ routedBy: 'routing-hint', taskType: 'qa' });
+    expect(gw.routing.complexity).not.toBeNull();
+  });
+
+  it('ignores hints when the model is pinned (user-override, null task fields)', async () => {
+    const gw = await route({ model: 'gemini/gemini-2.5-flash', routing_hint: 'coding', complexity_hint: 'complex' }, { 'x-gateway-task-type': 'qa' });
+    expect(gw.routing).toMatchObject({ routedBy: 'user-override', taskType: null, complexity: null });
+    expect(gw.model).toBe('gemini-2.5-flash');
+  });
+
+  it('sends simple asks to cheaper models than complex ones', async () => {
+    const simple = await route({ routing_hint: 'qa', complexity_hint: 'simple' });
+    const complex = await route({ routing_hint: 'coding', complexity_hint: 'complex' });
+    const { priceFor } = await import('../../server/providers/pricing.js');
+    expect(priceFor(simple.model)!.input).toBeLessThan(priceFor(complex.model)!.input);
+  });
+});
+
+describe('structured-output narrowing', () => {
+  it.each([
+    ['json_object response_format', { response_format: { type: 'json_object' } }],
+    ['json_schema response_format', { response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } } }],
+    ['a non-empty tools array', { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] }],
+    ['requires_structured_output: true', { requires_structured_output: true }],
+  ])('restricts candidates to STRUCTURED_OUTPUT_RELIABLE for %s', async (_name, extra) => {
+    for (const complexity of ['simple', 'medium', 'complex']) {
+      const gw = await route({ ...extra, routing_hint: 'general', complexity_hint: complexity });
+      expect(STRUCTURED_OUTPUT_RELIABLE).toContain(gw.model);
+    }
+  });
+
+  it('an explicit requires_structured_output: false overrides detection', async () => {
+    const models = new Set<string>();
+    for (const complexity of ['simple', 'medium', 'complex'] as const) {
+      models.add((await route({ response_format: { type: 'json_object' }, requires_structured_output: false, routing_hint: 'qa', complexity_hint: complexity })).model);
+    }
+    // Without narrowing the cheapest models are eligible again, and they are not all on the list.
+    expect([...models].some((m) => !STRUCTURED_OUTPUT_RELIABLE.includes(m))).toBe(true);
+  });
+});
+
+describe('no capable provider', () => {
+  it('answers 502 no_capable_provider when no registered model is structured-output reliable; a pinned model bypasses it', async () => {
+    const narrow = await startChatEnv({ sim: { models: { openai: ['gpt-4.1-nano', 'o3-mini'], anthropic: [], gemini: ['gemini-2.0-flash'] } }, env: { ANTHROPIC_API_KEY: '' } });
+    try {
+      const res = await narrow.env.http('POST', '/v1/chat/completions', { token: narrow.tenant.token, body: { model: '', messages: [{ role: 'user', content: 'json please' }], response_format: { type: 'json_object' } } });
+      expectTypedError(res, 502, 'no_capable_provider');
+      const pinned = await narrow.env.http('POST', '/v1/chat/completions', { token: narrow.tenant.token, body: { model: 'openai/gpt-4.1-nano', messages: [{ role: 'user', content: 'json please' }], response_format: { type: 'json_object' } } });
+      expect(pinned.status).toBe(200);
+    } finally {
+      await narrow.close();
+    }
+  });
+});
+
+describe('adaptive routing', () => {
+  it('moves away from a model with poor feedback and toward one with good feedback, per tenant', async () => {
+    const t = await c.env.createTenant();
+    const other = await c.env.createTenant();
+    const cell = { routing_hint: 'qa', complexity_hint: 'medium' };
+    const first = await route(cell, {}, t.token);
+    expect(first.routing.routedBy).toBe('routing-hint');
+    const initial = `${first.provider}/${first.model}`;
+
+    // Poor scores for the initial pick (MIN_SAMPLES is 5 here).
+    for (let i = 0; i < 6; i++) {
+      const gw = await route({ ...cell, model: '' }, {}, t.token);
+      expect(`${gw.provider}/${gw.model}`).toBe(initial);
+      await c.env.http('POST', '/v1/feedback', { token: t.token, body: { requestId: gw.requestId, score: 1 } });
+    }
+    const after = await route(cell, {}, t.token);
+    expect(after.routing.routedBy).toBe('adaptive');
+    expect(`${after.provider}/${after.model}`).not.toBe(initial);
+
+    // The other tenant's routing did not move.
+    const theirs = await route(cell, {}, other.token);
+    expect(`${theirs.provider}/${theirs.model}`).toBe(initial);
+    expect(theirs.routing.routedBy).toBe('routing-hint');
+  });
+
+  it('skips feedback of requests without a cell (user overrides)', async () => {
+    const t = await c.env.createTenant();
+    const cell = { routing_hint: 'creative', complexity_hint: 'simple' };
+    const initial = await route(cell, {}, t.token);
+    for (let i = 0; i < 6; i++) {
+      const pinned = await route({ model: `${initial.provider}/${initial.model}` }, {}, t.token);
+      await c.env.http('POST', '/v1/feedback', { token: t.token, body: { requestId: pinned.requestId, score: 1 } });
+    }
+    const after = await route(cell, {}, t.token);
+    expect(after.routing.routedBy).toBe('routing-hint');
+    expect(`${after.provider}/${after.model}`).toBe(`${initial.provider}/${initial.model}`);
+  });
+});
+
+describe('exploration', () => {
+  it('samples a non-top candidate at the configured rate (seeded)', async () => {
+    const explore = await startChatEnv({ env: { GATEWAY_EXPLORATION_RATE: '0.25', GATEWAY_ROUTING_SEED: '99' } });
+    try {
+      let explored = 0;
+      const N = 300;
+      const picks = new Set<string>();
+      for (let i = 0; i < N; i++) {
+        const res = await explore.env.http('POST', '/v1/chat/completions', { token: explore.tenant.token, body: { model: '', messages: [{ role: 'user', content: `x ${i}` }], routing_hint: 'general', complexity_hint: 'simple' } });
+        if (res.body._gateway.routing.routedBy === 'exploration') {
+          explored++;
+          picks.add(res.body._gateway.model);
+        }
+      }
+      // 0.25 of 300 is 75 (sd 7.5); seeded, so no flake; the band is 4 sd wide either way.
+      expect(explored).toBeGreaterThan(45);
+      expect(explored).toBeLessThan(105);
+      expect(picks.size).toBeGreaterThan(1);
+    } finally {
+      await explore.close();
+    }
+  });
+});
