@@ -5,6 +5,7 @@ import { parseGatewayUrl } from './options.js';
 import { describeError, printError } from './output.js';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerHealthCommand } from './commands/health.js';
+import { registerSchedulerCommand } from './commands/scheduler.js';
 import { registerTokensCommand } from './commands/tokens.js';
 
 // gatewayctl: the command-line client. It talks to the gateway only through the public SDK,
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerHealthCommand(program);
   registerTokensCommand(program);
   registerAuditCommand(program);
+  registerSchedulerCommand(program);
   return program;
 }
 

@@ -1,7 +1,13 @@
 import type { Config } from './config.js';
 import type { DbHandle } from './db/client.js';
 import { DataPlane } from './gateway/data-plane.js';
+import { JobRunner } from './jobs/boss.js';
+import { logRetentionJob } from './jobs/handlers/log-retention.js';
+import { JobRegistry } from './jobs/queues.js';
 import type { Logger } from './lib/logger.js';
+import { autoAbJob } from './modules/ab-tests/auto-ab.js';
+import { judgeJob } from './modules/feedback/judge-job.js';
+import { SchedulerService } from './modules/scheduler/service.js';
 import { cheapestTarget } from './gateway/routing/targets.js';
 import { AbTestService } from './modules/ab-tests/service.js';
 import { AuditService } from './modules/audit/service.js';
@@ -26,6 +32,8 @@ export interface Services {
   abTests: AbTestService;
   feedback: FeedbackService;
   dataPlane: DataPlane;
+  jobs: JobRunner<Services>;
+  scheduler: SchedulerService;
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -36,7 +44,13 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
   const audit = new AuditService(db);
   const dataPlane = new DataPlane({ config, pool, logger, databaseUrl: database.url });
   const routingDeps = { db, pool, audit, registry: dataPlane.registry, routing: dataPlane.routing };
-  return {
+  // Every job is registered here, before start() creates the queues, workers and schedules.
+  const jobRegistry = new JobRegistry<Services>()
+    .register(logRetentionJob({ retentionDays: config.GATEWAY_RETENTION_DAYS }))
+    .register(autoAbJob(config.GATEWAY_MIN_SAMPLES))
+    .register(judgeJob);
+  const jobs: JobRunner<Services> = new JobRunner<Services>({ db, pool, logger, registry: jobRegistry, services: () => services, enabled: config.GATEWAY_JOBS });
+  const services: Services = {
     config,
     logger,
     auth,
@@ -53,10 +67,18 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       cheapestModel: () => cheapestTarget(dataPlane.registry),
     }),
     dataPlane,
-    start: () => dataPlane.start(),
+    jobs,
+    scheduler: new SchedulerService(db, jobs, audit),
+    async start() {
+      await dataPlane.start();
+      await jobs.start();
+    },
     async close() {
+      // Jobs first: a running one may still need the data plane and the pool.
+      await jobs.stop({ graceful: true, timeoutMs: config.GATEWAY_SHUTDOWN_TIMEOUT_MS });
       await dataPlane.close();
       await auth.close();
     },
   };
+  return services;
 }

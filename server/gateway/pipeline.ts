@@ -45,7 +45,7 @@ export class ChatPipeline {
   async plan(call: ChatCall): Promise<PlannedCall> {
     const needs = needsOf(call);
     // A pinned model bypasses the routing stages and structured-output narrowing.
-    const decision = call.body.model ? pinnedDecision(this.opts.registry, call.body.model) : await this.opts.strategy.route(call, needs, this.opts.registry);
+    const decision = call.body.model ? pinnedDecision(this.opts.registry, call.body.model) : await this.opts.strategy.route(call, needs, this.opts.registry.targets());
     const fallbackNeeds = call.body.model ? { ...needs, structured: false } : needs;
     const candidates = candidatesFor(this.opts.registry, decision, fallbackNeeds, this.opts.maxAttempts);
     const cacheable =

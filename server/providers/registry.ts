@@ -29,12 +29,14 @@ interface View {
   providers: Map<string, RegisteredProvider>;
   /** model id -> providers serving it, in registration order. */
   byModel: Map<string, RegisteredProvider[]>;
+  /** Every routable (provider, model), built once per discovery: the router reads it per request. */
+  targets: Array<{ provider: string; model: string }>;
 }
 
 const DISCOVERY_TIMEOUT_MS = 5_000;
 
 export class ProviderRegistry {
-  private view: View = { providers: new Map(), byModel: new Map() };
+  private view: View = { providers: new Map(), byModel: new Map(), targets: [] };
   private settings: RegistrySettings[] = [];
   private probeTimer: NodeJS.Timeout | undefined;
 
@@ -82,10 +84,8 @@ export class ProviderRegistry {
   }
 
   /** Every (provider, model) pair that can be routed to now. */
-  targets(): Array<{ provider: string; model: string }> {
-    const out: Array<{ provider: string; model: string }> = [];
-    for (const p of this.view.providers.values()) if (p.active) for (const model of p.models) out.push({ provider: p.name, model });
-    return out;
+  targets(): ReadonlyArray<{ provider: string; model: string }> {
+    return this.view.targets;
   }
 
   private async refreshLocal(): Promise<void> {
@@ -127,16 +127,18 @@ async function listLocalModels(s: RegistrySettings, timeoutMs: number): Promise<
 function buildView(providers: RegisteredProvider[]): View {
   const map = new Map<string, RegisteredProvider>();
   const byModel = new Map<string, RegisteredProvider[]>();
+  const targets: View['targets'] = [];
   for (const p of providers) {
     map.set(p.name, p);
     if (!p.active) continue;
     for (const m of p.models) {
+      targets.push({ provider: p.name, model: m });
       const list = byModel.get(m);
       if (list) list.push(p);
       else byModel.set(m, [p]);
     }
   }
-  return { providers: map, byModel };
+  return { providers: map, byModel, targets };
 }
 
 /** Registry settings for an environment: catalog providers with keys, local servers always. */

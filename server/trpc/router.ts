@@ -4,6 +4,7 @@ import { abTestsRouter } from '../modules/ab-tests/router.js';
 import { auditRouter } from '../modules/audit/router.js';
 import { feedbackRouter } from '../modules/feedback/router.js';
 import { providersRouter } from '../modules/providers/router.js';
+import { schedulerRouter } from '../modules/scheduler/router.js';
 import { systemRouter } from '../modules/system/router.js';
 import { tokensRouter } from '../modules/tokens/router.js';
 
@@ -14,6 +15,7 @@ export const appRouter = router({
   providers: providersRouter,
   abTests: abTestsRouter,
   feedback: feedbackRouter,
+  scheduler: schedulerRouter,
 });
 
 export type AppRouter = typeof appRouter;

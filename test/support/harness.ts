@@ -43,7 +43,7 @@ export interface TestEnvOptions {
 export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> {
   const db = await createTestDatabase();
   // No provider unless a test configures one; the simulator and a local server stay off by default.
-  const config = loadConfig({ GATEWAY_MODE: 'multi', LOG_LEVEL: 'silent', DATABASE_URL: db.url, GATEWAY_SIMULATOR: 'off', OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1', ...opts.env });
+  const config = loadConfig({ GATEWAY_MODE: 'multi', LOG_LEVEL: 'silent', DATABASE_URL: db.url, GATEWAY_SIMULATOR: 'off', GATEWAY_JOBS: 'off', OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1', ...opts.env });
   const database = connectDatabase(db.url, 10);
   const services = createServices(config, database, createLogger(config.LOG_LEVEL));
   await services.start();

@@ -1,4 +1,4 @@
-import { bigint, index, integer, numeric, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, numeric, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { tenantId } from './columns.js';
 
 // One row per real upstream provider call (an attempt that got an answer from the provider,
@@ -24,3 +24,39 @@ export const costLogs = pgTable(
 );
 
 export type CostLogRow = typeof costLogs.$inferInsert;
+
+// Analytics rollups of `cost_logs`, kept by statement-level triggers on cost_logs (migration
+// analytics_rollup_triggers) in the transaction that inserts the rows.
+const costMeasures = () => ({
+  /** cost_logs rows: real upstream calls. */
+  calls: bigint('calls', { mode: 'number' }).notNull().default(0),
+  errors: bigint('errors', { mode: 'number' }).notNull().default(0),
+  cost: numeric('cost', { mode: 'number' }).notNull().default(0),
+  inputTokens: bigint('input_tokens', { mode: 'number' }).notNull().default(0),
+  outputTokens: bigint('output_tokens', { mode: 'number' }).notNull().default(0),
+});
+
+/** Per tenant, UTC hour (of the cost row's created_at), provider and model. */
+export const analyticsCostHourly = pgTable(
+  'analytics_cost_hourly',
+  {
+    tenantId: tenantId(),
+    bucket: timestamp('bucket', { withTimezone: true, mode: 'date' }).notNull(),
+    provider: text('provider').notNull(),
+    model: text('model').notNull(),
+    ...costMeasures(),
+  },
+  (t) => [primaryKey({ name: 'analytics_cost_hourly_pk', columns: [t.tenantId, t.bucket, t.provider, t.model] })],
+);
+
+/** All-time per tenant, provider and model. */
+export const analyticsCostTotals = pgTable(
+  'analytics_cost_totals',
+  {
+    tenantId: tenantId(),
+    provider: text('provider').notNull(),
+    model: text('model').notNull(),
+    ...costMeasures(),
+  },
+  (t) => [primaryKey({ name: 'analytics_cost_totals_pk', columns: [t.tenantId, t.provider, t.model] })],
+);

@@ -1,4 +1,4 @@
-import { boolean, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { tenantId } from './columns.js';
 
 // One row per /v1/chat/completions call that got past auth and validation, cache hits included.
@@ -37,7 +37,66 @@ export const requests = pgTable(
     variant: text('variant'),
     promptVersionId: text('prompt_version_id'),
   },
-  (t) => [index('requests_tenant_created_idx').on(t.tenantId, t.createdAt.desc())],
+  (t) => [
+    index('requests_tenant_created_idx').on(t.tenantId, t.createdAt.desc()),
+    // GET /v1/analytics/requests?orderBy=latencyMs walks this index (keyset on latency, id).
+    index('requests_tenant_latency_idx').on(t.tenantId, t.latencyMs, t.id),
+  ],
 );
 
 export type RequestRow = typeof requests.$inferInsert;
+
+// Analytics rollups of `requests` (and of `feedback`, attributed to the request it rates). They are
+// kept by statement-level triggers on requests and feedback (migration analytics_rollup_triggers),
+// so the log writer's batch insert maintains them in the same transaction and analytics reads a
+// few hundred rows instead of millions. '' stands for a null provider, model, task type or complexity.
+const count = (name: string) => bigint(name, { mode: 'number' }).notNull().default(0);
+
+/** Per tenant, UTC hour (of the request's created_at) and served (provider, model). */
+export const analyticsRequestHourly = pgTable(
+  'analytics_request_hourly',
+  {
+    tenantId: tenantId(),
+    bucket: timestamp('bucket', { withTimezone: true, mode: 'date' }).notNull(),
+    provider: text('provider').notNull(),
+    model: text('model').notNull(),
+    requests: count('requests'),
+    latencySum: count('latency_sum'),
+    /** Never lowered when rows are deleted. */
+    latencyMax: integer('latency_max').notNull().default(0),
+    cacheHits: count('cache_hits'),
+    errors: count('errors'),
+    feedbackCount: count('feedback_count'),
+    feedbackScoreSum: count('feedback_score_sum'),
+  },
+  (t) => [primaryKey({ name: 'analytics_request_hourly_pk', columns: [t.tenantId, t.bucket, t.provider, t.model] })],
+);
+
+/** All-time per tenant and routing cell: served (provider, model), routed_by, task type, complexity. */
+export const analyticsRequestTotals = pgTable(
+  'analytics_request_totals',
+  {
+    tenantId: tenantId(),
+    provider: text('provider').notNull(),
+    model: text('model').notNull(),
+    routedBy: text('routed_by').notNull(),
+    taskType: text('task_type').notNull(),
+    complexity: text('complexity').notNull(),
+    requests: count('requests'),
+    latencySum: count('latency_sum'),
+    fallbackCount: count('fallback_count'),
+    fallbackLatencySum: count('fallback_latency_sum'),
+    llmFallbackCount: count('llm_fallback_count'),
+    exactHits: count('exact_hits'),
+    semanticHits: count('semantic_hits'),
+    tokensSavedInput: count('tokens_saved_input'),
+    tokensSavedOutput: count('tokens_saved_output'),
+    inputTokens: count('input_tokens'),
+    outputTokens: count('output_tokens'),
+    errors: count('errors'),
+    streamed: count('streamed'),
+    feedbackCount: count('feedback_count'),
+    feedbackScoreSum: count('feedback_score_sum'),
+  },
+  (t) => [primaryKey({ name: 'analytics_request_totals_pk', columns: [t.tenantId, t.provider, t.model, t.routedBy, t.taskType, t.complexity] })],
+);

@@ -79,7 +79,8 @@ export function rank(candidates: Target[], complexity: Complexity, stats: Map<st
   const scored = candidates.map((t) => score(t, complexity, stats?.get(targetKey(t.provider, t.model)), policy));
   if (scored.length === 0) return scored;
   const best = Math.max(...scored.map((s) => s.assured));
-  const floor = best - policy.tolerance[complexity];
+  // A hair of slack so that a candidate exactly at the tolerance is not lost to float rounding.
+  const floor = best - policy.tolerance[complexity] - 1e-9;
   const lat = latencyMs ?? (() => 0);
   const byQualityThenPrice = (a: Scored, b: Scored) => b.quality - a.quality || a.price - b.price || lat(a) - lat(b);
   const eligible = scored.filter((s) => s.quality >= floor).sort((a, b) => a.price - b.price || lat(a) - lat(b) || b.quality - a.quality);

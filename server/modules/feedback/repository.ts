@@ -74,7 +74,9 @@ export const feedbackRepository = {
     const filters: SQL[] = [eq(feedback.tenantId, tenantId), sql`${feedback.createdAt} >= ${q.since.toISOString()}::timestamptz`];
     if (q.provider) filters.push(eq(feedback.provider, q.provider));
     if (q.model) filters.push(eq(feedback.model, q.model));
-    const bucket = sql`date_trunc(${q.unit}, ${feedback.createdAt} at time zone 'UTC')`;
+    // The unit is inlined (it is one of two literals): a bound parameter would make the SELECT and
+    // GROUP BY expressions differ in Postgres's eyes.
+    const bucket = sql`date_trunc(${sql.raw(`'${q.unit === 'hour' ? 'hour' : 'day'}'`)}, ${feedback.createdAt} at time zone 'UTC')`;
     return db
       .select({ bucket: sql<string>`to_char(${bucket}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`, avgScore: sql<number>`avg(${feedback.score})::float8`, feedbackCount: sql<number>`count(*)::int` })
       .from(feedback)

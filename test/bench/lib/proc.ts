@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 // Linux /proc readers and CPU pinning for the benchmark: CPU ticks and memory of one process,
 // per-core busy time, and sched_setaffinity through taskset(1).
@@ -104,4 +104,54 @@ export function pinSelf(core: number): void {
 export function allowedCpus(pid: number | 'self' = 'self'): string {
   const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^Cpus_allowed_list:\s+(\S+)/m);
   return m ? m[1]! : '?';
+}
+
+/** ppid of every process, from /proc/<pid>/stat. */
+function parentOf(pid: number): number | undefined {
+  try {
+    const raw = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(raw.slice(raw.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+export function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    if (parentOf(Number(name)) === pid) out.push(Number(name));
+  }
+  return out;
+}
+
+/**
+ * CPU ticks of a process and its direct children (PostgreSQL: the postmaster and its backends),
+ * including children that already exited and were reaped (cutime/cstime of the root).
+ */
+export function readTreeTicks(rootPid: number): CpuTicks {
+  const total: CpuTicks = { utime: 0, stime: 0 };
+  const add = (pid: number, withReaped: boolean) => {
+    try {
+      const raw = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+      total.utime += Number(f[11]) + (withReaped ? Number(f[13]) : 0);
+      total.stime += Number(f[12]) + (withReaped ? Number(f[14]) : 0);
+    } catch {
+      // exited between listing and reading
+    }
+  };
+  add(rootPid, true);
+  for (const child of childrenOf(rootPid)) add(child, true);
+  return total;
+}
+
+/** Busy CPU-seconds summed over all cores between two /proc/stat readings. */
+export function busySecondsBetween(a: CoreTimes[], b: CoreTimes[]): number {
+  let busy = 0;
+  b.forEach((end, i) => {
+    const start = a[i];
+    if (start) busy += end.busy - start.busy;
+  });
+  return busy / clkTck();
 }

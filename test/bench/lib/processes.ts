@@ -75,6 +75,8 @@ export function spawnNode(name: string, entry: string, env: Record<string, strin
 
 export interface BenchDatabase extends EmbeddedDatabase {
   dir: string;
+  /** The postmaster's pid (first line of postmaster.pid), once the server runs. */
+  postmasterPid(): number;
 }
 
 /** A fresh embedded PostgreSQL in a temporary directory that cleanup removes. */
@@ -89,7 +91,7 @@ export async function startDatabase(): Promise<BenchDatabase> {
     await db.stop();
   };
   databases.add({ dir, stop });
-  return { ...db, dir, stop };
+  return { ...db, dir, stop, postmasterPid: () => postmasterPid(dir) };
 }
 
 // --- cleanup -------------------------------------------------------------------------------
@@ -111,6 +113,10 @@ export function cleanup(): Promise<void> {
   return cleaning;
 }
 
+function postmasterPid(dir: string): number {
+  return Number(readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
 /** Last resort when the process exits without cleanup(): synchronous kills and removal. */
 function cleanupSync(): void {
   for (const c of children) {
@@ -122,8 +128,8 @@ function cleanupSync(): void {
   }
   for (const db of databases) {
     try {
-      // The postmaster's pid is the first line of postmaster.pid; SIGQUIT is its immediate shutdown.
-      const pid = Number(readFileSync(path.join(db.dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      // SIGQUIT is PostgreSQL's immediate shutdown.
+      const pid = postmasterPid(db.dir);
       if (pid > 0) process.kill(pid, 'SIGQUIT');
     } catch {
       // not running

@@ -15,7 +15,7 @@ export interface Row {
 export function renderTable(rows: Array<Row | string>): string {
   const table = new Table({
     head: ['Metric', 'Direct', 'Gateway', 'Added', 'Target', 'Result'],
-    style: { head: [], border: [], compact: false },
+    style: { head: [], border: [], compact: true },
     colAligns: ['left', 'right', 'right', 'right', 'left', 'left'],
   });
   for (const r of rows) {
@@ -45,6 +45,10 @@ export function int(v: number): string {
 
 export function mb(v: number): string {
   return Number.isFinite(v) ? `${v.toFixed(1)} MB` : 'n/a';
+}
+
+export function signedMb(v: number): string {
+  return Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(1)} MB` : 'n/a';
 }
 
 export function pct(v: number): string {

@@ -1,0 +1,322 @@
+import pg from 'pg';
+import type { Logger } from '../lib/logger.js';
+import type { CommittedRequest } from './log-writer.js';
+
+// The live tap behind GET /v1/analytics/live. Every committed request row becomes a compact
+// summary sent with NOTIFY on one channel; each process keeps at most one LISTEN connection (open
+// only while it has local subscribers) and fans the notifications out to its subscribers of the
+// event's tenant. Several gateway processes sharing a database therefore all see every event.
+// Nothing is persisted: a subscriber sees what is committed while it is connected, and events are
+// dropped (and counted) rather than queued without bound when the database or a consumer is slow.
+
+export const LIVE_CHANNEL = 'gateway_live';
+
+/** One completed request as the live tap shows it. */
+export interface LiveEvent {
+  /** Request id. */
+  id: string;
+  createdAt: string;
+  provider: string | null;
+  model: string | null;
+  taskType: string | null;
+  complexity: string | null;
+  routedBy: string;
+  cached: boolean;
+  status: string;
+  latencyMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Sum of the request's upstream call costs, USD. */
+  cost: number;
+  /** Start of the last user message; null when there is none. */
+  preview: string | null;
+}
+
+export type LiveListener = (event: LiveEvent) => void;
+
+export interface LiveSubscription {
+  /** Resolves once this process is listening, so events committed from then on arrive. */
+  ready: Promise<void>;
+  unsubscribe(): void;
+}
+
+export interface LiveBusStats {
+  published: number;
+  /** Events not published: the publish queue was full or the NOTIFY failed. */
+  publishDropped: number;
+  received: number;
+  delivered: number;
+  reconnects: number;
+}
+
+export interface LiveBusOptions {
+  /** Sends the NOTIFYs (any pool connection). */
+  pool: Pick<pg.Pool, 'query'>;
+  /** Connection string for the dedicated LISTEN connection. */
+  connectionString: string;
+  logger: Logger;
+  channel?: string;
+  /** Keep the LISTEN connection this long after the last local subscriber leaves (default 30 s). */
+  idleMs?: number;
+  /** First reconnect delay after the LISTEN connection drops; doubles up to 10 s (default 500 ms). */
+  reconnectMs?: number;
+  /** Events waiting to be published at most; the oldest are dropped past it (default 10 000). */
+  maxPending?: number;
+}
+
+/** NOTIFY payloads must stay under 8000 bytes. */
+const MAX_PAYLOAD_BYTES = 7_900;
+const NOTIFY_CHUNK = 500;
+const MAX_RECONNECT_MS = 10_000;
+
+export function toLiveEvent(c: CommittedRequest): LiveEvent {
+  const r = c.row;
+  return {
+    id: r.id,
+    createdAt: r.createdAt.toISOString(),
+    provider: r.provider,
+    model: r.model,
+    taskType: r.taskType,
+    complexity: r.complexity,
+    routedBy: r.routedBy,
+    cached: r.cached,
+    status: r.status,
+    latencyMs: r.latencyMs,
+    inputTokens: r.inputTokens,
+    outputTokens: r.outputTokens,
+    cost: c.costUsd,
+    preview: c.preview,
+  };
+}
+
+/** Compact JSON with the tenant id first; the preview is shortened if the payload would not fit. */
+export function encodeLivePayload(tenantId: string, event: LiveEvent): string {
+  let text = JSON.stringify({ tenantId, ...event });
+  if (Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return text;
+  let preview = event.preview ?? '';
+  while (preview.length > 0 && Buffer.byteLength(text) > MAX_PAYLOAD_BYTES) {
+    preview = preview.slice(0, Math.floor(preview.length / 2));
+    text = JSON.stringify({ tenantId, ...event, preview: preview ? `${preview}…` : null });
+  }
+  return Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES ? text : JSON.stringify({ tenantId, ...event, preview: null });
+}
+
+export class LiveBus {
+  readonly stats: LiveBusStats = { published: 0, publishDropped: 0, received: 0, delivered: 0, reconnects: 0 };
+  private readonly channel: string;
+  private readonly subscribers = new Map<string, Set<LiveListener>>();
+  private subscriberTotal = 0;
+  private pending: string[] = [];
+  private publishing = false;
+  private client: pg.Client | undefined;
+  private connecting: Promise<void> | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryDelay: number;
+  private cancelSleep: (() => void) | undefined;
+  private closed = false;
+
+  constructor(private readonly opts: LiveBusOptions) {
+    this.channel = opts.channel ?? LIVE_CHANNEL;
+    this.retryDelay = opts.reconnectMs ?? 500;
+  }
+
+  /** Publish committed request rows (the log writer's onCommitted). Never blocks, never throws. */
+  publish(rows: CommittedRequest[]): void {
+    if (this.closed || rows.length === 0) return;
+    for (const c of rows) this.pending.push(encodeLivePayload(c.row.tenantId, toLiveEvent(c)));
+    const over = this.pending.length - (this.opts.maxPending ?? 10_000);
+    if (over > 0) {
+      this.pending.splice(0, over);
+      this.stats.publishDropped += over;
+    }
+    void this.pump();
+  }
+
+  /** Receive every event of `tenantId` committed by any process while subscribed. */
+  subscribe(tenantId: string, listener: LiveListener): LiveSubscription {
+    if (this.closed) return { ready: Promise.reject(new Error('live bus is closed')), unsubscribe: () => undefined };
+    let set = this.subscribers.get(tenantId);
+    if (!set) this.subscribers.set(tenantId, (set = new Set()));
+    // A wrapper per subscription, so one listener subscribed twice is two subscriptions.
+    const entry: LiveListener = (e) => listener(e);
+    set.add(entry);
+    this.subscriberTotal++;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    const ready = this.listen();
+    ready.catch(() => undefined);
+    let active = true;
+    return {
+      ready,
+      unsubscribe: () => {
+        if (!active) return;
+        active = false;
+        set.delete(entry);
+        if (set.size === 0 && this.subscribers.get(tenantId) === set) this.subscribers.delete(tenantId);
+        this.subscriberTotal--;
+        if (this.subscriberTotal === 0) this.scheduleIdleClose();
+      },
+    };
+  }
+
+  /** Local subscribers, of one tenant or in all. */
+  subscriberCount(tenantId?: string): number {
+    return tenantId === undefined ? this.subscriberTotal : (this.subscribers.get(tenantId)?.size ?? 0);
+  }
+
+  /** Whether this process holds a LISTEN connection now. */
+  get listening(): boolean {
+    return this.client !== undefined;
+  }
+
+  /** Backend pid of the LISTEN connection (diagnostics and tests). */
+  async listenerPid(): Promise<number | undefined> {
+    const client = this.client;
+    if (!client) return undefined;
+    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    return rows[0]?.pid;
+  }
+
+  /** Publish what is queued, then drop the LISTEN connection. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.cancelSleep?.();
+    const deadline = Date.now() + 2_000;
+    while ((this.publishing || this.pending.length) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    this.subscribers.clear();
+    this.subscriberTotal = 0;
+    await this.connecting?.catch(() => undefined);
+    await this.dropClient();
+  }
+
+  // --- publishing ----------------------------------------------------------------------------
+
+  private async pump(): Promise<void> {
+    if (this.publishing) return;
+    this.publishing = true;
+    try {
+      while (this.pending.length) {
+        const batch = this.pending.splice(0, NOTIFY_CHUNK);
+        try {
+          await this.opts.pool.query('select pg_notify($1, p) from unnest($2::text[]) as p', [this.channel, batch]);
+          this.stats.published += batch.length;
+        } catch (err) {
+          this.stats.publishDropped += batch.length;
+          this.opts.logger.warn({ err: (err as Error).message, events: batch.length }, 'live tap publish failed; events dropped');
+        }
+      }
+    } finally {
+      this.publishing = false;
+    }
+  }
+
+  // --- listening -----------------------------------------------------------------------------
+
+  private listen(): Promise<void> {
+    if (this.client) return Promise.resolve();
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  /** Connects and LISTENs; on failure retries with backoff until it works or nobody is subscribed. */
+  private async connect(): Promise<void> {
+    for (;;) {
+      if (this.closed) throw new Error('live bus is closed');
+      if (this.subscriberTotal === 0) throw new Error('no live subscribers left');
+      const client = new pg.Client({ connectionString: this.opts.connectionString });
+      client.on('notification', (msg) => {
+        if (msg.channel === this.channel && msg.payload) this.dispatch(msg.payload);
+      });
+      client.on('error', () => this.lost(client));
+      client.on('end', () => this.lost(client));
+      try {
+        await client.connect();
+        await client.query(`listen ${pg.escapeIdentifier(this.channel)}`);
+        if (this.closed) {
+          await client.end().catch(() => undefined);
+          throw new Error('live bus is closed');
+        }
+        this.client = client;
+        this.retryDelay = this.opts.reconnectMs ?? 500;
+        if (this.subscriberTotal === 0) this.scheduleIdleClose();
+        return;
+      } catch (err) {
+        await client.end().catch(() => undefined);
+        if (this.closed) throw err;
+        this.opts.logger.warn({ err: (err as Error).message }, 'live tap LISTEN connection failed; retrying');
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.nextDelay());
+          this.cancelSleep = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.cancelSleep = undefined;
+      }
+    }
+  }
+
+  /** The LISTEN connection dropped: reconnect while anyone is subscribed. */
+  private lost(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    client.end().catch(() => undefined);
+    if (this.closed || this.subscriberTotal === 0) return;
+    this.stats.reconnects++;
+    this.opts.logger.warn({ channel: this.channel }, 'live tap LISTEN connection lost; reconnecting');
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (!this.closed && this.subscriberTotal > 0) this.listen().catch(() => undefined);
+    }, this.nextDelay());
+    this.retryTimer.unref();
+  }
+
+  private nextDelay(): number {
+    const delay = this.retryDelay;
+    this.retryDelay = Math.min(this.retryDelay * 2, MAX_RECONNECT_MS);
+    return delay;
+  }
+
+  private scheduleIdleClose(): void {
+    if (this.idleTimer || this.closed) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.subscriberTotal === 0) void this.dropClient();
+    }, this.opts.idleMs ?? 30_000);
+    this.idleTimer.unref();
+  }
+
+  private async dropClient(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) await client.end().catch(() => undefined);
+  }
+
+  private dispatch(payload: string): void {
+    this.stats.received++;
+    let parsed: ({ tenantId?: unknown } & LiveEvent) | undefined;
+    try {
+      parsed = JSON.parse(payload) as { tenantId?: unknown } & LiveEvent;
+    } catch {
+      return;
+    }
+    if (typeof parsed?.tenantId !== 'string') return;
+    const set = this.subscribers.get(parsed.tenantId);
+    if (!set) return;
+    const { tenantId: _tenant, ...event } = parsed;
+    for (const listener of set) {
+      try {
+        listener(event);
+        this.stats.delivered++;
+      } catch (err) {
+        this.opts.logger.warn({ err: (err as Error).message }, 'live tap subscriber failed');
+      }
+    }
+  }
+}

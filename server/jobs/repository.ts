@@ -1,0 +1,83 @@
+import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { costLogs, jobRuns, requests, tenants, type JobRunRow } from '../db/schema/index.js';
+
+// Drizzle queries for the job layer. Every method that serves a tenant takes tenantId first.
+
+export type JobOutcome = 'running' | 'succeeded' | 'failed';
+
+export interface RunEnd {
+  outcome: Exclude<JobOutcome, 'running'>;
+  summary: string | null;
+  error: string | null;
+}
+
+export const jobRunsRepository = {
+  list(db: Executor, tenantId: string): Promise<JobRunRow[]> {
+    return db.select().from(jobRuns).where(eq(jobRuns.tenantId, tenantId));
+  },
+
+  async get(db: Executor, tenantId: string, name: string): Promise<JobRunRow | undefined> {
+    const rows = await db.select().from(jobRuns).where(and(eq(jobRuns.tenantId, tenantId), eq(jobRuns.name, name))).limit(1);
+    return rows[0];
+  },
+
+  /**
+   * Marks a run as started unless one is already running (and younger than staleSeconds).
+   * False means another run holds it; the row doubles as the lock so two nodes, or a cron run
+   * and a manual one, never run the same job for the same workspace at once.
+   */
+  async start(db: Executor, tenantId: string, name: string, staleSeconds: number): Promise<boolean> {
+    const rows = await db
+      .insert(jobRuns)
+      .values({ tenantId, name, lastStartedAt: sql`now()`, outcome: 'running' })
+      .onConflictDoUpdate({
+        target: [jobRuns.tenantId, jobRuns.name],
+        set: { lastStartedAt: sql`now()`, outcome: 'running', error: null, summary: null },
+        setWhere: sql`${jobRuns.outcome} is distinct from 'running' or ${jobRuns.lastStartedAt} < now() - ${staleSeconds} * interval '1 second'`,
+      })
+      .returning({ name: jobRuns.name });
+    return rows.length > 0;
+  },
+
+  async finish(db: Executor, tenantId: string, name: string, end: RunEnd): Promise<JobRunRow> {
+    const [row] = await db
+      .update(jobRuns)
+      .set({ ...end, lastFinishedAt: sql`now()`, runCount: sql`${jobRuns.runCount} + 1` })
+      .where(and(eq(jobRuns.tenantId, tenantId), eq(jobRuns.name, name)))
+      .returning();
+    return row!;
+  },
+
+  /** Every workspace, for runs that carry no tenant. */
+  async tenantIds(db: Executor): Promise<string[]> {
+    const rows = await db.select({ id: tenants.id }).from(tenants).orderBy(asc(tenants.id));
+    return rows.map((r) => r.id);
+  },
+};
+
+// Retention deletes in batches so a first run over a large backlog never holds one huge
+// transaction (long locks, a burst of WAL) on the tables the chat path writes to.
+const BATCH = 5_000;
+
+export const retentionRepository = {
+  async deleteRequestsBefore(db: Executor, tenantId: string, cutoff: Date): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const batch = db.select({ id: requests.id }).from(requests).where(and(eq(requests.tenantId, tenantId), lt(requests.createdAt, cutoff))).limit(BATCH);
+      const { rowCount } = await db.delete(requests).where(and(eq(requests.tenantId, tenantId), inArray(requests.id, batch)));
+      total += rowCount ?? 0;
+      if ((rowCount ?? 0) < BATCH) return total;
+    }
+  },
+
+  async deleteCostLogsBefore(db: Executor, tenantId: string, cutoff: Date): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const batch = db.select({ id: costLogs.id }).from(costLogs).where(and(eq(costLogs.tenantId, tenantId), lt(costLogs.createdAt, cutoff))).limit(BATCH);
+      const { rowCount } = await db.delete(costLogs).where(and(eq(costLogs.tenantId, tenantId), inArray(costLogs.id, batch)));
+      total += rowCount ?? 0;
+      if ((rowCount ?? 0) < BATCH) return total;
+    }
+  },
+};
