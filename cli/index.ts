@@ -3,8 +3,11 @@ import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_GATEWAY_URL, globalOptions } from './client.js';
 import { parseGatewayUrl } from './options.js';
 import { describeError, printError } from './output.js';
+import { registerAbTestsCommand } from './commands/ab-tests.js';
 import { registerAuditCommand } from './commands/audit.js';
+import { registerFeedbackCommand } from './commands/feedback.js';
 import { registerHealthCommand } from './commands/health.js';
+import { registerProvidersCommand } from './commands/providers.js';
 import { registerSchedulerCommand } from './commands/scheduler.js';
 import { registerTokensCommand } from './commands/tokens.js';
 
@@ -36,6 +39,9 @@ export function buildProgram(): Command {
   registerTokensCommand(program);
   registerAuditCommand(program);
   registerSchedulerCommand(program);
+  registerProvidersCommand(program);
+  registerAbTestsCommand(program);
+  registerFeedbackCommand(program);
   return program;
 }
 

@@ -34,6 +34,12 @@ export interface LiveEvent {
 
 export type LiveListener = (event: LiveEvent) => void;
 
+interface Subscriber {
+  listener: LiveListener;
+  /** Called when the bus ends every subscription (shutdown). */
+  onEnd?: () => void;
+}
+
 export interface LiveSubscription {
   /** Resolves once this process is listening, so events committed from then on arrive. */
   ready: Promise<void>;
@@ -104,7 +110,7 @@ export function encodeLivePayload(tenantId: string, event: LiveEvent): string {
 export class LiveBus {
   readonly stats: LiveBusStats = { published: 0, publishDropped: 0, received: 0, delivered: 0, reconnects: 0 };
   private readonly channel: string;
-  private readonly subscribers = new Map<string, Set<LiveListener>>();
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
   private subscriberTotal = 0;
   private pending: string[] = [];
   private publishing = false;
@@ -133,13 +139,20 @@ export class LiveBus {
     void this.pump();
   }
 
-  /** Receive every event of `tenantId` committed by any process while subscribed. */
-  subscribe(tenantId: string, listener: LiveListener): LiveSubscription {
-    if (this.closed) return { ready: Promise.reject(new Error('live bus is closed')), unsubscribe: () => undefined };
+  /**
+   * Receive every event of `tenantId` committed by any process while subscribed. `onEnd` is called
+   * if the bus ends the subscription itself (endAll, close): the caller should end its stream.
+   */
+  subscribe(tenantId: string, listener: LiveListener, onEnd?: () => void): LiveSubscription {
+    if (this.closed) {
+      const ready = Promise.reject(new Error('live bus is closed'));
+      ready.catch(() => undefined);
+      return { ready, unsubscribe: () => undefined };
+    }
     let set = this.subscribers.get(tenantId);
     if (!set) this.subscribers.set(tenantId, (set = new Set()));
-    // A wrapper per subscription, so one listener subscribed twice is two subscriptions.
-    const entry: LiveListener = (e) => listener(e);
+    // An entry per subscription, so one listener subscribed twice is two subscriptions.
+    const entry: Subscriber = { listener, onEnd };
     set.add(entry);
     this.subscriberTotal++;
     if (this.idleTimer) clearTimeout(this.idleTimer);
@@ -160,6 +173,21 @@ export class LiveBus {
     };
   }
 
+  /**
+   * End every local subscription (their onEnd runs). Call when shutting down: open event streams
+   * would otherwise keep the HTTP server from closing. New subscriptions are still accepted.
+   */
+  endAll(): void {
+    const entries = [...this.subscribers.values()].flatMap((set) => [...set]);
+    for (const entry of entries) {
+      try {
+        entry.onEnd?.();
+      } catch (err) {
+        this.opts.logger.warn({ err: (err as Error).message }, 'live tap subscriber failed to end');
+      }
+    }
+  }
+
   /** Local subscribers, of one tenant or in all. */
   subscriberCount(tenantId?: string): number {
     return tenantId === undefined ? this.subscriberTotal : (this.subscribers.get(tenantId)?.size ?? 0);
@@ -178,9 +206,10 @@ export class LiveBus {
     return rows[0]?.pid;
   }
 
-  /** Publish what is queued, then drop the LISTEN connection. */
+  /** End the subscriptions, publish what is queued, then drop the LISTEN connection. */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.endAll();
     this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
@@ -310,9 +339,9 @@ export class LiveBus {
     const set = this.subscribers.get(parsed.tenantId);
     if (!set) return;
     const { tenantId: _tenant, ...event } = parsed;
-    for (const listener of set) {
+    for (const entry of set) {
       try {
-        listener(event);
+        entry.listener(event);
         this.stats.delivered++;
       } catch (err) {
         this.opts.logger.warn({ err: (err as Error).message }, 'live tap subscriber failed');

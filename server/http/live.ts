@@ -122,8 +122,6 @@ export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOpti
     res.flushHeaders();
     req.socket.setNoDelay(true);
     const writer = new SseWriter(res, maxQueue);
-    const subscription = bus.subscribe(principal.tenantId, (event: LiveEvent) => writer.event(event));
-    const keepAlive = setInterval(() => writer.comment('keep-alive'), keepAliveMs);
     let done = false;
     const cleanup = () => {
       if (done) return;
@@ -132,6 +130,16 @@ export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOpti
       subscription.unsubscribe();
       writer.close();
     };
+    // The bus ends subscriptions on shutdown: finish the response so the server can close.
+    const subscription = bus.subscribe(
+      principal.tenantId,
+      (event: LiveEvent) => writer.event(event),
+      () => {
+        cleanup();
+        res.end();
+      },
+    );
+    const keepAlive = setInterval(() => writer.comment('keep-alive'), keepAliveMs);
     res.on('close', cleanup);
     res.on('error', cleanup);
     // Tells the client it is subscribed: events committed from now on will arrive.

@@ -44,6 +44,10 @@ const SOAK_SAMPLE_MS = 1_000;
 const SOAK_WINDOW_MS = 10_000;
 const IDLE_MS = 3_000;
 const RUN_LIMIT_MS = 8 * 60_000;
+/** Other processes' CPU (in cores) above which a phase's figures are flagged as noisy. */
+const NOISY_OTHER_CPU = 0.1;
+/** How long to wait at the start for other work on the machine to finish. */
+const QUIET_WAIT_MS = 30_000;
 
 const TARGETS = {
   addedP50OneConnMs: 0.6,
@@ -82,6 +86,19 @@ function placeProcesses(): Placement {
   // Everything started from here on (PostgreSQL, the simulator) inherits core 1.
   pinSelf(1);
   return { pinned: true, gatewayCore: 0, sideCore: 1, note: `pinned: gateway on core 0; load generator (this process, cpus ${allowedCpus()}), simulator and PostgreSQL on core 1` };
+}
+
+/** Waits (bounded) for a second in which other processes use less than NOISY_OTHER_CPU cores in total. */
+async function waitForQuietMachine(): Promise<{ quiet: boolean; busyCores: number }> {
+  const started = performance.now();
+  let busyCores = NaN;
+  do {
+    const a = readCoreTimes();
+    await sleep(1_000);
+    busyCores = busySecondsBetween(a, readCoreTimes());
+    if (busyCores < NOISY_OTHER_CPU * 2) return { quiet: true, busyCores };
+  } while (performance.now() - started < QUIET_WAIT_MS);
+  return { quiet: false, busyCores };
 }
 
 async function simulatorConfig(simUrl: string, patch: Record<string, unknown>): Promise<void> {
@@ -208,6 +225,8 @@ async function main(): Promise<void> {
   const placement = placeProcesses();
   log(`Gateway benchmark${QUICK ? ' (BENCH_QUICK: shortened phases)' : ''}: node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'} x${onlineCores()}`);
   log(`  ${placement.note}`);
+  const quiet = await waitForQuietMachine();
+  log(`  machine before start: ${pct(quiet.busyCores)} of a core busy${quiet.quiet ? '' : ` (still busy after ${QUIET_WAIT_MS / 1000} s: other work is running, figures will be noisy)`}`);
 
   // --- processes -----------------------------------------------------------------------------
   phase('starting PostgreSQL, simulator and gateway');
@@ -361,14 +380,15 @@ async function main(): Promise<void> {
   const lg = loopGateway.latency.summary();
   const rssGrowth = afterSoak.rssMb - afterWarmup.rssMb;
   // RSS saws with garbage collection, so two single readings say little: compare window medians.
-  const windowS = Math.min(SOAK_WINDOW_MS, PLAN.soakMs / 3) / 1000;
+  const windowS = Math.round(Math.min(SOAK_WINDOW_MS, PLAN.soakMs / 3) / 1000);
   const soakEndS = rssSamples[rssSamples.length - 1]!.atS;
   const firstWindowMb = median(rssSamples.filter((s) => s.atS <= windowS).map((s) => s.rssMb));
   const lastWindowMb = median(rssSamples.filter((s) => s.atS >= soakEndS - windowS).map((s) => s.rssMb));
   const windowGrowth = lastWindowMb - firstWindowMb;
   const flat = windowGrowth <= Math.max(10, firstWindowMb * 0.1);
   const sideCoreBusy = loopCpu.coreBusy[1] ?? NaN;
-  const generatorLimited = placement.pinned && sideCoreBusy > 0.9 && loopCpu.gatewayUtilisation < 0.9;
+  // The gateway figures are its own only when it, not core 1, was the bottleneck.
+  const loadSideMayLimit = (placement.pinned && sideCoreBusy > 0.9 && loopCpu.gatewayUtilisation < 0.9) || loopDirect.rps <= loopGateway.rps * 1.2;
   const totalSeconds = (performance.now() - runStarted) / 1000;
   const failures = { direct: direct.failed, gateway: viaGateway.failed, lastDirectError: direct.lastError, lastGatewayError: viaGateway.lastError };
 
@@ -380,7 +400,7 @@ async function main(): Promise<void> {
     { metric: 'latency p50', direct: ms(rd.p50), gateway: ms(rg.p50), added: signedMs(added(rd.p50, rg.p50)) },
     { metric: 'latency p99', direct: ms(rd.p99), gateway: ms(rg.p99), added: signedMs(rateAddedP99), target: `added <= ${TARGETS.addedP99At500Ms} ms`, result: verdict(rateAddedP99 <= TARGETS.addedP99At500Ms) },
     { metric: 'generator send lag p99', direct: ms(rateDirect.sendLag.summary().p99), gateway: ms(rateGateway.sendLag.summary().p99) },
-    { metric: 'gateway CPU per request', gateway: `${int(rateCpuReport.gatewayCpuUsPerRequest)} us` },
+    { metric: 'CPU per request: gateway / PostgreSQL', gateway: `${int(rateCpuReport.gatewayCpuUsPerRequest)} / ${int(rateCpuReport.postgresCpuUsPerRequest)} us` },
     `3+4. Throughput, ${PLAN.loopConnections} connections, closed loop, ${PLAN.loopMs / 1000} s per target`,
     { metric: 'requests/s', direct: int(loopDirect.rps), gateway: int(loopGateway.rps), target: `>= ${int(TARGETS.minRps)} (1 core)`, result: verdict(loopGateway.rps >= TARGETS.minRps) },
     { metric: 'latency p50 / p99', direct: `${ms(ld.p50, 2)} / ${ms(ld.p99, 2)}`, gateway: `${ms(lg.p50, 2)} / ${ms(lg.p99, 2)}` },
@@ -388,6 +408,8 @@ async function main(): Promise<void> {
     { metric: 'gateway process CPU', direct: pct(loopDirectCpuReport.gatewayUtilisation), gateway: pct(loopCpu.gatewayUtilisation) },
     { metric: 'core 0 / core 1 busy', direct: `${pct(loopDirectCpuReport.coreBusy[0] ?? NaN)} / ${pct(loopDirectCpuReport.coreBusy[1] ?? NaN)}`, gateway: `${pct(loopCpu.coreBusy[0] ?? NaN)} / ${pct(sideCoreBusy)}` },
     { metric: 'load generator / simulator CPU', direct: `${pct(loopDirectCpuReport.loadGeneratorUtilisation)} / ${pct(loopDirectCpuReport.simulatorUtilisation)}`, gateway: `${pct(loopCpu.loadGeneratorUtilisation)} / ${pct(loopCpu.simulatorUtilisation)}` },
+    { metric: 'PostgreSQL CPU (per gateway request)', direct: pct(loopDirectCpuReport.postgresUtilisation), gateway: `${pct(loopCpu.postgresUtilisation)} (${int(loopCpu.postgresCpuUsPerRequest)} us)` },
+    { metric: 'other CPU on the machine', direct: pct(loopDirectCpuReport.otherUtilisation), gateway: pct(loopCpu.otherUtilisation) },
     `5. Streaming, ${PLAN.streams} streams per target, ${OUTPUT_TOKENS} content chunks ${STREAM_CHUNK_DELAY_MS} ms apart`,
     { metric: 'first chunk p50', direct: ms(sd.firstChunk.p50), gateway: ms(sg.firstChunk.p50), added: signedMs(ttfcAddedP50), target: `added <= ${TARGETS.addedFirstChunkMs} ms`, result: verdict(ttfcAddedP50 <= TARGETS.addedFirstChunkMs) },
     { metric: 'first chunk p99', direct: ms(sd.firstChunk.p99), gateway: ms(sg.firstChunk.p99), added: signedMs(ttfcAddedP99) },
@@ -414,8 +436,15 @@ async function main(): Promise<void> {
   log(`  Soak: ${int(soak.latency.count)} requests at ${int(soak.rps)} req/s, latency p50 ${ms(soak.latency.summary().p50)}, p99 ${ms(soak.latency.summary().p99)}; RSS every ${SOAK_SAMPLE_MS / 1000} s (MB): ${rssSamples.map((s) => s.rssMb.toFixed(0)).join(' ')}.`);
   log(`  Log rows settled ${Math.round(waitedMs)} ms after the last request.`);
   if (!placement.pinned) log('  NOTE: processes were not pinned to cores; throughput and CPU figures share the machine with the load generator.');
-  if (generatorLimited || loopDirect.rps <= loopGateway.rps * 1.2) {
-    log(`  NOTE: direct throughput (${int(loopDirect.rps)} req/s) is not clearly above the gateway's, or core 1 was saturated (${pct(sideCoreBusy)}) while the gateway used ${pct(loopCpu.gatewayUtilisation)} of core 0: the load side (generator + simulator on one core) may be limiting the figures.`);
+  if (loadSideMayLimit) {
+    const cause = loopCpu.otherUtilisation > NOISY_OTHER_CPU
+      ? `other processes used ${pct(loopCpu.otherUtilisation)} of a core meanwhile`
+      : 'the load side (generator + simulator + PostgreSQL on one core) may be limiting the gateway figures';
+    log(`  NOTE: during the gateway throughput run the gateway used ${pct(loopCpu.gatewayUtilisation)} of core 0 and core 1 was ${pct(sideCoreBusy)} busy; direct reached ${int(loopDirect.rps)} req/s: ${cause}.`);
+  }
+  const noisy = Object.entries(cpu).filter(([, c]) => c.otherUtilisation > NOISY_OTHER_CPU);
+  if (noisy.length > 0) {
+    log(`  NOTE: the machine was not quiet: other processes and interrupts used ${noisy.map(([name, c]) => `${pct(c.otherUtilisation)} of a core during ${name}`).join(', ')}. Re-run on an idle machine for comparable figures.`);
   }
   if (failures.direct || failures.gateway) log(`  Failures: direct ${failures.direct} (${failures.lastDirectError ?? ''}), gateway ${failures.gateway} (${failures.lastGatewayError ?? ''}).`);
   log(`  Whole run ${totalSeconds.toFixed(0)} s.`);
@@ -446,7 +475,7 @@ async function main(): Promise<void> {
       pass: loopGateway.rps >= TARGETS.minRps,
       cpuPerRequestUs: round(loopCpu.gatewayCpuUsPerRequest, 1),
       cpuPass: loopCpu.gatewayCpuUsPerRequest <= TARGETS.maxCpuUsPerRequest,
-      loadSideMayLimit: generatorLimited || loopDirect.rps <= loopGateway.rps * 1.2,
+      loadSideMayLimit,
     },
     streaming: {
       chunkDelayMs: STREAM_CHUNK_DELAY_MS,
@@ -472,6 +501,7 @@ async function main(): Promise<void> {
       pass: final.hwmMb < TARGETS.maxPeakMb,
     },
     logging: { rows, gatewayRequests: expectedRows, settledMs: Math.round(waitedMs), complete: rows === expectedRows },
+    cpuByPhase: Object.fromEntries(Object.entries(cpu).map(([name, c]) => [name, cpuJson(c)])),
     failures,
     runSeconds: round(totalSeconds, 1),
   };

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { registerAnalyticsCommand } from '../../cli/commands/analytics.js';
 import { LogWriter, type CostLogRow, type RequestLogRow } from '../../server/gateway/log-writer.js';
 import { newId } from '../../server/lib/ids.js';
 import { createLogger } from '../../server/lib/logger.js';
@@ -638,5 +640,52 @@ describe('auth', () => {
     }
     const params = doc.paths['/v1/analytics/requests'].get.parameters.map((x: { name: string }) => x.name);
     expect(params).toEqual(expect.arrayContaining(['orderBy', 'order', 'limit', 'cursor']));
+  });
+});
+
+describe('gatewayctl analytics', () => {
+  async function run(args: string[], token = a.token): Promise<string> {
+    const program = new Command('gatewayctl').option('--url <url>').option('--token <token>').option('--json').exitOverride().configureOutput({ writeErr: () => undefined });
+    registerAnalyticsCommand(program);
+    const out: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      out.push(String(chunk));
+      return true;
+    });
+    try {
+      await program.parseAsync(['node', 'gatewayctl', '--url', env.baseUrl, '--token', token, ...args]);
+    } finally {
+      spy.mockRestore();
+    }
+    return out.join('');
+  }
+
+  it('prints tables', async () => {
+    const overview = await run(['analytics', 'overview']);
+    expect(overview).toMatch(/REQUESTS\s*│\s*10/);
+    expect(overview).toMatch(/AVG LATENCY\s*│\s*821 ms/);
+    const costs = await run(['analytics', 'costs', '--by', 'model']);
+    expect(costs).toContain('claude-3-5-haiku-20241022');
+    expect(costs).toMatch(/Total: \$0\.0014[78]/);
+    expect(await run(['analytics', 'timeseries', '--range', '7d'])).toContain('2026-03-03');
+    expect(await run(['analytics', 'timeseries', '--by-provider'])).toContain('ANTHROPIC');
+    expect(await run(['analytics', 'models', '--range', '24h'])).toContain('openai/gpt-4o-mini');
+    const routing = await run(['analytics', 'routing']);
+    expect(routing).toContain('classification');
+    expect(routing).toContain('userOverride');
+    const log = await run(['analytics', 'requests', '--limit', '2']);
+    expect(log).toContain('req_t01');
+    expect(log).toContain('More requests exist');
+  });
+
+  it('--json prints the API result; --all walks every page', async () => {
+    expect(JSON.parse(await run(['--json', 'analytics', 'costs']))).toEqual(await get(a.token, '/v1/analytics/costs/by-provider'));
+    const all = JSON.parse(await run(['--json', 'analytics', 'requests', '--order-by', 'latencyMs', '--limit', '3', '--all']));
+    expect(all.nextCursor).toBeNull();
+    expect(all.items.map((r: { id: string }) => r.id)).toEqual(['req_t02', 'req_t07', 'req_t01', 'req_t05', 'req_t09', 'req_t04', 'req_t08', 'req_t10', 'req_t06', 'req_t03']);
+  });
+
+  it('rejects a bad range before calling the gateway', async () => {
+    await expect(run(['analytics', 'timeseries', '--range', '2w'])).rejects.toThrow(/Allowed choices are 1h, 6h, 24h, 7d, 30d/);
   });
 });

@@ -9,18 +9,18 @@ import { codeShape } from './task.js';
 
 /** Feature weights and thresholds, fitted on the labelled corpus (test/fixtures/classifier). */
 export const WEIGHTS = {
-  askLength: 1.2, // per doubling of the ask's words (log2(1 + words / 6))
-  commas: 0.3, // each comma in the ask: lists of requirements
-  cues: 1, // complexity words in the ask (COMPLEXITY_CUES)
+  askLength: 1.3, // per doubling of the ask's words (log2(1 + words / 6))
+  commas: 0.45, // each comma in the ask: lists of requirements
+  cues: 0.6, // complexity words in the ask (COMPLEXITY_CUES)
   sentences: 0.4, // each sentence of the ask after the first
   listItems: 0.5, // each list item in the ask
   questions: 0.4, // each question of the ask after the first
-  material: 0.8, // per doubling of pasted material (log2(1 + words / 150))
-  code: 0.6, // per doubling of code lines (log2(1 + lines / 6))
-  debugging: 0.5, // a trace or a code paste: at least some work to read it
-  previous: 0.3, // share of the previous user turn's score: follow-ups inherit weight
+  material: 1.4, // per doubling of pasted material (log2(1 + words / 150))
+  code: 0.3, // per doubling of code lines (log2(1 + lines / 6))
+  debugging: 0.35, // a trace or a code paste: at least some work to read it
+  previous: 0.2, // share of the previous user turn's score: follow-ups inherit weight
   images: 0.5, // each image after the first
-  codeContext: 1, // earlier turns hold code: a follow-up edits existing code
+  codeContext: 1.6, // earlier turns hold code: a follow-up edits existing code
 };
 export const THRESHOLDS = { simpleBelow: 2.6, complexFrom: 5.5 };
 
@@ -42,7 +42,7 @@ export function complexityScore(s: TextSignals, ctx: ComplexityContext): number 
   v += w.questions * Math.min(Math.max(0, s.askQuestions - 1), 4);
   v += w.material * Math.log2(1 + s.materialChars / CHARS_PER_WORD / 150);
   v += w.code * Math.log2(1 + s.codeLines / 6);
-  if (s.fileRefs > 0 || codeShape(s) >= 3) v += w.debugging;
+  if (s.fileRefs > 0 || s.errorWords > 0 || codeShape(s) >= 3) v += w.debugging;
   v += w.previous * Math.min(ctx.previousScore, 5);
   if (ctx.images > 1) v += w.images * (ctx.images - 1);
   if (ctx.codeContext) v += w.codeContext;

@@ -28,13 +28,13 @@ export interface Classification {
 export const LOW_CONFIDENCE = 0.5;
 
 /** Characters read from the latest user turn (head and tail windows), and from other turns. */
-const LATEST_HEAD = 3000;
-const LATEST_TAIL = 1500;
-const CONTEXT_HEAD = 1200;
-const CONTEXT_TAIL = 400;
-const SYSTEM_HEAD = 1000;
+const LATEST_HEAD = 2000;
+const LATEST_TAIL = 1000;
+const CONTEXT_HEAD = 600;
+const CONTEXT_TAIL = 200;
+const SYSTEM_HEAD = 600;
 /** Context turns read, nearest first; older ones add little and would cost time in long chats. */
-const MAX_CONTEXT_TURNS = 6;
+const MAX_CONTEXT_TURNS = 4;
 
 // How much context counts next to the latest user turn (weight 1). The system prompt describes
 // the assistant, not the request, so it is only a weak hint.

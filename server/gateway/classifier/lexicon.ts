@@ -203,8 +203,10 @@ export const COMPLEXITY_CUES: Cues = {
   additionally: 0.5, also: 0.4, then: 0.4, finally: 0.5, 'make sure': 0.5, ensure: 0.6, must: 0.6,
   handle: 0.6, handles: 0.6, handling: 0.6, include: 0.5, including: 0.3, without: 0.3, 'at least': 0.5,
   'no more than': 0.5, avoid: 0.3, constraints: 1, requirements: 1, tests: 0.6, test: 0.2, and: 0.25,
-  explain: 0.8, 'difference between': 0.8, 'differences between': 1, 'how does': 0.8, example: 0.5,
+  explain: 0.8, 'difference between': 0.8, 'differences between': 1, 'how does': 1, example: 0.5,
   'walk through': 0.8, estimate: 0.8, plan: 0.3, propose: 1, recommend: 0.3,
+  'in the style': 1, 'in the voice': 1, sonnet: 0.8, villanelle: 0.8, 'how do': 0.4, causes: 0.5,
+  proofread: -1, rewrite: -0.5, rephrase: -0.8, translate: -0.5,
   quick: -1, quickly: -0.8, simple: -0.6, short: -0.5, shorter: -0.8, brief: -0.6, briefly: -0.6,
   'one sentence': -1.5, 'one line': -1.5, 'one liner': -1.5, oneliner: -1.5, 'one word': -1.5,
   'in a word': -1.5, just: -0.4, 'yes or no': -1.5, tldr: -0.3, 'tl dr': -0.3,
@@ -241,4 +243,11 @@ export const REQUEST_CUES = [
   'here are', 'this article', 'this text', 'this document', 'what does this', 'any idea', 'any ideas',
   'why does', 'why is', 'refactor', 'implement', 'build', 'design', 'create', 'optimize', 'improve',
   'migrate', 'how do i', 'how can i', 'how to', "what's wrong", 'what is wrong', 'anything wrong', 'is this',
+];
+
+/** Words of failure output: a request carrying one is debugging, which takes some reading. */
+export const ERROR_WORDS = [
+  'error', 'errors', 'err', 'exception', 'traceback', 'stacktrace', 'stack trace', 'segfault', 'panic',
+  'panicked', 'typeerror', 'keyerror', 'valueerror', 'syntaxerror', 'referenceerror', 'nullpointerexception',
+  'fatal', 'failed', 'crashloopbackoff', 'eaddrinuse', 'econnrefused', 'enoent', 'undefined reference',
 ];

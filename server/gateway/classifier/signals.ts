@@ -14,7 +14,7 @@
 
 import {
   CODE_EXTENSIONS, CODING_CUES, COMPLEXITY_CUES, CREATIVE_CUES, GENERAL_CUES, LINE_START_KEYWORDS,
-  QA_CUES, QA_START_CUES, REQUEST_CUES, SUMMARIZATION_CUES, CODING, CREATIVE, GENERAL, QA, SUMMARIZATION, TEXT_TASKS,
+  ERROR_WORDS, QA_CUES, QA_START_CUES, REQUEST_CUES, SUMMARIZATION_CUES, CODING, CREATIVE, GENERAL, QA, SUMMARIZATION, TEXT_TASKS,
 } from './lexicon.js';
 
 const N = TEXT_TASKS.length;
@@ -49,6 +49,7 @@ interface Cue {
   ext: boolean;
   /** Marks a request said to the assistant (see REQUEST_CUES). */
   req: boolean;
+  err: boolean;
   /** Last word of some multi-word phrase: look the phrase keys up when this word is read. */
   tail: boolean;
 }
@@ -69,10 +70,30 @@ function foldChar(c: number): number {
   return c;
 }
 
-function hashStep(h: number, c: number): number {
-  return Math.imul(h ^ c, 0x01000193);
-}
+const FNV_PRIME = 0x01000193;
 const HASH_SEED = 0x811c9dc5 | 0;
+function hashStep(h: number, c: number): number {
+  return Math.imul(h ^ c, FNV_PRIME);
+}
+
+// Character classes for the scanner; everything at or above 0xC0 up to the punctuation block
+// counts as a letter, so accented and non-Latin words are words too.
+const NON_WORD = 0;
+const LOWER = 1;
+const UPPER = 2;
+const DIGIT = 3;
+const UNDERSCORE = 4;
+const APOS = 5;
+const CHAR_CLASS = new Uint8Array(128);
+for (let c = 97; c <= 122; c++) CHAR_CLASS[c] = LOWER;
+for (let c = 65; c <= 90; c++) CHAR_CLASS[c] = UPPER;
+for (let c = 48; c <= 57; c++) CHAR_CLASS[c] = DIGIT;
+CHAR_CLASS[95] = UNDERSCORE;
+CHAR_CLASS[39] = APOS;
+function wideClass(c: number): number {
+  if (c === 0x2019) return APOS;
+  return c >= 0xc0 && c < 0x2000 ? LOWER : NON_WORD;
+}
 
 function wordHashes(phrase: string): number[] {
   const out: number[] = [];
@@ -105,14 +126,14 @@ function cueFor(phrase: string): Cue {
   if (hs.length === 3) { map = tri; key = pairKey(pairKey(hs[0]!, hs[1]!), hs[2]!); }
   let cue = map.get(key);
   if (!cue) {
-    cue = { task: null, startQa: 0, cx: 0, lineStart: 0, ext: false, req: false, tail: false };
+    cue = { task: null, startQa: 0, cx: 0, lineStart: 0, ext: false, req: false, err: false, tail: false };
     map.set(key, cue);
   }
   if (hs.length > 1) {
     const last = hs[hs.length - 1]!;
     let tailCue = uni.get(last);
     if (!tailCue) {
-      tailCue = { task: null, startQa: 0, cx: 0, lineStart: 0, ext: false, req: false, tail: false };
+      tailCue = { task: null, startQa: 0, cx: 0, lineStart: 0, ext: false, req: false, err: false, tail: false };
       uni.set(last, tailCue);
     }
     tailCue.tail = true;
@@ -138,6 +159,11 @@ for (const [phrase, w] of Object.entries(COMPLEXITY_CUES)) cueFor(phrase).cx += 
 for (const [word, w] of Object.entries(LINE_START_KEYWORDS)) cueFor(word).lineStart = w;
 for (const ext of CODE_EXTENSIONS) cueFor(ext).ext = true;
 for (const phrase of REQUEST_CUES) cueFor(phrase).req = true;
+for (const phrase of ERROR_WORDS) cueFor(phrase).err = true;
+
+/** One bit per possible low 16 bits of a word key: most words are in no cue and skip the Map. */
+const CUE_FILTER = new Uint32Array(2048);
+for (const key of uni.keys()) CUE_FILTER[key >>> 5 & 2047]! |= 1 << (key & 31);
 
 // ---------------------------------------------------------------------------------------------
 // Output
@@ -169,6 +195,8 @@ export class TextSignals {
   operators = 0;
   calls = 0;
   inlineCode = 0;
+  /** Words of failure output (error, exception, traceback...). */
+  errorWords = 0;
   endsWithQuestion = false;
 }
 
@@ -190,7 +218,8 @@ class Para {
   reset(): void {
     this.proseChars = 0; this.cx = 0; this.commas = 0; this.sentences = 0; this.questions = 0; this.listItems = 0;
     this.lines = 0; this.req = 0; this.lastChar = 0;
-    this.task.fill(0);
+    const t = this.task; // five elements: plain stores beat fill()
+    t[0] = 0; t[1] = 0; t[2] = 0; t[3] = 0; t[4] = 0;
   }
   add(o: Para): void {
     this.proseChars += o.proseChars; this.cx += o.cx; this.commas += o.commas; this.sentences += o.sentences;
@@ -225,6 +254,8 @@ const spoken = new Para();
 const ask = new Para();
 const codeTask = new Float64Array(N);
 let paraCount = 0;
+/** The previous paragraph was a request ending in a colon: what follows is what it is about. */
+let introduced = false;
 let proseLineCount = 0;
 let codeChars = 0;
 let out = new TextSignals();
@@ -236,24 +267,21 @@ let lineIndent = 0;
 let lineIsList = false;
 let lineIsSpecial = false; // fence, diff or shell line
 let lineKw = 0;
-let lineOps = 0;
+let lineOps = 0; // in halves: 2 for an operator such as ==, 1 for a lone =
 let lineCalls = 0;
 let lineIdents = 0;
 let lineRefs = 0;
 let lineBraces = 0;
 let lineLineRefs = 0;
 let lineKeyColon = false;
+let inTick = false; // inside `inline code`: its symbols do not make the line code
+/** Where "Summarize this:" ends on a line that goes on with the pasted text (0: no such colon). */
+let colonAt = 0;
+const colonHead = new Para();
 let lastNonSpace = 0;
 let inFence = false;
 
 // word / sentence state
-let wordLen = 0;
-let wordStart = 0;
-let h = HASH_SEED;
-let wordFirstLower = false;
-let wordCamel = false;
-let wordUnderscore = false;
-let prevLower = false;
 let prev1 = 0;
 let prev2 = 0;
 let posInSentence = 0;
@@ -266,14 +294,14 @@ function applyCue(cue: Cue, pos: number): void {
   if (cue.startQa !== 0) t[QA]! += pos <= 1 ? cue.startQa : cue.startQa * 0.33;
   line.cx += cue.cx;
   if (cue.req) line.req++;
+  if (cue.err) out.errorWords++;
 }
 
-function endWord(text: string): void {
+function endWord(text: string, key: number, wordStart: number, wordLen: number, firstLower: boolean, camel: boolean, underscore: boolean): void {
   out.words++;
-  const key = h & MASK;
-  if ((wordUnderscore && wordLen > 2) || (wordCamel && wordFirstLower && wordLen >= 4)) lineIdents++;
+  if (!inTick && ((underscore && wordLen > 2) || (camel && firstLower && wordLen >= 4))) lineIdents++;
   extPending = false;
-  const cue = uni.get(key);
+  const cue = (CUE_FILTER[key >>> 5 & 2047]! >>> (key & 31)) & 1 ? uni.get(key) : undefined;
   if (cue !== undefined) {
     applyCue(cue, posInSentence);
     if (wordInLine === 0 && cue.lineStart !== 0) lineKw = cue.lineStart;
@@ -295,11 +323,10 @@ function endWord(text: string): void {
   prev1 = key;
   posInSentence++;
   wordInLine++;
-  wordLen = 0;
 }
 
 function endSentence(): void {
-  if (posInSentence > 0) line.sentences++;
+  if (posInSentence >= 3) line.sentences++;
   posInSentence = 0;
   prev1 = 0;
   prev2 = 0;
@@ -313,25 +340,40 @@ function endLine(end: number): void {
   }
   endSentence(); // a line break ends a sentence, for counting and for phrase matching
   const len = end - lineStartIdx;
-  let score = lineOps + 0.7 * lineCalls + 0.6 * lineIdents + lineKw + 0.8 * lineRefs + lineLineRefs + 0.3 * lineBraces;
+  let score = 0.5 * lineOps + 0.7 * lineCalls + 0.6 * lineIdents + lineKw + 0.8 * lineRefs + lineLineRefs + 0.3 * lineBraces;
   if (lastNonSpace === 59 || lastNonSpace === 123 || lastNonSpace === 125) score += 1; // ; { }
   else if (lastNonSpace === 41) score += 0.4; // )
-  if (lineIndent >= 2) score += lineKeyColon ? 1.5 : 0.7; // indented `key:` is YAML
+  if (lineIndent >= 2) score += lineKeyColon ? 1.5 : lastNonSpace === 58 ? 1.2 : 0.7; // YAML `key:`, Python `for x in y:`
   if (inFence || lineIsSpecial || score >= 1.5) {
     out.codeLines++;
     codeChars += len;
     for (let k = 0; k < N; k++) codeTask[k]! += line.task[k]!;
   } else {
     out.proseLines++;
-    line.proseChars = len;
     line.lines = 1;
-    line.lastChar = lastNonSpace;
     if (lineIsList) line.listItems = 1;
-    if (proseLineCount++ === 0) firstLine.copy(line);
-    lastLine.copy(line);
-    cur.add(line);
+    // (Only when nothing after the colon speaks to the assistant: "Design X: it must ..., compare ..." is all request.)
+    if (colonAt > 0 && end - colonAt > SPLIT_REST_CHARS && line.req === colonHead.req) {
+      // "Summarize this in one sentence: <pasted text>" on one line: two lines, request and paste.
+      line.sub(colonHead);
+      line.proseChars = end - colonAt;
+      line.lines = 1;
+      line.listItems = 0;
+      line.lastChar = lastNonSpace;
+      commitLine(colonHead);
+    } else {
+      line.proseChars = len;
+      line.lastChar = lastNonSpace;
+    }
+    commitLine(line);
   }
   resetLine(end);
+}
+
+function commitLine(p: Para): void {
+  if (proseLineCount++ === 0) firstLine.copy(p);
+  lastLine.copy(p);
+  cur.add(p);
 }
 
 function resetLine(end: number): void {
@@ -349,6 +391,8 @@ function resetLine(end: number): void {
   lineBraces = 0;
   lineLineRefs = 0;
   lineKeyColon = false;
+  inTick = false;
+  colonAt = 0;
   lastNonSpace = 0;
   wordInLine = 0;
 }
@@ -358,7 +402,9 @@ function endPara(): void {
   if (paraCount++ === 0) firstPara.copy(cur);
   lastPara.copy(cur);
   total.add(cur);
-  if (cur.proseChars <= SPLIT_REST_CHARS || cur.isRequest()) spoken.add(cur);
+  const request = cur.isRequest();
+  if (request || (cur.proseChars <= SPLIT_REST_CHARS && !introduced)) spoken.add(cur);
+  introduced = request && cur.lastChar === 58;
   cur.reset();
 }
 
@@ -414,28 +460,46 @@ function scanRange(text: string, from: number, to: number): void {
       continue;
     }
     const raw = text.charCodeAt(i);
-    if (isWordCode(raw) && !(wordLen === 0 && (raw === 39 || raw === 0x2019))) {
-      if (wordLen === 0) {
-        wordStart = i;
-        h = HASH_SEED;
-        wordFirstLower = raw >= 97 && raw <= 122;
-        wordCamel = false;
-        wordUnderscore = false;
-        prevLower = false;
+    const cls = raw < 128 ? CHAR_CLASS[raw]! : wideClass(raw);
+    if (cls !== NON_WORD && cls !== APOS) {
+      // A word: hash it in this tight loop, with everything in locals (a 32-bit hash stored in a
+      // module binding would be boxed on every write), then look it up once.
+      const start = i;
+      const firstLower = cls === LOWER;
+      let hash = HASH_SEED;
+      let camel = false;
+      let underscore = false;
+      let prevLow = false;
+      let c = raw;
+      let k = cls;
+      for (;;) {
+        if (k === UPPER) {
+          if (prevLow) camel = true;
+          hash = Math.imul(hash ^ (c + 32), FNV_PRIME);
+          prevLow = false;
+        } else {
+          hash = Math.imul(hash ^ (k === APOS ? 39 : c), FNV_PRIME);
+          prevLow = k === LOWER;
+          if (k === UNDERSCORE && i > start) underscore = true;
+        }
+        if (++i >= to) break;
+        c = text.charCodeAt(i);
+        k = c < 128 ? CHAR_CLASS[c]! : wideClass(c);
+        if (k === NON_WORD) break;
       }
-      const upper = raw >= 65 && raw <= 90;
-      if (upper && prevLower) wordCamel = true;
-      prevLower = raw >= 97 && raw <= 122;
-      if (raw === 95 && wordLen > 0) wordUnderscore = true;
-      h = hashStep(h, foldChar(raw));
-      wordLen++;
       lineHasText = true;
-      lastNonSpace = raw;
+      lastNonSpace = text.charCodeAt(i - 1);
+      endWord(text, hash & MASK, start, i - start, firstLower, camel, underscore);
+      continue;
+    }
+    if (raw === 32) { i++; continue; } // the commonest character, and nothing to do
+    const next = i + 1 < to ? text.charCodeAt(i + 1) : 0;
+    const prevCode = i > 0 ? text.charCodeAt(i - 1) : 0;
+    if (inTick && raw !== 96 && raw !== 10) {
+      if (raw !== 32) { lineHasText = true; lastNonSpace = raw; }
       i++;
       continue;
     }
-    if (wordLen > 0) endWord(text);
-    const next = i + 1 < to ? text.charCodeAt(i + 1) : 0;
     switch (raw) {
       case 10:
         endLine(i + 1);
@@ -452,7 +516,7 @@ function scanRange(text: string, from: number, to: number): void {
         else if (isWordCode(text.charCodeAt(i - 1)) && ((next >= 97 && next <= 122) || (next >= 65 && next <= 90)) && isWordCode(text.charCodeAt(i + 2))) lineIdents++;
         break;
       case 33: // !
-        if (next === 61) lineOps++;
+        if (next === 61) lineOps += 2;
         else endSentence();
         break;
       case 44: line.commas++; break;
@@ -462,20 +526,33 @@ function scanRange(text: string, from: number, to: number): void {
       case 123: case 125: case 59: lineBraces++; break;
       case 96: // `
         if (next === 96 && text.charCodeAt(i + 2) === 96) { out.fences++; inFence = !inFence; i += 2; }
-        else out.inlineCode += 0.5;
+        else { out.inlineCode += 0.5; inTick = !inTick; }
         break;
-      case 61: if (next === 61 || next === 62) lineOps++; break; // == =>
+      case 61: // = == =>
+        if (inTick) break;
+        if (next === 61 || next === 62) lineOps += 2;
+        else if (prevCode !== 61 && prevCode !== 60 && prevCode !== 62 && prevCode !== 33) lineOps += 1; // a lone =
+        break;
       case 58: // :
         if (wordInLine === 1 && isWordCode(text.charCodeAt(i - 1))) lineKeyColon = true;
-        if (next === 58 || next === 61) lineOps++;
+        if (colonAt === 0 && (next === 32 || next === 10) && line.req > 0 && i - lineStartIdx <= 150 && !inFence) {
+          endSentence();
+          colonHead.copy(line);
+          colonHead.proseChars = i + 1 - lineStartIdx;
+          colonHead.lines = 1;
+          colonHead.lastChar = 58;
+          if (lineIsList) colonHead.listItems = 1;
+          colonAt = i + 1;
+        }
+        if (next === 58 || next === 61) lineOps += 2;
         else if (extPending && ((next >= 48 && next <= 57) || next === 108)) { out.fileLineRefs++; lineLineRefs++; } // :12 or :line 12
         break;
-      case 45: if (next === 62) lineOps++; break; // ->
-      case 38: if (next === 38) lineOps++; break; // &&
-      case 124: if (next === 124) lineOps++; break; // ||
-      case 43: if (next === 61) lineOps++; break; // +=
-      case 60: if (next === 47) lineOps++; break; // </
-      case 47: if (next === 62) lineOps++; break; // />
+      case 45: if (next === 62) lineOps += 2; break; // ->
+      case 38: if (next === 38) lineOps += 2; break; // &&
+      case 124: if (next === 124) lineOps += 2; break; // ||
+      case 43: if (next === 61) lineOps += 2; break; // +=
+      case 60: if (next === 47) lineOps += 2; break; // </
+      case 47: if (next === 62) lineOps += 2; break; // />
     }
     if (raw !== 32 && raw !== 9 && raw !== 13 && raw !== 10) {
       lineHasText = true;
@@ -484,7 +561,6 @@ function scanRange(text: string, from: number, to: number): void {
     if (raw !== 58) extPending = false;
     i++;
   }
-  if (wordLen > 0) endWord(text);
   endLine(to);
 }
 
@@ -497,10 +573,10 @@ export function scanText(text: string, head: number, tail: number): TextSignals 
   firstLine.reset(); lastLine.reset(); firstPara.reset(); lastPara.reset(); cur.reset(); total.reset(); spoken.reset(); ask.reset();
   codeTask.fill(0);
   paraCount = 0;
+  introduced = false;
   proseLineCount = 0;
   codeChars = 0;
   inFence = false;
-  wordLen = 0;
   prev1 = 0; prev2 = 0; posInSentence = 0; extPending = false;
   resetLine(0);
 
@@ -561,6 +637,7 @@ function pickAsk(len: number): void {
   const tailSplit = proseLineCount > 1 && splitsOff(lastPara, lastLine,
     paraCount > 1 ? lastPara.req === lastLine.req : lastPara.req === lastLine.req + (headSplit ? firstLine.req : 0));
   if (out.scanned === len && total.proseChars + codeChars <= WHOLE_ASK_CHARS) {
+    if (spoken.proseChars === 0) { ask.copy(total); return; } // nothing reads as pasted after all
     ask.copy(spoken);
     if (headSplit || (tailSplit && paraCount === 1)) {
       ask.sub(firstPara);
