@@ -1,7 +1,9 @@
 import express, { type Express } from 'express';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Services } from './services.js';
-import { mountChat } from './http/chat.js';
+import type { RequestListener } from 'node:http';
+import { CHAT_PATH, chatHandler } from './http/chat.js';
+import './http/chat-openapi.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { requestIdMiddleware } from './http/request-id.js';
 import { restHandler } from './http/rest.js';
@@ -9,7 +11,20 @@ import { makeContextFactory } from './trpc/context.js';
 import { openApiDocument } from './trpc/openapi.js';
 import { appRouter } from './trpc/router.js';
 
-/** The Express app without listen(): main.ts serves it, tests mount it on port 0. */
+/**
+ * The request listener main.ts serves and tests mount on port 0: chat completions on a fast path
+ * straight off the node server (no router, no middleware chain), everything else through Express.
+ */
+export function createRequestListener(services: Services): RequestListener {
+  const app = createApp(services);
+  const chat = chatHandler(services, services.dataPlane);
+  return (req, res) => {
+    if (req.method === 'POST' && (req.url === CHAT_PATH || req.url?.startsWith(`${CHAT_PATH}?`))) return chat(req, res);
+    app(req, res);
+  };
+}
+
+/** The Express app (control plane, health, OpenAPI document), without the chat fast path. */
 export function createApp(services: Services): Express {
   const { logger } = services;
   const app = express();
@@ -21,8 +36,6 @@ export function createApp(services: Services): Express {
     res.json(openApiDocument());
   });
 
-  // Hand-written data-plane routes, before the generic REST layer.
-  mountChat(app, services, services.dataPlane);
 
   // Typed SDK transport (superjson).
   app.use('/trpc', createExpressMiddleware({ router: appRouter, createContext: makeContextFactory(services), maxBodySize: services.config.GATEWAY_MAX_BODY_BYTES }));

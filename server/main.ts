@@ -1,5 +1,5 @@
-import type { Server } from 'node:http';
-import { createApp } from './app.js';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { createRequestListener } from './app.js';
 import { loadConfig } from './config.js';
 import { setupDatabase } from './db/setup.js';
 import { createLogger } from './lib/logger.js';
@@ -21,8 +21,7 @@ async function main(): Promise<void> {
   }
 
   await services.start();
-  const app = createApp(services);
-  const server = await listen(app, config.PORT, config.HOST);
+  const server = await listen(createRequestListener(services), config.PORT, config.HOST);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const lines = [
@@ -52,10 +51,12 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-function listen(app: ReturnType<typeof createApp>, port: number, host: string): Promise<Server> {
+function listen(listener: RequestListener, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
-    server.keepAliveTimeout = 65_000;
+    // Longer than the usual load-balancer idle timeout (60 s), so the balancer closes first.
+    const server = createServer({ keepAliveTimeout: 65_000, noDelay: true }, listener);
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
   });
 }
 

@@ -1,5 +1,5 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { ClientClosedError } from '../gateway/attempts.js';
 import type { DataPlane } from '../gateway/data-plane.js';
 import { RateLimiter } from '../gateway/limits/rate-limiter.js';
@@ -10,47 +10,45 @@ import type { Principal } from '../modules/tokens/authenticator.js';
 import type { Services } from '../services.js';
 import { reportError, sendError } from './errors.js';
 import { gatewayHeaders, gatewayMeta } from './gateway-meta.js';
-import { requestIdOf } from './request-id.js';
+import { readJsonBody } from './read-body.js';
+import { assignRequestId } from './request-id.js';
 import { sseSink } from './sse-sink.js';
 
-// POST /v1/chat/completions: the OpenAI wire format in and out. Authenticate (cached), limit,
-// validate, then hand the call to the core; the core logs it.
+// POST /v1/chat/completions: the OpenAI wire format in and out. It is served on the plain node
+// request listener, ahead of Express (see app.ts): the hot path pays for no router or middleware
+// chain. Authenticate (cached), limit, read and validate the body, then hand the call to the core,
+// which logs it.
 
-type Authed = Request & { principal?: Principal };
+export const CHAT_PATH = '/v1/chat/completions';
 
-export function mountChat(app: Express, services: Services, dataPlane: DataPlane): void {
+export function chatHandler(services: Services, dataPlane: DataPlane) {
   const limiter = new RateLimiter();
+  const maxBody = services.config.GATEWAY_MAX_BODY_BYTES;
 
-  const authenticate = (req: Authed, res: Response, next: NextFunction) => {
-    services.auth.authenticate(req.headers.authorization).then(
-      (principal) => {
-        if (principal.rateLimitPerMinute) {
-          const rate = limiter.take(principal.tokenId, principal.rateLimitPerMinute);
-          res.setHeader('x-ratelimit-limit', String(rate.limit));
-          res.setHeader('x-ratelimit-remaining', String(rate.remaining));
-          if (!rate.allowed) {
-            res.setHeader('retry-after', String(rate.retryAfterSeconds));
-            return sendError(res, new GatewayError('rate_limit_error', `Rate limit of ${rate.limit} requests per minute reached for this token`));
-          }
-        }
-        req.principal = principal;
-        next();
-      },
-      (err: unknown) => reportError(services.logger, res, err),
-    );
+  /** Token rate limit: headers on every response of a limited token, 429 when exhausted. */
+  const checkRate = (principal: Principal, res: ServerResponse): void => {
+    if (!principal.rateLimitPerMinute) return;
+    const rate = limiter.take(principal.tokenId, principal.rateLimitPerMinute);
+    res.setHeader('x-ratelimit-limit', String(rate.limit));
+    res.setHeader('x-ratelimit-remaining', String(rate.remaining));
+    if (!rate.allowed) {
+      res.setHeader('retry-after', String(rate.retryAfterSeconds));
+      throw new GatewayError('rate_limit_error', `Rate limit of ${rate.limit} requests per minute reached for this token`);
+    }
   };
 
-  const handle = async (req: Authed, res: Response) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, requestId: string) => {
     const startedAt = performance.now();
-    const principal = req.principal!;
-    const body = parseChatBody(req.body);
+    const principal = await services.auth.authenticate(req.headers.authorization);
+    checkRate(principal, res);
+    const body = parseChatBody(await readJsonBody(req, maxBody));
     const abort = new AbortController();
     // The client going away aborts the upstream call.
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
     const call: ChatCall = {
-      requestId: requestIdOf(res),
+      requestId,
       tenantId: principal.tenantId,
       tokenId: principal.tokenId,
       body,
@@ -71,28 +69,25 @@ export function mountChat(app: Express, services: Services, dataPlane: DataPlane
     }
     const { completion, meta } = await dataPlane.pipeline.complete(call);
     const payload = JSON.stringify({ ...completion, _gateway: gatewayMeta(meta) });
-    res.writeHead(200, { 'content-type': 'application/json', ...gatewayHeaders(meta) });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...gatewayHeaders(meta) });
     res.end(payload);
   };
 
-  app.post(
-    '/v1/chat/completions',
-    authenticate,
-    express.json({ limit: services.config.GATEWAY_MAX_BODY_BYTES, type: () => true }),
-    (req: Authed, res: Response) => {
-      handle(req, res).catch((err: unknown) => {
-        if (err instanceof ClientClosedError) return;
-        if (res.headersSent) {
-          res.end();
-          return;
-        }
-        reportError(services.logger, res, err);
-      });
-    },
-  );
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const requestId = assignRequestId(res);
+    handle(req, res, requestId).catch((err: unknown) => {
+      if (err instanceof ClientClosedError) return;
+      if (res.headersSent) {
+        res.end();
+        return;
+      }
+      if (err instanceof GatewayError) return sendError(res, err);
+      reportError(services.logger, res, err);
+    });
+  };
 }
 
-function header(req: Request, name: string): string | undefined {
+function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../lib/logger.js';
 import { GatewayError, errorBody } from '../lib/errors.js';
@@ -5,16 +6,21 @@ import { toGatewayError } from '../trpc/errors.js';
 
 // Every error on every path leaves as {"error": {"type", "message"}} with the SPEC.md status.
 
-export function sendError(res: Response, err: GatewayError): void {
+/** Plain node API, so the hand-written fast paths and Express share it. */
+export function sendError(res: ServerResponse, err: GatewayError): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  res.status(err.status).type('application/json').send(JSON.stringify(errorBody(err)));
+  const body = JSON.stringify(errorBody(err));
+  res.statusCode = err.status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 /** Logs internal errors with their cause (never the request body) and answers with the typed body. */
-export function reportError(logger: Logger, res: Response, raw: unknown): void {
+export function reportError(logger: Logger, res: ServerResponse, raw: unknown): void {
   const err = toGatewayError(raw);
   if (err.status >= 500) logger.error({ err: err.cause ?? err, requestId: res.getHeader('X-Gateway-Request-Id') }, 'request failed');
   sendError(res, err);

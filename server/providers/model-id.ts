@@ -25,6 +25,23 @@ function variants(id: string): string[] {
  * `provider/` segments removed one at a time, then with dots in versions read as dashes.
  */
 export function lookupModel<T>(table: Map<string, T>, model: string, provider?: string): T | undefined {
+  // The tables are static and the request path asks about the same few ids again and again
+  // (pricing, tiers, capabilities per candidate), so answers are memoised per table.
+  let memo = MEMO.get(table) as Map<string, { v: T | undefined }> | undefined;
+  if (!memo) MEMO.set(table, (memo = new Map()));
+  const key = provider ? `${provider}\0${model}` : model;
+  const cached = memo.get(key);
+  if (cached) return cached.v;
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  const v = lookupUncached(table, model, provider);
+  memo.set(key, { v });
+  return v;
+}
+
+const MEMO = new WeakMap<Map<string, unknown>, Map<string, { v: unknown }>>();
+const MEMO_LIMIT = 10_000;
+
+function lookupUncached<T>(table: Map<string, T>, model: string, provider?: string): T | undefined {
   const id = model.trim().toLowerCase();
   if (provider) {
     const hit = scan(table, `${provider.toLowerCase()}/${id}`);

@@ -37,6 +37,8 @@ const DISCOVERY_TIMEOUT_MS = 5_000;
 
 export class ProviderRegistry {
   private view: View = { providers: new Map(), byModel: new Map(), targets: [] };
+  /** Bumped whenever the view changes, so callers can cache what they derive from it. */
+  version = 0;
   private settings: RegistrySettings[] = [];
   private probeTimer: NodeJS.Timeout | undefined;
 
@@ -45,6 +47,7 @@ export class ProviderRegistry {
     this.settings = settings;
     const discovered = await Promise.all(settings.map((s) => discover(s)));
     this.view = buildView(discovered);
+    this.version++;
   }
 
   /** Re-run discovery with the current settings (local servers coming and going). */
@@ -95,6 +98,7 @@ export class ProviderRegistry {
     const providers = new Map(this.view.providers);
     for (const p of refreshed) providers.set(p.name, p);
     this.view = buildView([...providers.values()]);
+    this.version++;
   }
 }
 

@@ -1,6 +1,6 @@
 // Bulk seeding for the analytics benchmark: request rows, their cost rows and some feedback,
-// generated inside PostgreSQL with generate_series (about 30 s per million requests on two cores,
-// rollup triggers included). Deterministic for a given seed.
+// generated inside PostgreSQL with generate_series (roughly a minute per million requests on two
+// cores, rollup triggers included). Deterministic for a given seed.
 //
 //   DATABASE_URL=postgres://... npx tsx test/bench/seed-analytics.ts [requests] [tenantId]
 //
@@ -46,9 +46,13 @@ const MODELS: Array<[string, string]> = [
 
 const sqlArray = (values: string[]) => `array[${values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ')}]`;
 
+// Rows are generated into a temporary table first, then copied into requests, and cost and
+// feedback rows are derived from the temporary table (no lookups into the growing requests table).
+const CREATE_STAGING = `create temp table seed_requests (like requests including defaults) on commit drop`;
+
 // $1 tenant, $2 first index, $3 last index, $4 days, $5 now.
 const INSERT_REQUESTS = `
-insert into requests (id, tenant_id, created_at, token_id, latency_ms, task_type, complexity, routed_by, provider, model,
+insert into seed_requests (id, tenant_id, created_at, token_id, latency_ms, task_type, complexity, routed_by, provider, model,
   used_fallback, used_llm_fallback, cached, cache_type, tokens_saved_input, tokens_saved_output, input_tokens, output_tokens, streamed, status, error_type)
 select
   'req_' || $1 || '_' || g.i, $1, $5::timestamptz - (g.r1 * interval '1 day' * $4), null,
@@ -75,27 +79,25 @@ from (
         from generate_series($2::int, $3::int) i) s
 ) g`;
 
+const COPY_REQUESTS = `insert into requests select * from seed_requests`;
+
 // One cost row per upstream-served request, plus a failed first attempt for fallbacks.
-// $1 tenant, $2 first index, $3 last index.
 const INSERT_COSTS = `
 insert into cost_logs (tenant_id, request_id, provider, model, input_tokens, output_tokens, cost, status, created_at)
 select r.tenant_id, r.id, r.provider, r.model, r.input_tokens, r.output_tokens,
        round((r.input_tokens * 0.15 + r.output_tokens * 0.6) / 1e6, 12), case when r.status = 'error' then 'error' else 'ok' end,
        r.created_at + r.latency_ms * interval '1 millisecond'
-from requests r
-where r.id in (select 'req_' || $1 || '_' || i from generate_series($2::int, $3::int) i) and not r.cached
+from seed_requests r where not r.cached
 union all
 select r.tenant_id, r.id, 'openai', 'gpt-4o', r.input_tokens, 0, round(r.input_tokens * 2.5 / 1e6, 12), 'error', r.created_at + interval '50 milliseconds'
-from requests r
-where r.id in (select 'req_' || $1 || '_' || i from generate_series($2::int, $3::int) i) and r.used_fallback`;
+from seed_requests r where r.used_fallback`;
 
-// $1 tenant, $2 first index, $3 last index, $4 rate.
+// $1 rate.
 const INSERT_FEEDBACK = `
 insert into feedback (id, tenant_id, request_id, score, source, provider, model, task_type, complexity, created_at)
 select 'fb_' || r.id, r.tenant_id, r.id, 1 + floor(random() * 5)::int, case when random() < 0.5 then 'user' else 'judge' end,
        r.provider, r.model, r.task_type, r.complexity, r.created_at + interval '1 minute'
-from requests r
-where r.id in (select 'req_' || $1 || '_' || i from generate_series($2::int, $3::int) i) and random() < $4`;
+from seed_requests r where random() < $1::float8`;
 
 /** Seeds one tenant on one connection (setseed is per session). */
 export async function seedAnalytics(pool: pg.Pool, opts: SeedOptions): Promise<SeedResult> {
@@ -109,9 +111,11 @@ export async function seedAnalytics(pool: pg.Pool, opts: SeedOptions): Promise<S
     for (let first = 1; first <= opts.requests; first += chunk) {
       const last = Math.min(opts.requests, first + chunk - 1);
       await client.query('begin');
-      result.requests += (await client.query(INSERT_REQUESTS, [opts.tenantId, first, last, opts.days ?? 30, now])).rowCount ?? 0;
-      result.costs += (await client.query(INSERT_COSTS, [opts.tenantId, first, last])).rowCount ?? 0;
-      result.feedback += (await client.query(INSERT_FEEDBACK, [opts.tenantId, first, last, opts.feedbackRate ?? 0.03])).rowCount ?? 0;
+      await client.query(CREATE_STAGING);
+      await client.query(INSERT_REQUESTS, [opts.tenantId, first, last, opts.days ?? 30, now]);
+      result.requests += (await client.query(COPY_REQUESTS)).rowCount ?? 0;
+      result.costs += (await client.query(INSERT_COSTS)).rowCount ?? 0;
+      result.feedback += (await client.query(INSERT_FEEDBACK, [opts.feedbackRate ?? 0.03])).rowCount ?? 0;
       await client.query('commit');
     }
   } catch (err) {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { createApp } from '../../server/app.js';
+import { createServer, type Server } from 'node:http';
+import { createRequestListener } from '../../server/app.js';
 import { loadConfig, type Config, type Tier } from '../../server/config.js';
 import { connectDatabase, type DbHandle } from '../../server/db/client.js';
 import { createLogger } from '../../server/lib/logger.js';
@@ -47,10 +47,8 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
   const database = connectDatabase(db.url, 10);
   const services = createServices(config, database, createLogger(config.LOG_LEVEL));
   await services.start();
-  const app = createApp(services);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const server: Server = createServer(createRequestListener(services));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {

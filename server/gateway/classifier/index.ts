@@ -28,11 +28,11 @@ export interface Classification {
 export const LOW_CONFIDENCE = 0.5;
 
 /** Characters read from the latest user turn (head and tail windows), and from other turns. */
-const LATEST_HEAD = 2000;
-const LATEST_TAIL = 1000;
-const CONTEXT_HEAD = 600;
-const CONTEXT_TAIL = 200;
-const SYSTEM_HEAD = 600;
+const LATEST_HEAD = 1500;
+const LATEST_TAIL = 700;
+const CONTEXT_HEAD = 400;
+const CONTEXT_TAIL = 150;
+const SYSTEM_HEAD = 400;
 /** Context turns read, nearest first; older ones add little and would cost time in long chats. */
 const MAX_CONTEXT_TURNS = 4;
 

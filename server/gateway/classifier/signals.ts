@@ -1,32 +1,24 @@
-// Feature extraction: one pass over the characters of a message, no regular expressions, no
-// substrings. Words are hashed as they are read and looked up in the compiled lexicon (phrases of
-// two and three words through rolling keys), while the same pass counts the shapes that give
-// code away: fences, code-looking lines, `file.ext:12` references, diff and shell lines,
-// identifiers, operators and calls.
+// Feature extraction: one pass over the characters of a message, with no regular expressions
+// and no substrings. Words are hashed as they are read and looked up in the compiled lexicon
+// (phrases of two and three words through rolling keys). The same pass counts the shapes that
+// give code away: fences, code-looking lines, `file.ext:12` references, diff and shell lines,
+// identifiers, operators and calls. It also collects paragraph statistics, so that ask.ts can
+// tell the request from pasted material.
 //
-// Long texts are read through a head and a tail window only: the request usually sits at the
-// start or the end, and what lies between is pasted material whose size we know from its length.
+// Long texts are read through a head and a tail window only. The request usually sits at the
+// start or the end; what lies between is pasted material, and its length is known without
+// reading it.
 //
-// The text is cut into paragraphs (blank lines). The first and the last short paragraphs of a
-// long message are taken as the request ("the ask"); everything else is material. Cues in the
-// ask count in full; cues in material are damped by its size, so a pasted article's vocabulary
-// cannot outvote a "summarize this" above it.
+// Classification is synchronous, so one module-level scanner is reused: no allocation per
+// character or per word, one small result object per message.
 
+import { type Layout, Para, PASTE_CHARS, pickAsk } from './ask.js';
 import {
-  CODE_EXTENSIONS, CODING_CUES, COMPLEXITY_CUES, CREATIVE_CUES, GENERAL_CUES, LINE_START_KEYWORDS,
-  ERROR_WORDS, QA_CUES, QA_START_CUES, REQUEST_CUES, SUMMARIZATION_CUES, CODING, CREATIVE, GENERAL, QA, SUMMARIZATION, TEXT_TASKS,
-} from './lexicon.js';
+  APOS, CHAR_CLASS, FNV_PRIME, HASH_SEED, LOWER, NON_WORD, N_TASKS, UNDERSCORE, UPPER, bigrams, type Cue,
+  isWordCode, pairKey, trigrams, unigrams, wideClass,
+} from './cues.js';
+import { QA } from './lexicon.js';
 
-const N = TEXT_TASKS.length;
-
-/** A message shorter than this (prose plus code) is all ask. */
-const WHOLE_ASK_CHARS = 900;
-/** A first or last paragraph counts as the ask when at most this long (and it reads as a request). */
-const ASK_PARA_CHARS = 700;
-/** Failing that, its first or last line, when at most this long. */
-const ASK_LINE_CHARS = 300;
-/** Prose longer than this after a request line, or a paragraph this long with no request marker, reads as pasted. */
-const SPLIT_REST_CHARS = 200;
 /**
  * Material evidence is scaled by 1 / (1 + words / MATERIAL_DAMP_WORDS) and capped per task:
  * pasted text tells the topic, not what is asked of it, and a topic word repeated fifty times
@@ -37,144 +29,12 @@ const MATERIAL_CAP = 2.5;
 /** Average characters per word, for turning lengths into word counts without counting. */
 export const CHARS_PER_WORD = 5.5;
 
-// ---------------------------------------------------------------------------------------------
-// Lexicon compilation (once, at module load)
-
-interface Cue {
-  task: Float64Array | null;
-  /** QA-opener weight: full near the start of a sentence, a third elsewhere. */
-  startQa: number;
-  cx: number;
-  lineStart: number;
-  ext: boolean;
-  /** Marks a request said to the assistant (see REQUEST_CUES). */
-  req: boolean;
-  err: boolean;
-  /** Last word of some multi-word phrase: look the phrase keys up when this word is read. */
-  tail: boolean;
-}
-
-const MASK = 0x3fffffff; // keep keys in the small-integer range, which Map handles fastest
-
-function pairKey(a: number, b: number): number {
-  return (Math.imul(a, 0x9e3779b1) ^ b) & MASK;
-}
-
-function isWordCode(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 39 || c === 0x2019 || (c >= 0xc0 && c < 0x2000);
-}
-
-function foldChar(c: number): number {
-  if (c >= 65 && c <= 90) return c + 32;
-  if (c === 0x2019) return 39;
-  return c;
-}
-
-const FNV_PRIME = 0x01000193;
-const HASH_SEED = 0x811c9dc5 | 0;
-function hashStep(h: number, c: number): number {
-  return Math.imul(h ^ c, FNV_PRIME);
-}
-
-// Character classes for the scanner; everything at or above 0xC0 up to the punctuation block
-// counts as a letter, so accented and non-Latin words are words too.
-const NON_WORD = 0;
-const LOWER = 1;
-const UPPER = 2;
-const DIGIT = 3;
-const UNDERSCORE = 4;
-const APOS = 5;
-const CHAR_CLASS = new Uint8Array(128);
-for (let c = 97; c <= 122; c++) CHAR_CLASS[c] = LOWER;
-for (let c = 65; c <= 90; c++) CHAR_CLASS[c] = UPPER;
-for (let c = 48; c <= 57; c++) CHAR_CLASS[c] = DIGIT;
-CHAR_CLASS[95] = UNDERSCORE;
-CHAR_CLASS[39] = APOS;
-function wideClass(c: number): number {
-  if (c === 0x2019) return APOS;
-  return c >= 0xc0 && c < 0x2000 ? LOWER : NON_WORD;
-}
-
-function wordHashes(phrase: string): number[] {
-  const out: number[] = [];
-  let h = HASH_SEED;
-  let len = 0;
-  for (let i = 0; i <= phrase.length; i++) {
-    const c = i < phrase.length ? phrase.charCodeAt(i) : 32;
-    if (isWordCode(c) && !(len === 0 && (c === 39 || c === 0x2019))) {
-      h = hashStep(h, foldChar(c));
-      len++;
-    } else if (len > 0) {
-      out.push(h & MASK);
-      h = HASH_SEED;
-      len = 0;
-    }
-  }
-  return out;
-}
-
-const uni = new Map<number, Cue>();
-const bi = new Map<number, Cue>();
-const tri = new Map<number, Cue>();
-
-function cueFor(phrase: string): Cue {
-  const hs = wordHashes(phrase);
-  if (hs.length === 0 || hs.length > 3) throw new Error(`classifier lexicon: bad phrase "${phrase}"`);
-  let map = uni;
-  let key = hs[0]!;
-  if (hs.length === 2) { map = bi; key = pairKey(hs[0]!, hs[1]!); }
-  if (hs.length === 3) { map = tri; key = pairKey(pairKey(hs[0]!, hs[1]!), hs[2]!); }
-  let cue = map.get(key);
-  if (!cue) {
-    cue = { task: null, startQa: 0, cx: 0, lineStart: 0, ext: false, req: false, err: false, tail: false };
-    map.set(key, cue);
-  }
-  if (hs.length > 1) {
-    const last = hs[hs.length - 1]!;
-    let tailCue = uni.get(last);
-    if (!tailCue) {
-      tailCue = { task: null, startQa: 0, cx: 0, lineStart: 0, ext: false, req: false, err: false, tail: false };
-      uni.set(last, tailCue);
-    }
-    tailCue.tail = true;
-  }
-  return cue;
-}
-
-function addTask(table: Record<string, number>, index: number): void {
-  for (const [phrase, w] of Object.entries(table)) {
-    const cue = cueFor(phrase);
-    cue.task ??= new Float64Array(N);
-    cue.task[index]! += w;
-  }
-}
-
-addTask(CODING_CUES, CODING);
-addTask(CREATIVE_CUES, CREATIVE);
-addTask(SUMMARIZATION_CUES, SUMMARIZATION);
-addTask(QA_CUES, QA);
-addTask(GENERAL_CUES, GENERAL);
-for (const [phrase, w] of Object.entries(QA_START_CUES)) cueFor(phrase).startQa += w;
-for (const [phrase, w] of Object.entries(COMPLEXITY_CUES)) cueFor(phrase).cx += w;
-for (const [word, w] of Object.entries(LINE_START_KEYWORDS)) cueFor(word).lineStart = w;
-for (const ext of CODE_EXTENSIONS) cueFor(ext).ext = true;
-for (const phrase of REQUEST_CUES) cueFor(phrase).req = true;
-for (const phrase of ERROR_WORDS) cueFor(phrase).err = true;
-
-/** One bit per possible low 16 bits of a word key: most words are in no cue and skip the Map. */
-const CUE_FILTER = new Uint32Array(2048);
-for (const key of uni.keys()) CUE_FILTER[key >>> 5 & 2047]! |= 1 << (key & 31);
-
-// ---------------------------------------------------------------------------------------------
-// Output
-
 /** What one message's text shows. Counts are over the scanned windows; `chars` is the full length. */
 export class TextSignals {
   chars = 0;
   scanned = 0;
-  words = 0;
   /** Lexical evidence per text task: the ask in full, material damped by its size. */
-  readonly task = new Float64Array(N);
+  readonly task = new Float64Array(N_TASKS);
   /** Characters of the request itself, and of everything else (pasted text and code). */
   askChars = 0;
   materialChars = 0;
@@ -201,64 +61,30 @@ export class TextSignals {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Scanner state. Classification is synchronous, so one module-level scanner is reused.
+// Scanner state
 
-/** Prose statistics of a line, a paragraph, or a sum of them. */
-class Para {
-  proseChars = 0;
-  cx = 0;
-  commas = 0;
-  sentences = 0;
-  questions = 0;
-  listItems = 0;
-  lines = 0;
-  req = 0;
-  lastChar = 0;
-  readonly task = new Float64Array(N);
-  reset(): void {
-    this.proseChars = 0; this.cx = 0; this.commas = 0; this.sentences = 0; this.questions = 0; this.listItems = 0;
-    this.lines = 0; this.req = 0; this.lastChar = 0;
-    const t = this.task; // five elements: plain stores beat fill()
-    t[0] = 0; t[1] = 0; t[2] = 0; t[3] = 0; t[4] = 0;
-  }
-  add(o: Para): void {
-    this.proseChars += o.proseChars; this.cx += o.cx; this.commas += o.commas; this.sentences += o.sentences;
-    this.questions += o.questions; this.listItems += o.listItems; this.lines += o.lines; this.req += o.req;
-    if (o.proseChars > 0) this.lastChar = o.lastChar;
-    for (let k = 0; k < N; k++) this.task[k]! += o.task[k]!;
-  }
-  sub(o: Para): void {
-    this.proseChars -= o.proseChars; this.cx -= o.cx; this.commas -= o.commas; this.sentences -= o.sentences;
-    this.questions -= o.questions; this.listItems -= o.listItems; this.lines -= o.lines; this.req -= o.req;
-    for (let k = 0; k < N; k++) this.task[k]! -= o.task[k]!;
-  }
-  copy(o: Para): void {
-    this.reset();
-    this.add(o);
-  }
-  /** Looks like something said to the assistant rather than pasted in. */
-  isRequest(): boolean {
-    return this.req > 0 || this.lastChar === 63 || this.lastChar === 58; // ? :
-  }
-}
-
-const line = new Para();
+let out = new TextSignals();
+/** The line being read; swapped with lastLine when committed instead of copied. */
+let line = new Para();
+let lastLine = new Para();
 const firstLine = new Para();
-const lastLine = new Para();
 const firstPara = new Para();
 const lastPara = new Para();
 const cur = new Para();
 const total = new Para();
-/** Paragraphs that do not look pasted (short, or with a request marker). */
 const spoken = new Para();
 const ask = new Para();
-const codeTask = new Float64Array(N);
+const colonHead = new Para();
+const codeTask = new Float64Array(N_TASKS);
+const layout: Layout = {
+  firstLine, lastLine, firstPara, lastPara, total, spoken, paraCount: 0, proseLineCount: 0, codeChars: 0, complete: true,
+};
 let paraCount = 0;
 /** The previous paragraph was a request ending in a colon: what follows is what it is about. */
 let introduced = false;
 let proseLineCount = 0;
 let codeChars = 0;
-let out = new TextSignals();
+let inFence = false;
 
 // line state
 let lineStartIdx = 0;
@@ -267,69 +93,88 @@ let lineIndent = 0;
 let lineIsList = false;
 let lineIsSpecial = false; // fence, diff or shell line
 let lineKw = 0;
-let lineOps = 0; // in halves: 2 for an operator such as ==, 1 for a lone =
+let lineOps = 0; // in halves (2 for an operator such as ==, 1 for a lone =), so it stays an integer
 let lineCalls = 0;
 let lineIdents = 0;
 let lineRefs = 0;
-let lineBraces = 0;
 let lineLineRefs = 0;
+let lineBraces = 0;
 let lineKeyColon = false;
 let inTick = false; // inside `inline code`: its symbols do not make the line code
 /** Where "Summarize this:" ends on a line that goes on with the pasted text (0: no such colon). */
 let colonAt = 0;
-const colonHead = new Para();
 let lastNonSpace = 0;
-let inFence = false;
 
-// word / sentence state
+// word and sentence state
 let prev1 = 0;
 let prev2 = 0;
+let prevHead2 = false;
+let prevHead3 = false;
+let prevMid3 = false;
+let prev2Head3 = false;
 let posInSentence = 0;
 let wordInLine = 0;
 let extPending = false;
 
 function applyCue(cue: Cue, pos: number): void {
   const t = line.task;
-  if (cue.task) for (let k = 0; k < N; k++) t[k]! += cue.task[k]!;
+  const w = cue.task;
+  if (w !== null) { t[0]! += w[0]!; t[1]! += w[1]!; t[2]! += w[2]!; t[3]! += w[3]!; t[4]! += w[4]!; }
   if (cue.startQa !== 0) t[QA]! += pos <= 1 ? cue.startQa : cue.startQa * 0.33;
   line.cx += cue.cx;
   if (cue.req) line.req++;
   if (cue.err) out.errorWords++;
 }
 
-function endWord(text: string, key: number, wordStart: number, wordLen: number, firstLower: boolean, camel: boolean, underscore: boolean): void {
-  out.words++;
-  if (!inTick && ((underscore && wordLen > 2) || (camel && firstLower && wordLen >= 4))) lineIdents++;
+function endWord(text: string, key: number, start: number, len: number, firstLower: boolean, camel: boolean, underscore: boolean): void {
+  if (!inTick && ((underscore && len > 2) || (camel && firstLower && len >= 4))) lineIdents++;
   extPending = false;
-  const cue = (CUE_FILTER[key >>> 5 & 2047]! >>> (key & 31)) & 1 ? uni.get(key) : undefined;
+  let head2 = false;
+  let head3 = false;
+  let mid3 = false;
+  const cue = unigrams.get(key);
   if (cue !== undefined) {
     applyCue(cue, posInSentence);
     if (wordInLine === 0 && cue.lineStart !== 0) lineKw = cue.lineStart;
-    if (cue.ext && wordStart >= 2 && text.charCodeAt(wordStart - 1) === 46 && isWordCode(text.charCodeAt(wordStart - 2))) {
+    if (cue.ext && start >= 2 && text.charCodeAt(start - 1) === 46 && isWordCode(text.charCodeAt(start - 2))) {
       lineRefs++;
       out.fileRefs++;
       extPending = true;
     }
-    if (cue.tail && prev1 !== 0) {
-      const b = bi.get(pairKey(prev1, key));
-      if (b !== undefined) applyCue(b, posInSentence - 1);
-      if (prev2 !== 0) {
-        const t = tri.get(pairKey(pairKey(prev2, prev1), key));
+    // Phrases are looked up only when the words before can start one.
+    if (cue.tail) {
+      if (prevHead2) {
+        const b = bigrams.get(pairKey(prev1, key));
+        if (b !== undefined) applyCue(b, posInSentence - 1);
+      }
+      if (prevMid3 && prev2Head3) {
+        const t = trigrams.get(pairKey(pairKey(prev2, prev1), key));
         if (t !== undefined) applyCue(t, posInSentence - 2);
       }
     }
+    head2 = cue.head2;
+    head3 = cue.head3;
+    mid3 = cue.mid3;
   }
   prev2 = prev1;
   prev1 = key;
+  prev2Head3 = prevHead3;
+  prevHead3 = head3;
+  prevHead2 = head2;
+  prevMid3 = mid3;
   posInSentence++;
   wordInLine++;
 }
 
 function endSentence(): void {
-  if (posInSentence >= 3) line.sentences++;
+  if (posInSentence >= 3) line.sentences++; // shorter ones are labels and fragments
   posInSentence = 0;
   prev1 = 0;
   prev2 = 0;
+  prevHead2 = false;
+  prevHead3 = false;
+  prevMid3 = false;
+  prev2Head3 = false;
 }
 
 function endLine(end: number): void {
@@ -340,6 +185,10 @@ function endLine(end: number): void {
   }
   endSentence(); // a line break ends a sentence, for counting and for phrase matching
   const len = end - lineStartIdx;
+  out.identifiers += lineIdents;
+  out.operators += lineOps >> 1;
+  out.calls += lineCalls;
+  // How much the line looks like code. A file name alone does not make a line code.
   let score = 0.5 * lineOps + 0.7 * lineCalls + 0.6 * lineIdents + lineKw + 0.8 * lineRefs + lineLineRefs + 0.3 * lineBraces;
   if (lastNonSpace === 59 || lastNonSpace === 123 || lastNonSpace === 125) score += 1; // ; { }
   else if (lastNonSpace === 41) score += 0.4; // )
@@ -347,17 +196,17 @@ function endLine(end: number): void {
   if (inFence || lineIsSpecial || score >= 1.5) {
     out.codeLines++;
     codeChars += len;
-    for (let k = 0; k < N; k++) codeTask[k]! += line.task[k]!;
+    for (let k = 0; k < N_TASKS; k++) codeTask[k]! += line.task[k]!;
   } else {
     out.proseLines++;
     line.lines = 1;
     if (lineIsList) line.listItems = 1;
-    // (Only when nothing after the colon speaks to the assistant: "Design X: it must ..., compare ..." is all request.)
-    if (colonAt > 0 && end - colonAt > SPLIT_REST_CHARS && line.req === colonHead.req) {
-      // "Summarize this in one sentence: <pasted text>" on one line: two lines, request and paste.
+    if (colonAt > 0 && end - colonAt > PASTE_CHARS && line.req === colonHead.req) {
+      // "Summarize this in one sentence: <pasted text>" on one line: two lines, request and
+      // paste. Not when the text after the colon speaks to the assistant too ("Design X: it
+      // must ..., compare ..." is all request).
       line.sub(colonHead);
       line.proseChars = end - colonAt;
-      line.lines = 1;
       line.listItems = 0;
       line.lastChar = lastNonSpace;
       commitLine(colonHead);
@@ -372,8 +221,14 @@ function endLine(end: number): void {
 
 function commitLine(p: Para): void {
   if (proseLineCount++ === 0) firstLine.copy(p);
-  lastLine.copy(p);
   cur.add(p);
+  if (p === line) {
+    const done = line;
+    line = lastLine;
+    lastLine = done;
+  } else {
+    lastLine.copy(p);
+  }
 }
 
 function resetLine(end: number): void {
@@ -388,8 +243,8 @@ function resetLine(end: number): void {
   lineCalls = 0;
   lineIdents = 0;
   lineRefs = 0;
-  lineBraces = 0;
   lineLineRefs = 0;
+  lineBraces = 0;
   lineKeyColon = false;
   inTick = false;
   colonAt = 0;
@@ -403,12 +258,12 @@ function endPara(): void {
   lastPara.copy(cur);
   total.add(cur);
   const request = cur.isRequest();
-  if (request || (cur.proseChars <= SPLIT_REST_CHARS && !introduced)) spoken.add(cur);
+  if (request || (cur.proseChars <= PASTE_CHARS && !introduced)) spoken.add(cur);
   introduced = request && cur.lastChar === 58;
   cur.reset();
 }
 
-/** Looks at the start of a line (indentation, list markers, fences, diff and shell prompts). */
+/** Reads the start of a line: indentation, list markers, fences, diff and shell prompts. */
 function lineHead(text: string, i: number, to: number): number {
   let indent = 0;
   let j = i;
@@ -425,31 +280,42 @@ function lineHead(text: string, i: number, to: number): number {
   if (c0 === 10) return j;
   const c1 = text.charCodeAt(j + 1);
   const c2 = text.charCodeAt(j + 2);
-  if ((c0 === 96 && c1 === 96 && c2 === 96) || (c0 === 126 && c1 === 126 && c2 === 126)) {
+  if ((c0 === 96 && c1 === 96 && c2 === 96) || (c0 === 126 && c1 === 126 && c2 === 126)) { // ``` ~~~
     out.fences++;
     inFence = !inFence;
     lineIsSpecial = true;
     lineHasText = true;
     return j + 3;
   }
-  if ((c0 === 45 || c0 === 42 || c0 === 0x2022) && c1 === 32) lineIsList = true;
-  else if (c0 >= 48 && c0 <= 57) {
+  if ((c0 === 45 || c0 === 42 || c0 === 0x2022) && c1 === 32) lineIsList = true; // - * •
+  else if (c0 >= 48 && c0 <= 57) { // 1. 2)
     let k = j + 1;
     while (k < to && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) k++;
     const d = text.charCodeAt(k);
     if ((d === 46 || d === 41) && text.charCodeAt(k + 1) === 32) lineIsList = true;
-  } else if (c0 === 36 && c1 === 32) { out.shellLines++; lineIsSpecial = true; }
-  else if (c0 === 62 && c1 === 62 && c2 === 62) { out.shellLines++; lineIsSpecial = true; }
-  else if (c0 === 64 && c1 === 64) { out.diffLines++; lineIsSpecial = true; }
-  else if ((c0 === 43 && c1 === 43 && c2 === 43) || (c0 === 45 && c1 === 45 && c2 === 45 && text.charCodeAt(j + 3) === 32)) {
-    out.diffLines++; lineIsSpecial = true;
-  } else if (c0 === 100 && c1 === 105 && c2 === 102 && text.charCodeAt(j + 3) === 102 && text.charCodeAt(j + 4) === 32) {
-    out.diffLines++; lineIsSpecial = true;
+  } else if ((c0 === 36 && c1 === 32) || (c0 === 62 && c1 === 62 && c2 === 62)) { // "$ " ">>>"
+    out.shellLines++;
+    lineIsSpecial = true;
+  } else if ((c0 === 64 && c1 === 64) // @@
+    || (c0 === 43 && c1 === 43 && c2 === 43) // +++
+    || (c0 === 45 && c1 === 45 && c2 === 45 && text.charCodeAt(j + 3) === 32) // "--- "
+    || (c0 === 100 && c1 === 105 && c2 === 102 && text.charCodeAt(j + 3) === 102 && text.charCodeAt(j + 4) === 32)) { // "diff "
+    out.diffLines++;
+    lineIsSpecial = true;
   }
   return j;
 }
 
 function scanRange(text: string, from: number, to: number): void {
+  // Imported bindings are read through module cells on every access; the hot loop uses locals.
+  const classOf = CHAR_CLASS;
+  const seed = HASH_SEED;
+  const prime = FNV_PRIME;
+  const nonWord = NON_WORD;
+  const apos = APOS;
+  const upper = UPPER;
+  const lower = LOWER;
+  const underscoreClass = UNDERSCORE;
   let i = from;
   let atLineStart = true;
   lineStartIdx = from;
@@ -460,43 +326,42 @@ function scanRange(text: string, from: number, to: number): void {
       continue;
     }
     const raw = text.charCodeAt(i);
-    const cls = raw < 128 ? CHAR_CLASS[raw]! : wideClass(raw);
-    if (cls !== NON_WORD && cls !== APOS) {
-      // A word: hash it in this tight loop, with everything in locals (a 32-bit hash stored in a
-      // module binding would be boxed on every write), then look it up once.
+    const cls = raw < 128 ? classOf[raw]! : wideClass(raw);
+    if (cls !== nonWord && cls !== apos) {
+      // A word: hashed in this tight loop with everything in locals (a 32-bit hash kept in a
+      // module binding would be boxed on every write), then looked up once.
       const start = i;
-      const firstLower = cls === LOWER;
-      let hash = HASH_SEED;
+      let hash = seed;
       let camel = false;
       let underscore = false;
       let prevLow = false;
       let c = raw;
       let k = cls;
       for (;;) {
-        if (k === UPPER) {
+        if (k === upper) {
           if (prevLow) camel = true;
-          hash = Math.imul(hash ^ (c + 32), FNV_PRIME);
+          hash = Math.imul(hash ^ (c + 32), prime);
           prevLow = false;
         } else {
-          hash = Math.imul(hash ^ (k === APOS ? 39 : c), FNV_PRIME);
-          prevLow = k === LOWER;
-          if (k === UNDERSCORE && i > start) underscore = true;
+          hash = Math.imul(hash ^ (k === apos ? 39 : c), prime);
+          prevLow = k === lower;
+          if (k === underscoreClass && i > start) underscore = true;
         }
         if (++i >= to) break;
         c = text.charCodeAt(i);
-        k = c < 128 ? CHAR_CLASS[c]! : wideClass(c);
-        if (k === NON_WORD) break;
+        k = c < 128 ? classOf[c]! : wideClass(c);
+        if (k === nonWord) break;
       }
       lineHasText = true;
       lastNonSpace = text.charCodeAt(i - 1);
-      endWord(text, hash & MASK, start, i - start, firstLower, camel, underscore);
+      endWord(text, (hash & 0x3fffffff) || 1, start, i - start, cls === lower, camel, underscore); // finishKey, inlined
       continue;
     }
     if (raw === 32) { i++; continue; } // the commonest character, and nothing to do
     const next = i + 1 < to ? text.charCodeAt(i + 1) : 0;
-    const prevCode = i > 0 ? text.charCodeAt(i - 1) : 0;
     if (inTick && raw !== 96 && raw !== 10) {
-      if (raw !== 32) { lineHasText = true; lastNonSpace = raw; }
+      lineHasText = true;
+      lastNonSpace = raw;
       i++;
       continue;
     }
@@ -505,7 +370,7 @@ function scanRange(text: string, from: number, to: number): void {
         endLine(i + 1);
         atLineStart = true;
         break;
-      case 32: case 9: case 13:
+      case 9: case 13:
         break;
       case 63: // ?
         line.questions++;
@@ -513,7 +378,7 @@ function scanRange(text: string, from: number, to: number): void {
         break;
       case 46: // .
         if (next === 32 || next === 10 || next === 0 || next === 13 || next === 34 || next === 41 || next === 39) endSentence();
-        else if (isWordCode(text.charCodeAt(i - 1)) && ((next >= 97 && next <= 122) || (next >= 65 && next <= 90)) && isWordCode(text.charCodeAt(i + 2))) lineIdents++;
+        else if (i > 0 && ((next >= 97 && next <= 122) || (next >= 65 && next <= 90)) && isWordCode(text.charCodeAt(i - 1)) && isWordCode(text.charCodeAt(i + 2))) lineIdents++; // a.member
         break;
       case 33: // !
         if (next === 61) lineOps += 2;
@@ -528,13 +393,14 @@ function scanRange(text: string, from: number, to: number): void {
         if (next === 96 && text.charCodeAt(i + 2) === 96) { out.fences++; inFence = !inFence; i += 2; }
         else { out.inlineCode += 0.5; inTick = !inTick; }
         break;
-      case 61: // = == =>
-        if (inTick) break;
+      case 61: { // = == =>
+        const prev = text.charCodeAt(i - 1);
         if (next === 61 || next === 62) lineOps += 2;
-        else if (prevCode !== 61 && prevCode !== 60 && prevCode !== 62 && prevCode !== 33) lineOps += 1; // a lone =
+        else if (prev !== 61 && prev !== 60 && prev !== 62 && prev !== 33) lineOps += 1;
         break;
+      }
       case 58: // :
-        if (wordInLine === 1 && isWordCode(text.charCodeAt(i - 1))) lineKeyColon = true;
+        if (wordInLine === 1 && i > 0 && isWordCode(text.charCodeAt(i - 1))) lineKeyColon = true;
         if (colonAt === 0 && (next === 32 || next === 10) && line.req > 0 && i - lineStartIdx <= 150 && !inFence) {
           endSentence();
           colonHead.copy(line);
@@ -545,7 +411,7 @@ function scanRange(text: string, from: number, to: number): void {
           colonAt = i + 1;
         }
         if (next === 58 || next === 61) lineOps += 2;
-        else if (extPending && ((next >= 48 && next <= 57) || next === 108)) { out.fileLineRefs++; lineLineRefs++; } // :12 or :line 12
+        else if (extPending && ((next >= 48 && next <= 57) || next === 108)) { out.fileLineRefs++; lineLineRefs++; } // :12, :line 12
         break;
       case 45: if (next === 62) lineOps += 2; break; // ->
       case 38: if (next === 38) lineOps += 2; break; // &&
@@ -554,7 +420,7 @@ function scanRange(text: string, from: number, to: number): void {
       case 60: if (next === 47) lineOps += 2; break; // </
       case 47: if (next === 62) lineOps += 2; break; // />
     }
-    if (raw !== 32 && raw !== 9 && raw !== 13 && raw !== 10) {
+    if (raw !== 9 && raw !== 13 && raw !== 10) {
       lineHasText = true;
       lastNonSpace = raw;
     }
@@ -564,20 +430,26 @@ function scanRange(text: string, from: number, to: number): void {
   endLine(to);
 }
 
+function isBoundary(c: number): boolean {
+  return c === 10 || c === 32 || c === 9;
+}
+
 /**
  * Reads one message's text: all of it when it fits in `head + tail` characters, else the first
  * `head` and the last `tail` characters (each cut at a line or word boundary).
  */
 export function scanText(text: string, head: number, tail: number): TextSignals {
   out = new TextSignals();
-  firstLine.reset(); lastLine.reset(); firstPara.reset(); lastPara.reset(); cur.reset(); total.reset(); spoken.reset(); ask.reset();
+  firstLine.reset(); lastLine.reset(); firstPara.reset(); lastPara.reset(); cur.reset(); total.reset();
+  spoken.reset(); ask.reset();
   codeTask.fill(0);
   paraCount = 0;
   introduced = false;
   proseLineCount = 0;
   codeChars = 0;
   inFence = false;
-  prev1 = 0; prev2 = 0; posInSentence = 0; extPending = false;
+  endSentence();
+  extPending = false;
   resetLine(0);
 
   const len = text.length;
@@ -595,12 +467,18 @@ export function scanText(text: string, head: number, tail: number): TextSignals 
     const nl = text.indexOf('\n', tailStart);
     if (nl !== -1 && nl - tailStart < 300) tailStart = nl + 1;
     else while (tailStart < len && !isBoundary(text.charCodeAt(tailStart))) tailStart++;
-    prev1 = 0; prev2 = 0; posInSentence = 0;
+    endSentence();
     scanRange(text, tailStart, len);
     out.scanned = headEnd + (len - tailStart);
   }
   endPara();
-  pickAsk(len);
+
+  layout.lastLine = lastLine;
+  layout.paraCount = paraCount;
+  layout.proseLineCount = proseLineCount;
+  layout.codeChars = codeChars;
+  layout.complete = out.scanned === len;
+  pickAsk(layout, ask);
 
   out.askChars = ask.proseChars;
   out.materialChars = Math.max(0, len - ask.proseChars);
@@ -609,63 +487,17 @@ export function scanText(text: string, head: number, tail: number): TextSignals 
   out.askSentences = ask.sentences;
   out.askQuestions = ask.questions;
   out.askListItems = ask.listItems;
-  for (let k = 0; k < N; k++) out.task[k]! += ask.task[k]!;
-  // Material: the prose that is not the ask, damped by the size of everything pasted.
+  // Material: the prose that is not the ask, and the code, each damped by its size.
   const materialWords = Math.max(0, len - ask.proseChars - codeChars) / CHARS_PER_WORD;
   const materialDamp = 1 / (1 + materialWords / MATERIAL_DAMP_WORDS);
   const codeDamp = 1 / (1 + codeChars / CHARS_PER_WORD / MATERIAL_DAMP_WORDS);
-  for (let k = 0; k < N; k++) {
+  for (let k = 0; k < N_TASKS; k++) {
     const material = (total.task[k]! - ask.task[k]!) * materialDamp + codeTask[k]! * codeDamp;
-    out.task[k]! += Math.max(-MATERIAL_CAP, Math.min(MATERIAL_CAP, material));
+    out.task[k] = ask.task[k]! + Math.max(-MATERIAL_CAP, Math.min(MATERIAL_CAP, material));
   }
 
   let e = len - 1;
   while (e >= 0 && text.charCodeAt(e) <= 32) e--;
   out.endsWithQuestion = e >= 0 && text.charCodeAt(e) === 63;
   return out;
-}
-
-/**
- * Which prose is the request? The first and the last paragraph when they read as said to the
- * assistant, or just their first or last line when that line is a request and the rest of the
- * paragraph is a long paste ("summarize these reviews:" then the reviews). A short text is all
- * request, minus what is clearly pasted: such split-off lines, and long paragraphs with no
- * request marker.
- */
-function pickAsk(len: number): void {
-  const headSplit = splitsOff(firstPara, firstLine, firstLine.lastChar === 58 || firstPara.req === firstLine.req);
-  const tailSplit = proseLineCount > 1 && splitsOff(lastPara, lastLine,
-    paraCount > 1 ? lastPara.req === lastLine.req : lastPara.req === lastLine.req + (headSplit ? firstLine.req : 0));
-  if (out.scanned === len && total.proseChars + codeChars <= WHOLE_ASK_CHARS) {
-    if (spoken.proseChars === 0) { ask.copy(total); return; } // nothing reads as pasted after all
-    ask.copy(spoken);
-    if (headSplit || (tailSplit && paraCount === 1)) {
-      ask.sub(firstPara);
-      if (headSplit) ask.add(firstLine);
-      if (tailSplit && paraCount === 1) ask.add(lastLine);
-    }
-    if (tailSplit && paraCount > 1) { ask.sub(lastPara); ask.add(lastLine); }
-    return;
-  }
-  let headWhole = false;
-  if (headSplit) ask.add(firstLine);
-  else if (firstPara.proseChars <= ASK_PARA_CHARS && firstPara.isRequest()) { ask.add(firstPara); headWhole = true; }
-  else if (firstLine.proseChars <= ASK_LINE_CHARS && firstLine.isRequest()) ask.add(firstLine);
-  if (paraCount > 1) {
-    if (tailSplit) ask.add(lastLine);
-    else if (lastPara.proseChars <= ASK_PARA_CHARS && lastPara.isRequest()) ask.add(lastPara);
-    else if (lastLine.proseChars <= ASK_LINE_CHARS && lastLine.isRequest()) ask.add(lastLine);
-  } else if (!headWhole && proseLineCount > 1 && lastLine.proseChars <= ASK_LINE_CHARS && lastLine.isRequest()) {
-    ask.add(lastLine);
-  }
-}
-
-/** A request line at the edge of a paragraph whose other lines are a long paste. */
-function splitsOff(para: Para, edge: Para, restHasNoRequest: boolean): boolean {
-  return para.lines > 1 && edge.isRequest() && para.listItems === 0 && restHasNoRequest
-    && para.proseChars - edge.proseChars > SPLIT_REST_CHARS;
-}
-
-function isBoundary(c: number): boolean {
-  return c === 10 || c === 32 || c === 9;
 }

@@ -40,7 +40,24 @@ export function resolvePinned(registry: ProviderRegistry, model: string): Target
  * cheapest first. At most `max` targets in all, the primary included.
  */
 export function candidatesFor(registry: ProviderRegistry, primary: Target, needs: Needs, max: number): Target[] {
-  const out: Target[] = [primary];
+  // The answer depends only on the registry view, the target and the needs: cache it per view.
+  if (memoVersion !== registry.version) {
+    memo.clear();
+    memoVersion = registry.version;
+  }
+  const key = `${primary.provider}\0${primary.model}\0${+needs.vision}${+needs.tools}${+needs.json}${+needs.structured}\0${max}`;
+  const hit = memo.get(key);
+  if (hit) return hit;
+  const computed = computeCandidates(registry, primary, needs, max);
+  if (memo.size < 10_000) memo.set(key, computed);
+  return computed;
+}
+
+const memo = new Map<string, Target[]>();
+let memoVersion = -1;
+
+function computeCandidates(registry: ProviderRegistry, primary: Target, needs: Needs, max: number): Target[] {
+  const out: Target[] = [{ provider: primary.provider, model: primary.model }];
   const seen = new Set([`${primary.provider}\0${primary.model}`]);
   const add = (t: Target) => {
     const k = `${t.provider}\0${t.model}`;

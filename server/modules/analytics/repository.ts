@@ -8,6 +8,7 @@ export interface Queryable {
   query<R = unknown>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
 }
 
+/** One row per distinct value of the requested dimensions ('' for the others and for null). */
 export interface RequestTotalsRow {
   provider: string;
   model: string;
@@ -25,7 +26,22 @@ export interface RequestTotalsRow {
   tokensSavedOutput: number;
   errors: number;
   feedbackCount: number;
+  /** Requests with a task type (the classifier ran). */
+  classifiedRequests: number;
+  /** Requests that reached a provider and were not answered from the cache. */
+  upstreamRequests: number;
+  upstreamLatencySum: number;
 }
+
+export type TotalsDimension = 'provider' | 'model' | 'routedBy' | 'taskType' | 'complexity';
+
+const DIMENSION_COLUMNS: Record<TotalsDimension, string> = {
+  provider: 'provider',
+  model: 'model',
+  routedBy: 'routed_by',
+  taskType: 'task_type',
+  complexity: 'complexity',
+};
 
 export interface CostTotalsRow {
   provider: string;
@@ -130,16 +146,6 @@ const SQL = {
          (select coalesce(sum(cost), 0)::float8 as cost, coalesce(sum(calls), 0)::float8 as calls
           from analytics_cost_totals where tenant_id = $1) c`,
 
-  requestTotals: `
-    select provider, model, routed_by as "routedBy", task_type as "taskType", complexity,
-           requests::float8 as requests, latency_sum::float8 as "latencySum", fallback_count::float8 as "fallbackCount",
-           fallback_latency_sum::float8 as "fallbackLatencySum", llm_fallback_count::float8 as "llmFallbackCount",
-           exact_hits::float8 as "exactHits", semantic_hits::float8 as "semanticHits",
-           tokens_saved_input::float8 as "tokensSavedInput", tokens_saved_output::float8 as "tokensSavedOutput",
-           errors::float8 as errors, feedback_count::float8 as "feedbackCount"
-    from analytics_request_totals
-    where tenant_id = $1 and (requests <> 0 or feedback_count <> 0)`,
-
   costTotals: `
     select provider, model, calls::float8 as calls, errors::float8 as errors, cost::float8 as cost,
            input_tokens::float8 as "inputTokens", output_tokens::float8 as "outputTokens"
@@ -202,8 +208,25 @@ export const analyticsRepository = {
     return rows[0]!;
   },
 
-  async requestTotals(db: Queryable, tenantId: string): Promise<RequestTotalsRow[]> {
-    return (await db.query<RequestTotalsRow>(SQL.requestTotals, [tenantId])).rows;
+  /** All-time request measures grouped by `dimensions` (the rollup has a few hundred rows per tenant at most). */
+  async requestTotals(db: Queryable, tenantId: string, dimensions: TotalsDimension[]): Promise<RequestTotalsRow[]> {
+    const keys = (Object.keys(DIMENSION_COLUMNS) as TotalsDimension[]).map((d) => `${dimensions.includes(d) ? DIMENSION_COLUMNS[d] : "''"} as "${d}"`);
+    const groupBy = dimensions.map((d) => DIMENSION_COLUMNS[d]);
+    const text = `
+      select ${keys.join(', ')},
+             sum(requests)::float8 as requests, sum(latency_sum)::float8 as "latencySum", sum(fallback_count)::float8 as "fallbackCount",
+             sum(fallback_latency_sum)::float8 as "fallbackLatencySum", sum(llm_fallback_count)::float8 as "llmFallbackCount",
+             sum(exact_hits)::float8 as "exactHits", sum(semantic_hits)::float8 as "semanticHits",
+             sum(tokens_saved_input)::float8 as "tokensSavedInput", sum(tokens_saved_output)::float8 as "tokensSavedOutput",
+             sum(errors)::float8 as errors, sum(feedback_count)::float8 as "feedbackCount",
+             coalesce(sum(requests) filter (where task_type <> ''), 0)::float8 as "classifiedRequests",
+             coalesce(sum(requests - exact_hits - semantic_hits) filter (where provider <> ''), 0)::float8 as "upstreamRequests",
+             coalesce(sum(latency_sum) filter (where provider <> ''), 0)::float8 as "upstreamLatencySum"
+      from analytics_request_totals
+      where tenant_id = $1
+      ${groupBy.length ? `group by ${groupBy.join(', ')}` : ''}
+      having sum(requests) <> 0 or sum(feedback_count) <> 0`;
+    return (await db.query<RequestTotalsRow>(text, [tenantId])).rows;
   },
 
   async costTotals(db: Queryable, tenantId: string): Promise<CostTotalsRow[]> {

@@ -45,7 +45,7 @@ const round = (v: number, digits: number) => {
   const f = 10 ** digits;
   return Math.round(v * f) / f;
 };
-/** Latency means and rates: three decimals. USD: twelve, as stored. */
+/** Latency means: three decimals; rates and shares: six; USD: twelve, as stored. */
 const ms = (v: number) => round(v, 3);
 const rate = (v: number) => round(v, 6);
 const usd = (v: number) => round(v, 12);
@@ -78,7 +78,7 @@ export class AnalyticsService {
   }
 
   async cacheSavings(tenantId: string): Promise<Out<typeof CacheSavings>> {
-    const rows = await repo.requestTotals(this.db, tenantId);
+    const rows = await repo.requestTotals(this.db, tenantId, ['provider', 'model']);
     const total = sum(rows, (r) => r.requests);
     const byModel = new Map<string, Out<typeof CacheSavings>['byModel'][number]>();
     for (const r of rows) {
@@ -207,7 +207,7 @@ export class AnalyticsService {
   }
 
   async routingStats(tenantId: string): Promise<Out<typeof RoutingStats>> {
-    const rows = await repo.requestTotals(this.db, tenantId);
+    const rows = await repo.requestTotals(this.db, tenantId, ['routedBy']);
     const total = sum(rows, (r) => r.requests);
     const by = new Map<string, { requests: number; lat: number; fallback: number; hits: number }>();
     for (const r of rows) {
@@ -222,7 +222,7 @@ export class AnalyticsService {
       .filter(([, g]) => g.requests !== 0)
       .map(([routedBy, g]) => ({ routedBy, requests: g.requests, share: rate(ratio(g.requests, total)), avgLatencyMs: ms(ratio(g.lat, g.requests)), fallbackCount: g.fallback, cacheHits: g.hits }))
       .sort((a, b) => b.requests - a.requests || a.routedBy.localeCompare(b.routedBy));
-    const classified = sum(rows, (r) => (r.taskType ? r.requests : 0));
+    const classified = sum(rows, (r) => r.classifiedRequests);
     const fallbackCount = sum(rows, (r) => r.fallbackCount);
     const cacheHits = sum(rows, (r) => r.exactHits + r.semanticHits);
     const errors = sum(rows, (r) => r.errors);
@@ -244,7 +244,7 @@ export class AnalyticsService {
   }
 
   async routingDistribution(tenantId: string): Promise<Out<typeof RoutingDistribution>> {
-    const rows = (await repo.requestTotals(this.db, tenantId)).filter((r) => r.requests !== 0);
+    const rows = (await repo.requestTotals(this.db, tenantId, ['provider', 'model', 'routedBy', 'taskType', 'complexity'])).filter((r) => r.requests !== 0);
     const total = sum(rows, (r) => r.requests);
     const share = (n: number) => rate(ratio(n, total));
     const group = <V extends string | null>(keyOf: (r: RequestTotalsRow) => V) => {
@@ -284,7 +284,7 @@ export class AnalyticsService {
   }
 
   async pipeline(tenantId: string): Promise<Out<typeof Pipeline>> {
-    const [rows, activeAbTests] = await Promise.all([repo.requestTotals(this.db, tenantId), repo.activeAbTests(this.db, tenantId)]);
+    const [rows, activeAbTests] = await Promise.all([repo.requestTotals(this.db, tenantId, ['routedBy']), repo.activeAbTests(this.db, tenantId)]);
     const explorationRate = this.runtime.explorationRate();
     const feedbackCount = sum(rows, (r) => r.feedbackCount);
     const stage = (active: boolean, pick: (r: RequestTotalsRow) => { n: number; lat: number }) => {
@@ -307,8 +307,8 @@ export class AnalyticsService {
         adaptive: stage(feedbackCount > 0, routedBy('adaptive')),
         exploration: stage(explorationRate > 0, routedBy('exploration')),
         fallback: stage(true, (r) => ({ n: r.fallbackCount, lat: r.fallbackLatencySum })),
-        // Cache hits have latency 0, so latencySum is already the sum over the upstream-served rows.
-        providers: stage(true, (r) => (r.provider ? { n: r.requests - r.exactHits - r.semanticHits, lat: r.latencySum } : { n: 0, lat: 0 })),
+        // Cache hits have latency 0, so the latency sum over rows with a provider is the upstream-served one.
+        providers: stage(true, (r) => ({ n: r.upstreamRequests, lat: r.upstreamLatencySum })),
       },
       explorationRate,
       activeAbTests,
