@@ -73,6 +73,8 @@ export interface LiveBusOptions {
 /** NOTIFY payloads must stay under 8000 bytes. */
 const MAX_PAYLOAD_BYTES = 7_900;
 const NOTIFY_CHUNK = 500;
+/** Payloads start with the tenant id (encodeLivePayload). */
+const TENANT_PREFIX = '{"tenantId":"';
 const MAX_RECONNECT_MS = 10_000;
 
 export function toLiveEvent(c: CommittedRequest): LiveEvent {
@@ -165,6 +167,7 @@ export class LiveBus {
       unsubscribe: () => {
         if (!active) return;
         active = false;
+        if (this.closed) return;
         set.delete(entry);
         if (set.size === 0 && this.subscribers.get(tenantId) === set) this.subscribers.delete(tenantId);
         this.subscriberTotal--;
@@ -329,6 +332,10 @@ export class LiveBus {
 
   private dispatch(payload: string): void {
     this.stats.received++;
+    // Every process listening sees every tenant's events: read the tenant id off the front of the
+    // payload and parse the rest only for tenants with subscribers here.
+    const quick = payload.startsWith(TENANT_PREFIX) ? payload.slice(TENANT_PREFIX.length, payload.indexOf('"', TENANT_PREFIX.length)) : '';
+    if (quick && !quick.includes('\\') && !this.subscribers.has(quick)) return;
     let parsed: ({ tenantId?: unknown } & LiveEvent) | undefined;
     try {
       parsed = JSON.parse(payload) as { tenantId?: unknown } & LiveEvent;

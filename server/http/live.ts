@@ -153,6 +153,7 @@ export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOpti
 registerOpenApiPaths({
   [LIVE_PATH]: {
     get: {
+      operationId: 'analytics-live',
       tags: ['Analytics'],
       summary: 'Live tail of completed requests (Server-Sent Events)',
       description:

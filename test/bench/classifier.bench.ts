@@ -17,7 +17,7 @@ const ITERATIONS = Number(process.env.CLASSIFIER_BENCH_ITERATIONS ?? 20_000);
 const BUDGET_US = 100;
 const ROUNDS = 5;
 
-interface Row { messages: ChatMessage[] }
+interface Row { messages: ChatMessage[]; taskType: string }
 const corpus: Row[] = readFileSync(path.join(here, '../fixtures/classifier/corpus.jsonl'), 'utf8')
   .trim().split('\n').map((l) => JSON.parse(l) as Row);
 
@@ -25,12 +25,13 @@ function textOf(m: ChatMessage): string {
   return typeof m.content === 'string' ? m.content : '';
 }
 
-/** Real prompt text from the corpus, concatenated until it is `chars` long: prose, code and traces mixed. */
-function pasted(chars: number): string {
+/** Real prompt text from the corpus (rows of the given task types), concatenated until it is `chars` long. */
+function pasted(chars: number, ...types: string[]): string {
+  const rows = corpus.filter((r) => types.length === 0 || types.includes(r.taskType));
   const parts: string[] = [];
   let n = 0;
-  for (let i = 0; n < chars; i = (i + 7) % corpus.length) {
-    const t = corpus[i]!.messages.map(textOf).join('\n\n');
+  for (let i = 0; n < chars; i = (i + 7) % rows.length) {
+    const t = rows[i]!.messages.map(textOf).join('\n\n');
     if (t.length === 0) continue;
     parts.push(t);
     n += t.length + 2;
@@ -42,11 +43,11 @@ const cases: Array<{ name: string; messages: ChatMessage[] }> = [
   { name: 'short (65 chars)', messages: [{ role: 'user', content: 'write a python function that checks if a string is a palindrome' }] },
   {
     name: '2k tokens (~8,000 chars)',
-    messages: [{ role: 'user', content: `Summarize the following for the team and list open questions:\n\n${pasted(8_000)}` }],
+    messages: [{ role: 'user', content: `Summarize the following for the team and list open questions:\n\n${pasted(8_000, 'summarization')}` }],
   },
   {
     name: '20k tokens (~80,000 chars)',
-    messages: [{ role: 'user', content: `${pasted(80_000)}\n\nWhat does this error mean and how do I fix it?` }],
+    messages: [{ role: 'user', content: `${pasted(80_000, 'coding')}\n\nWhat does this error mean and how do I fix it?` }],
   },
   {
     name: 'chat: system + 12 turns (~8,000 chars)',

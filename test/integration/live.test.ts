@@ -272,6 +272,7 @@ describe('live tap', () => {
   it('is in the OpenAPI document', async () => {
     const doc = (await c.env.http('GET', '/openapi.json')).body;
     expect(doc.paths[LIVE_PATH]?.get?.responses?.['200']?.content?.['text/event-stream']).toBeDefined();
+    expect(doc.paths[LIVE_PATH].get.operationId).toBe('analytics-live');
   });
 });
 

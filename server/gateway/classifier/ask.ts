@@ -20,6 +20,7 @@ export const PASTE_CHARS = 200;
 export class Para {
   proseChars = 0;
   cx = 0;
+  hard = 0;
   commas = 0;
   sentences = 0;
   questions = 0;
@@ -31,21 +32,21 @@ export class Para {
   readonly task = new Float64Array(N_TASKS);
 
   reset(): void {
-    this.proseChars = 0; this.cx = 0; this.commas = 0; this.sentences = 0; this.questions = 0; this.listItems = 0;
+    this.proseChars = 0; this.cx = 0; this.hard = 0; this.commas = 0; this.sentences = 0; this.questions = 0; this.listItems = 0;
     this.lines = 0; this.req = 0; this.lastChar = 0;
     const t = this.task; // five elements: plain stores beat fill()
     t[0] = 0; t[1] = 0; t[2] = 0; t[3] = 0; t[4] = 0;
   }
 
   add(o: Para): void {
-    this.proseChars += o.proseChars; this.cx += o.cx; this.commas += o.commas; this.sentences += o.sentences;
+    this.proseChars += o.proseChars; this.cx += o.cx; this.hard += o.hard; this.commas += o.commas; this.sentences += o.sentences;
     this.questions += o.questions; this.listItems += o.listItems; this.lines += o.lines; this.req += o.req;
     if (o.proseChars > 0) this.lastChar = o.lastChar;
     for (let k = 0; k < N_TASKS; k++) this.task[k]! += o.task[k]!;
   }
 
   sub(o: Para): void {
-    this.proseChars -= o.proseChars; this.cx -= o.cx; this.commas -= o.commas; this.sentences -= o.sentences;
+    this.proseChars -= o.proseChars; this.cx -= o.cx; this.hard -= o.hard; this.commas -= o.commas; this.sentences -= o.sentences;
     this.questions -= o.questions; this.listItems -= o.listItems; this.lines -= o.lines; this.req -= o.req;
     for (let k = 0; k < N_TASKS; k++) this.task[k]! -= o.task[k]!;
   }

@@ -11,7 +11,8 @@ import { codeShape } from './task.js';
 export const WEIGHTS = {
   askLength: 1.3, // per doubling of the ask's words (log2(1 + words / 6))
   commas: 0.45, // each comma in the ask: lists of requirements
-  cues: 0.6, // complexity words in the ask (COMPLEXITY_CUES)
+  cues: 0.6, // words for the shape of the ask (COMPLEXITY_CUES)
+  hard: 1.3, // words for a hard kind of ask (HARD_ASK_CUES)
   sentences: 0.4, // each sentence of the ask after the first
   listItems: 0.5, // each list item in the ask
   questions: 0.4, // each question of the ask after the first
@@ -23,6 +24,12 @@ export const WEIGHTS = {
   codeContext: 1.6, // earlier turns hold code: a follow-up edits existing code
 };
 export const THRESHOLDS = { simpleBelow: 2.6, complexFrom: 5.5 };
+/**
+ * Confidence at a threshold. A complexity miss is off by one level, and on the labelled corpus
+ * even scores right at a threshold are right about three times in four, so this starts well
+ * above a coin flip; it rises towards 0.95 with the distance from the nearest threshold.
+ */
+const BOUNDARY_CONFIDENCE = 0.55;
 
 export interface ComplexityContext {
   /** Score of the previous user turn (0 when there is none). */
@@ -37,6 +44,7 @@ export function complexityScore(s: TextSignals, ctx: ComplexityContext): number 
   let v = w.askLength * Math.log2(1 + s.askChars / CHARS_PER_WORD / 6);
   v += w.commas * Math.min(s.askCommas, 12);
   v += w.cues * Math.max(-3, Math.min(6, s.askCx));
+  v += w.hard * Math.min(6, s.askHard);
   v += w.sentences * Math.min(Math.max(0, s.askSentences - 1), 6);
   v += w.listItems * Math.min(s.askListItems, 8);
   v += w.questions * Math.min(Math.max(0, s.askQuestions - 1), 4);
@@ -56,5 +64,5 @@ export function complexityOf(score: number): { complexity: Complexity; confidenc
   if (score < simpleBelow) { complexity = 'simple'; d = simpleBelow - score; }
   else if (score >= complexFrom) { complexity = 'complex'; d = score - complexFrom; }
   else { complexity = 'medium'; d = Math.min(score - simpleBelow, complexFrom - score); }
-  return { complexity, confidence: 0.4 + 0.55 * Math.tanh(d / 1.2) };
+  return { complexity, confidence: BOUNDARY_CONFIDENCE + (1 - BOUNDARY_CONFIDENCE - 0.05) * Math.tanh(d / 1.5) };
 }

@@ -4,7 +4,7 @@
 
 import {
   CODE_EXTENSIONS, CODING, CODING_CUES, COMPLEXITY_CUES, CREATIVE, CREATIVE_CUES, ERROR_WORDS, GENERAL, GENERAL_CUES,
-  LINE_START_KEYWORDS, QA, QA_CUES, QA_START_CUES, REQUEST_CUES, SUMMARIZATION, SUMMARIZATION_CUES, TEXT_TASKS,
+  HARD_ASK_CUES, LINE_START_KEYWORDS, QA, QA_CUES, QA_START_CUES, REQUEST_CUES, SUMMARIZATION, SUMMARIZATION_CUES, TEXT_TASKS,
 } from './lexicon.js';
 
 export const N_TASKS = TEXT_TASKS.length;
@@ -14,8 +14,9 @@ export interface Cue {
   task: Float64Array | null;
   /** QA-opener weight: full near the start of a sentence, a third elsewhere. */
   startQa: number;
-  /** Complexity evidence. */
+  /** Complexity evidence: the shape of the ask, and the kind of ask (design, proof...). */
   cx: number;
+  hard: number;
   /** Weight as a code keyword when first on a line. */
   lineStart: number;
   /** A code file extension (`name.ext`). */
@@ -130,7 +131,7 @@ const biMap = new Map<number, Cue>();
 const triMap = new Map<number, Cue>();
 
 function emptyCue(): Cue {
-  return { task: null, startQa: 0, cx: 0, lineStart: 0, ext: false, req: false, err: false, tail: false, head2: false, head3: false, mid3: false };
+  return { task: null, startQa: 0, cx: 0, hard: 0, lineStart: 0, ext: false, req: false, err: false, tail: false, head2: false, head3: false, mid3: false };
 }
 
 function unigram(key: number): Cue {
@@ -176,6 +177,7 @@ addTask(QA_CUES, QA);
 addTask(GENERAL_CUES, GENERAL);
 for (const [phrase, w] of Object.entries(QA_START_CUES)) cueFor(phrase).startQa += w;
 for (const [phrase, w] of Object.entries(COMPLEXITY_CUES)) cueFor(phrase).cx += w;
+for (const [phrase, w] of Object.entries(HARD_ASK_CUES)) cueFor(phrase).hard += w;
 for (const [word, w] of Object.entries(LINE_START_KEYWORDS)) cueFor(word).lineStart = w;
 for (const ext of CODE_EXTENSIONS) cueFor(ext).ext = true;
 for (const phrase of REQUEST_CUES) cueFor(phrase).req = true;

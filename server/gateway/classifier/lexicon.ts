@@ -74,6 +74,7 @@ export const CODING_CUES: Cues = {
   'event sourced': 2.5, 'event sourcing': 2.5, partitioning: 1.5, sharding: 2, idempotency: 1.5,
   idempotent: 1.5, architect: 1, architecture: 1.2, middleware: 2.5, 'access control': 1.5, rbac: 2.5,
   token: 0.8, tokens: 0.8, cookie: 1, cookies: 1, httponly: 3,
+  'a file': 1, 'line by line': 1.5, 'in go': 2, 'in rust': 2, 'in java': 1, 'in c': 1.5, 'in bash': 1,
 };
 
 export const CREATIVE_CUES: Cues = {
@@ -97,7 +98,7 @@ export const CREATIVE_CUES: Cues = {
   'short story': 1, 'a story': 0.5, speech: 1, vows: 2, 'wedding toast': 1, 'tour guide': 1.5,
   comedy: 1.5, sketch: 0.8, horror: 2, mystery: 1.2, romance: 2, romantic: 1.2, spooky: 2, funny: 1.2,
   humorous: 1.5, 'fun fact': -0.5, 'write me a': 0.5, 'make it rhyme': 2, 'stay in': 1,
-  'tour of': 0.3, 'you are a': 0.5, 'opening line': 2, 'opening scene': 2, plotline: 3, backstory: 2.5,
+  'you are a': 0.5, 'opening line': 2, 'opening scene': 2, plotline: 3, backstory: 2.5,
   'six word': 2,
 };
 
@@ -128,7 +129,7 @@ export const QA_START_CUES: Cues = {
   'why is': 3, 'why are': 3, 'why do': 2.5, 'why does': 2.5, 'why did': 3, 'why was': 3, 'why were': 3,
   which: 1.5, 'is it true': 3, 'is there': 1, 'are there': 1, 'how come': 2, 'what happens': 2,
   'what happened': 2.5, 'explain how': 1.5, 'explain why': 1.5, 'explain what': 1.5, 'tell me about': 1.5,
-  'is a': 0.5, 'are the': 0.3, define: 2, 'can you explain': 1,
+  define: 2, 'can you explain': 1,
 };
 
 export const QA_CUES: Cues = {
@@ -188,23 +189,30 @@ export const GENERAL_CUES: Cues = {
   shopping: 1.5, 'time travel': -2.5, routine: 1.5, habits: 1.5, habit: 1.5, negotiate: 1.5, 'job offer': 1, 'job offers': 1,
 };
 
-// Complexity evidence, counted only in the request itself (not in pasted material).
-// Positive: the ask needs design, comparison, proof or many parts. Negative: it asks for brevity.
+// Complexity evidence, counted only in the request itself (not in pasted material), in two kinds.
+//
+// The kind of ask: design, proof, optimization, comparison of trade-offs. These make a request
+// complex however short it is ("prove that heapify is O(n)").
+export const HARD_ASK_CUES: Cues = {
+  design: 1.2, architect: 2.5, architecture: 1.5, 'system design': 1, scalable: 1.5, scaling: 1,
+  distributed: 1.2, 'trade offs': 2, tradeoffs: 2, 'pros and cons': 1.5, compare: 1.2, comparison: 1.2,
+  evaluate: 1.2, assess: 1.2, analyze: 1, analyse: 1, analysis: 1, prove: 2, proof: 2, derive: 1.5,
+  optimize: 1, optimise: 1, optimization: 1, 'production ready': 1, comprehensive: 1.5, 'in depth': 1.5,
+  thorough: 1, strategy: 1.2, roadmap: 1.2, implications: 1.2, 'edge cases': 1, pitfalls: 1,
+  idempotency: 1.5, failover: 1.5, 'high availability': 1.5, throughput: 0.8, justify: 1, propose: 1,
+  'walk through': 0.8, estimate: 0.8, worldbuilding: 1, 'day by day': 0.8, itinerary: 0.6,
+};
+
+// The shape of the ask: connectives and constraint words that add parts, explanation asks, style
+// constraints (up), and asks for brevity or a light edit (down).
 export const COMPLEXITY_CUES: Cues = {
-  design: 1.2, architect: 2.5, architecture: 1.5, 'system design': 1, scalable: 1.5, scale: 0.6,
-  scaling: 1, distributed: 1.2, 'trade offs': 2, tradeoffs: 2, 'pros and cons': 1.5, compare: 1.2,
-  comparison: 1.2, versus: 0.4, evaluate: 1.2, assess: 1.2, analyze: 1, analyse: 1, analysis: 1,
-  prove: 2, proof: 2, derive: 1.5, optimize: 1, optimise: 1, optimization: 1, production: 0.8,
-  'production ready': 0.8, robust: 0.8, comprehensive: 1.5, detailed: 0.8, 'in depth': 1.5,
-  thorough: 1, 'step by step': 0.6, strategy: 1.2, roadmap: 1.2, implications: 1.2, 'edge cases': 1,
-  pitfalls: 1, idempotency: 1.5, consistency: 0.6, failover: 1.5, 'high availability': 1.5,
-  throughput: 0.8, discuss: 0.8, justify: 1, outline: 0.6, 'day by day': 0.8, itinerary: 0.6,
-  timeline: 0.4, structure: 0.4, table: 0.4, each: 0.5, every: 0.2, multiple: 0.5, 'as well as': 0.5,
-  additionally: 0.5, also: 0.4, then: 0.4, finally: 0.5, 'make sure': 0.5, ensure: 0.6, must: 0.6,
-  handle: 0.6, handles: 0.6, handling: 0.6, include: 0.5, including: 0.3, without: 0.3, 'at least': 0.5,
-  'no more than': 0.5, avoid: 0.3, constraints: 1, requirements: 1, tests: 0.6, test: 0.2, and: 0.25,
-  explain: 0.8, 'difference between': 0.8, 'differences between': 1, 'how does': 1, example: 0.5,
-  'walk through': 0.8, estimate: 0.8, plan: 0.3, propose: 1, recommend: 0.3,
+  scale: 0.6, versus: 0.4, production: 0.8, robust: 0.8, detailed: 0.8, 'step by step': 0.6,
+  consistency: 0.6, discuss: 0.8, outline: 0.6, timeline: 0.4, structure: 0.4, table: 0.4, each: 0.5,
+  every: 0.2, multiple: 0.5, 'as well as': 0.5, additionally: 0.5, also: 0.4, then: 0.4, finally: 0.5,
+  'make sure': 0.5, ensure: 0.6, must: 0.6, handle: 0.6, handles: 0.6, handling: 0.6, include: 0.5,
+  including: 0.3, without: 0.3, 'at least': 0.5, 'no more than': 0.5, avoid: 0.3, constraints: 1,
+  requirements: 1, tests: 0.6, test: 0.2, and: 0.25, explain: 0.8, 'difference between': 0.8,
+  'differences between': 1, 'how does': 1, example: 0.5, plan: 0.3, recommend: 0.3,
   'in the style': 1, 'in the voice': 1, sonnet: 0.8, villanelle: 0.8, 'how do': 0.4, causes: 0.5,
   proofread: -1, rewrite: -0.5, rephrase: -0.8, translate: -0.5,
   quick: -1, quickly: -0.8, simple: -0.6, short: -0.5, shorter: -0.8, brief: -0.6, briefly: -0.6,

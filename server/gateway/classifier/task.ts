@@ -9,13 +9,24 @@ const N = TEXT_TASKS.length;
 
 /** General is the fallback: a request with no evidence for anything else is general. */
 const GENERAL_PRIOR = 1;
-/** Softmax temperature; tuned so confidence tracks the accuracy seen on the labelled corpus. */
+/** Softmax temperature. */
 const TEMPERATURE = 1;
+/**
+ * Context counts in full when the latest turn says little ("make it faster") and fades as the
+ * latest turn's own evidence grows: at this much evidence it counts half, so "now write me a
+ * haiku" after a coding chat is creative.
+ */
+const CONTEXT_HALF_AT = 4;
 
 export interface Turn {
   signals: TextSignals;
   /** How much this turn counts: 1 for the latest user turn, less for context. */
   weight: number;
+  /**
+   * The most this turn adds to any one task's score. Scaling alone is not enough: a long system
+   * prompt full of one task's vocabulary would still decide, and it should only nudge.
+   */
+  cap: number;
 }
 
 /** Coding evidence from the shape of the text, whatever its words: fences, code lines, traces. */
@@ -37,14 +48,24 @@ export interface TaskResult {
   scores: Float64Array;
 }
 
+/** `turns[0]` is the latest user turn; the rest are context. */
 export function scoreTask(latest: TextSignals, turns: readonly Turn[]): TaskResult {
   const scores = new Float64Array(N);
-  scores[GENERAL] = GENERAL_PRIOR;
-  for (const t of turns) {
+  const latestShape = codeShape(latest);
+  let strength = latestShape + latest.task[CODING]!;
+  for (let k = 1; k < N; k++) if (latest.task[k]! > strength) strength = latest.task[k]!;
+  const contextFactor = 1 / (1 + Math.max(0, strength) / CONTEXT_HALF_AT);
+  for (let i = 0; i < turns.length; i++) {
+    const t = turns[i]!;
     const s = t.signals;
-    for (let k = 0; k < N; k++) scores[k]! += t.weight * s.task[k]!;
-    scores[CODING]! += t.weight * codeShape(s);
+    const shape = i === 0 ? latestShape : codeShape(s);
+    const f = i === 0 ? 1 : contextFactor;
+    for (let k = 0; k < N; k++) {
+      const v = t.weight * (s.task[k]! + (k === CODING ? shape : 0));
+      scores[k]! += f * (v < t.cap ? v : t.cap);
+    }
   }
+  scores[GENERAL]! += GENERAL_PRIOR;
   // "summarize" over a long paste is about as certain as it gets.
   if (latest.materialChars >= 600 && latest.task[SUMMARIZATION]! >= 2) scores[SUMMARIZATION]! += 1.5;
   // A short question with no code in it leans factual.
