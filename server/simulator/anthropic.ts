@@ -80,7 +80,7 @@ async function messages(x: Exchange): Promise<void> {
   if (maxTokens === undefined || maxTokens < 1) return bad(x, 'max_tokens: Input should be greater than or equal to 1');
   if (!x.state.models.anthropic.set.has(model)) return sendJson(x.res, 404, errorBody(404, `model: ${model}`));
 
-  const p = plan(toGen(model, b, msgs, maxTokens), x.state.outputTokens, x.state.modelQualities);
+  const p = plan(toGen(model, b, msgs, maxTokens), x.state.outputTokens, x.state.modelQualities, x.state.replies);
   const id = newId('msg_');
   const stopReason = mapStop(p);
   const toolId = p.toolCall ? newId('toolu_') : '';

@@ -21,6 +21,8 @@ export class SimState {
   outputTokens = DEFAULT_OUTPUT_TOKENS;
   /** Hidden quality (1-5) per model, used to answer grading requests. */
   modelQualities: Record<string, number> = {};
+  /** Scripted replies, first match wins. */
+  replies: Array<{ whenContains: string; reply: string }> = [];
   models: Record<SimFormat, { list: string[]; set: Set<string> }> = {
     openai: modelEntry(DEFAULT_MODELS.openai),
     anthropic: modelEntry(DEFAULT_MODELS.anthropic),
@@ -47,6 +49,10 @@ export class SimState {
     if (patch.chunkDelayMs !== undefined) this.chunkDelayMs = nonNegative(patch.chunkDelayMs, 'chunkDelayMs');
     if (patch.outputTokens !== undefined) this.outputTokens = Math.max(1, Math.floor(nonNegative(patch.outputTokens, 'outputTokens')));
     if (patch.modelQualities !== undefined) this.modelQualities = { ...patch.modelQualities };
+    if (patch.replies !== undefined) {
+      if (!Array.isArray(patch.replies) || !patch.replies.every((r) => typeof r?.whenContains === 'string' && typeof r?.reply === 'string')) throw new TypeError('replies must be an array of {whenContains, reply} strings');
+      this.replies = patch.replies.map((r) => ({ whenContains: r.whenContains, reply: r.reply }));
+    }
     if (patch.models) {
       for (const f of ['openai', 'anthropic', 'gemini'] as const) {
         const list = patch.models[f];
@@ -71,6 +77,7 @@ export class SimState {
     this.chunkDelayMs = 0;
     this.outputTokens = DEFAULT_OUTPUT_TOKENS;
     this.modelQualities = {};
+    this.replies = [];
     for (const f of ['openai', 'anthropic', 'gemini'] as const) this.models[f] = modelEntry(DEFAULT_MODELS[f]);
     this.faults.set([]);
     this.faults.reseed(this.initial.seed ?? DEFAULT_SEED);

@@ -80,7 +80,7 @@ async function generate(x: Exchange): Promise<void> {
   if (!Array.isArray(contents) || contents.length === 0) return bad(x, '* GenerateContentRequest.contents: contents is not specified');
   if (!x.state.models.gemini.set.has(model)) return notFound(x, model);
 
-  const p = plan(toGen(model, x.body, contents), x.state.outputTokens, x.state.modelQualities);
+  const p = plan(toGen(model, x.body, contents), x.state.outputTokens, x.state.modelQualities, x.state.replies);
   const responseId = newId('');
   const finishReason = p.finish === 'length' ? 'MAX_TOKENS' : 'STOP';
   const usage = (out: number): Record<string, number> => ({

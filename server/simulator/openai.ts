@@ -64,7 +64,7 @@ async function chat(x: Exchange): Promise<void> {
   }
   if (!x.state.models.openai.set.has(model)) return notFound(x, model);
 
-  const p = plan(toGen(model, b, messages), x.state.outputTokens, x.state.modelQualities);
+  const p = plan(toGen(model, b, messages), x.state.outputTokens, x.state.modelQualities, x.state.replies);
   const id = newId('chatcmpl-');
   const created = Math.floor(Date.now() / 1000);
   const usage = { prompt_tokens: p.promptTokens, completion_tokens: p.outputTokens, total_tokens: p.promptTokens + p.outputTokens };

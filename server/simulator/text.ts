@@ -48,9 +48,18 @@ const FILLER = ('the quick brown fox jumps over the lazy dog while a simulated u
   + 'talking so that streams have enough pieces to measure latency and throughput with').split(' ');
 const IMAGE_TOKENS = 85;
 
-export function plan(g: GenRequest, naturalTokens: number, qualities: Readonly<Record<string, number>> = {}): Plan {
+export interface ReplyRule { whenContains: string; reply: string }
+
+export function plan(g: GenRequest, naturalTokens: number, qualities: Readonly<Record<string, number>> = {}, rules: readonly ReplyRule[] = []): Plan {
   const promptTokens = Math.ceil(g.promptChars / 4) + 3 * g.messageCount + 3
     + IMAGE_TOKENS * g.imageCount + Math.ceil(g.toolsChars / 4);
+
+  // Scripted answers: a request whose last message contains a rule's text gets its reply verbatim.
+  const rule = rules.find((r) => g.lastText.includes(r.whenContains));
+  if (rule) {
+    const pieces = rule.reply.split(/(?=\s)/);
+    return { promptTokens, outputTokens: pieces.length, pieces, text: rule.reply, finish: 'stop', stopSequence: null };
+  }
 
   const grade = gradeFor(g.lastText, qualities);
   if (grade !== undefined) {

@@ -22,6 +22,8 @@ export interface SimulatorOptions {
   models?: { openai?: string[]; anthropic?: string[]; gemini?: string[] };
   /** Hidden quality (1-5) per model: a grading request ("Score: N") about that model's reply gets this grade. */
   modelQualities?: Record<string, number>;
+  /** Scripted replies: a request whose last message contains `whenContains` is answered with `reply`. */
+  replies?: Array<{ whenContains: string; reply: string }>;
   faults?: FaultRule[];
 }
 

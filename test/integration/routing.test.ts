@@ -160,3 +160,28 @@ describe('exploration', () => {
     }
   });
 });
+
+describe('LLM classification fallback', () => {
+  it('asks GATEWAY_CLASSIFIER_MODEL when the classifier is unsure, and logs that call\'s cost on the request', async () => {
+    const { classify, LOW_CONFIDENCE } = await import('../../server/gateway/classifier/index.js');
+    const unsure = 'hmm';
+    expect(classify([{ role: 'user', content: unsure }]).taskConfidence).toBeLessThan(LOW_CONFIDENCE);
+    const llm = await startChatEnv({
+      env: { GATEWAY_CLASSIFIER_MODEL: 'openai/gpt-4.1-nano', GATEWAY_EXPLORATION_RATE: '0' },
+      sim: { replies: [{ whenContains: 'Classification:', reply: 'creative/complex' }] },
+    });
+    try {
+      const res = await llm.env.http('POST', '/v1/chat/completions', { token: llm.tenant.token, body: { model: '', messages: [{ role: 'user', content: unsure }] } });
+      expect(res.body._gateway.routing).toMatchObject({ routedBy: 'classification', taskType: 'creative', complexity: 'complex', usedLlmFallback: true });
+      await llm.waitForCount('select count(*) n from cost_logs where request_id = $1', [res.body._gateway.requestId], 2);
+      const [row] = await llm.query('select used_llm_fallback from requests where id = $1', [res.body._gateway.requestId]);
+      expect(row.used_llm_fallback).toBe(true);
+
+      // A confident classification never calls the model.
+      const sure = await llm.env.http('POST', '/v1/chat/completions', { token: llm.tenant.token, body: { model: '', messages: [{ role: 'user', content: 'Write a haiku about autumn leaves' }] } });
+      expect(sure.body._gateway.routing).toMatchObject({ taskType: 'creative', usedLlmFallback: false });
+    } finally {
+      await llm.close();
+    }
+  });
+});
