@@ -4,11 +4,13 @@ import { DEFAULT_GATEWAY_URL, globalOptions } from './client.js';
 import { parseGatewayUrl } from './options.js';
 import { describeError, printError } from './output.js';
 import { registerAbTestsCommand } from './commands/ab-tests.js';
+import { registerAnalyticsCommand } from './commands/analytics.js';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerFeedbackCommand } from './commands/feedback.js';
 import { registerHealthCommand } from './commands/health.js';
 import { registerProvidersCommand } from './commands/providers.js';
 import { registerSchedulerCommand } from './commands/scheduler.js';
+import { registerTailCommand } from './commands/tail.js';
 import { registerTokensCommand } from './commands/tokens.js';
 
 // gatewayctl: the command-line client. It talks to the gateway only through the public SDK,
@@ -42,6 +44,8 @@ export function buildProgram(): Command {
   registerProvidersCommand(program);
   registerAbTestsCommand(program);
   registerFeedbackCommand(program);
+  registerAnalyticsCommand(program);
+  registerTailCommand(program);
   return program;
 }
 

@@ -5,6 +5,7 @@ import type { RequestListener } from 'node:http';
 import { CHAT_PATH, chatHandler } from './http/chat.js';
 import './http/chat-openapi.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
+import { mountLive } from './http/live.js';
 import { requestIdMiddleware } from './http/request-id.js';
 import { restHandler } from './http/rest.js';
 import { makeContextFactory } from './trpc/context.js';
@@ -35,6 +36,9 @@ export function createApp(services: Services): Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });
+
+  // The live tap (SSE), hand-written like chat completions.
+  mountLive(app, services);
 
 
   // Typed SDK transport (superjson).

@@ -40,6 +40,8 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => server.closeAllConnections(), config.GATEWAY_SHUTDOWN_TIMEOUT_MS);
     force.unref();
+    // Live-tap streams never finish on their own: end them so the server can close.
+    services.liveBus.endAll();
     await closeServer(server);
     clearTimeout(force);
     await services.close();

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { DbHandle } from './db/client.js';
 import { DataPlane } from './gateway/data-plane.js';
+import { LiveBus } from './gateway/live-bus.js';
 import { JobRunner } from './jobs/boss.js';
 import { logRetentionJob } from './jobs/handlers/log-retention.js';
 import { JobRegistry } from './jobs/queues.js';
@@ -10,6 +11,7 @@ import { judgeJob } from './modules/feedback/judge-job.js';
 import { SchedulerService } from './modules/scheduler/service.js';
 import { cheapestTarget } from './gateway/routing/targets.js';
 import { AbTestService } from './modules/ab-tests/service.js';
+import { AnalyticsService } from './modules/analytics/service.js';
 import { AuditService } from './modules/audit/service.js';
 import { FeedbackService } from './modules/feedback/service.js';
 import { ProvidersService } from './modules/providers/service.js';
@@ -31,6 +33,8 @@ export interface Services {
   providers: ProvidersService;
   abTests: AbTestService;
   feedback: FeedbackService;
+  analytics: AnalyticsService;
+  liveBus: LiveBus;
   dataPlane: DataPlane;
   jobs: JobRunner<Services>;
   scheduler: SchedulerService;
@@ -42,7 +46,8 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
   const { db, pool } = database;
   const auth = new Authenticator({ db });
   const audit = new AuditService(db);
-  const dataPlane = new DataPlane({ config, pool, logger, databaseUrl: database.url });
+  const liveBus = new LiveBus({ pool, connectionString: database.url, logger });
+  const dataPlane = new DataPlane({ config, pool, logger, databaseUrl: database.url, onRequestsCommitted: (rows) => liveBus.publish(rows) });
   const routingDeps = { db, pool, audit, registry: dataPlane.registry, routing: dataPlane.routing };
   // Every job is registered here, before start() creates the queues, workers and schedules.
   const jobRegistry = new JobRegistry<Services>()
@@ -66,6 +71,11 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       minSamples: config.GATEWAY_MIN_SAMPLES,
       cheapestModel: () => cheapestTarget(dataPlane.registry),
     }),
+    analytics: new AnalyticsService(pool, {
+      activeProviders: () => dataPlane.registry.activeCount(),
+      explorationRate: () => config.GATEWAY_EXPLORATION_RATE,
+    }),
+    liveBus,
     dataPlane,
     jobs,
     scheduler: new SchedulerService(db, jobs, audit),
@@ -76,7 +86,9 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     async close() {
       // Jobs first: a running one may still need the data plane and the pool.
       await jobs.stop({ graceful: true, timeoutMs: config.GATEWAY_SHUTDOWN_TIMEOUT_MS });
+      // Draining the log writer still publishes its last batches to the live tap.
       await dataPlane.close();
+      await liveBus.close();
       await auth.close();
     },
   };

@@ -1,6 +1,7 @@
 import { router } from './init.js';
 import { lockInputCoercion } from './strict-inputs.js';
 import { abTestsRouter } from '../modules/ab-tests/router.js';
+import { analyticsRouter } from '../modules/analytics/router.js';
 import { auditRouter } from '../modules/audit/router.js';
 import { feedbackRouter } from '../modules/feedback/router.js';
 import { providersRouter } from '../modules/providers/router.js';
@@ -16,6 +17,7 @@ export const appRouter = router({
   abTests: abTestsRouter,
   feedback: feedbackRouter,
   scheduler: schedulerRouter,
+  analytics: analyticsRouter,
 });
 
 export type AppRouter = typeof appRouter;
