@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { createParser } from 'eventsource-parser';
+import type { LiveEvent } from '../../sdk/index.js';
 import { CliError, globalOptions } from '../client.js';
 import { parsePositiveInteger } from '../options.js';
 import { printLine, shortDate } from '../output.js';
@@ -11,22 +12,6 @@ import { printLine, shortDate } from '../output.js';
 const LIVE_PATH = '/v1/analytics/live';
 const MAX_BACKOFF_MS = 10_000;
 
-interface LiveEvent {
-  id: string;
-  createdAt: string;
-  provider: string | null;
-  model: string | null;
-  taskType: string | null;
-  complexity: string | null;
-  routedBy: string;
-  cached: boolean;
-  status: string;
-  latencyMs: number;
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
-  preview: string | null;
-}
 
 interface TailOptions {
   count?: number;

@@ -13,7 +13,7 @@ import { ChatPipeline } from './pipeline.js';
 import { classify, LOW_CONFIDENCE } from './classifier/index.js';
 import { RoutingEngine } from './routing/engine.js';
 import { llmClassifier } from './routing/llm-classifier.js';
-import { seededRandom } from './routing/random.js';
+import { seededRandom } from '../lib/random.js';
 import { DEFAULT_POLICY } from './routing/scoring.js';
 import { RoutingState } from './routing/state.js';
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '../lib/logger.js';
-import type { Random } from './routing/random.js';
+import type { Random } from '../lib/random.js';
 import type { RoutingState } from './routing/state.js';
 import type { ChatCall } from './types.js';
 

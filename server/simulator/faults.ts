@@ -1,18 +1,9 @@
 // Fault injection: ordered rules, first matching rule that fires wins. A seeded PRNG decides
 // probabilistic rules so a test with a fixed seed sees the same failures on every run.
+import { seededRandom as mulberry32 } from '../lib/random.js';
 import type { FaultRule, SimEndpoint, SimFormat } from './types.js';
 
-/** mulberry32: tiny, fast, good enough for picking which requests fail. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 interface RuleState { rule: FaultRule; fired: number }
 

@@ -1,35 +1,16 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
+import { lines, runCli, type CliResult } from '../support/cli.js';
 
 // gatewayctl's routing commands (ab-tests, feedback, providers, models) run as the real binary
 // against a gateway with the simulator as every provider. Each spawn costs most of a second
 // (tsx start-up), so each one checks as much as it reasonably can, and independent ones run
 // side by side.
 
-const BIN = fileURLToPath(new URL('../../bin/gatewayctl.js', import.meta.url));
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 let c: ChatEnv;
 
 function cli(args: string[]): Promise<CliResult> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, GATEWAY_URL: c.env.baseUrl, GATEWAY_TOKEN: c.tenant.token };
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: childEnv, timeout: 20_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-function lines(text: string): string[] {
-  return text.split('\n').filter((l) => l.trim() !== '');
+  return runCli(args, { url: c.env.baseUrl, token: c.tenant.token });
 }
 
 /** The cells of the first table row that contains `needle`. */

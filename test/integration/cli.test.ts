@@ -1,39 +1,17 @@
-import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lines, runCli, type CliResult } from '../support/cli.js';
 import { startTestEnv, type TestEnv, type TestTenant } from '../support/harness.js';
 
 // Runs the real gatewayctl binary as a child process against a real gateway. Each spawn costs
 // about half a second (tsx start-up), so each one checks as much as it reasonably can.
-
-const BIN = fileURLToPath(new URL('../../bin/gatewayctl.js', import.meta.url));
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 let env: TestEnv;
 let tenant: TestTenant;
 
 /** Runs gatewayctl; the gateway URL and token come from the environment unless flags override them. */
 function cli(args: string[], vars: { url?: string; token?: string } = {}): Promise<CliResult> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, GATEWAY_URL: vars.url ?? env.baseUrl };
-  delete childEnv.GATEWAY_TOKEN;
-  const token = vars.token ?? tenant.token;
-  if (token) childEnv.GATEWAY_TOKEN = token;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: childEnv, timeout: 20_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-function lines(text: string): string[] {
-  return text.split('\n').filter((l) => l.trim() !== '');
+  return runCli(args, { url: vars.url ?? env.baseUrl, token: vars.token ?? tenant.token });
 }
 
 /** A local port with nothing listening on it. */

@@ -2,7 +2,7 @@ import { GatewayError } from '../../lib/errors.js';
 import type { Classification } from '../classifier/index.js';
 import { COMPLEXITIES, TASK_TYPES, type ChatCall, type Complexity, type RoutedBy, type RoutingDecision, type Target, type TaskType } from '../types.js';
 import type { ChatMessage } from '../../providers/types.js';
-import { weightedIndex, type Random } from './random.js';
+import { weightedIndex, type Random } from '../../lib/random.js';
 import { hasEvidence, rank, type Scored, type ScoringPolicy } from './scoring.js';
 import type { ActiveAbTest, RoutingState } from './state.js';
 import type { RoutingStrategy } from './strategy.js';

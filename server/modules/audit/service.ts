@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Database, Executor } from '../../db/client.js';
 import type { AuditLogRow } from '../../db/schema/index.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { newId } from '../../lib/ids.js';
 import { auditRepository } from './repository.js';
 import type { AuditLogEntry, AuditLogPage, ListAuditLogsInput } from './schemas.js';
@@ -46,12 +46,7 @@ export class AuditService {
       targetType: input.targetType,
       before: input.cursor ? decodeCursor(input.cursor) : undefined,
     });
-    const page = rows.slice(0, input.limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map(toDto),
-      nextCursor: rows.length > input.limit && last ? encodeCursor(last) : null,
-    };
+    return keysetPage(rows, input.limit, toDto);
   }
 }
 

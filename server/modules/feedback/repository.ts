@@ -3,6 +3,20 @@ import type { Executor } from '../../db/client.js';
 import { feedback, judgeConfig, requests, type FeedbackRow, type JudgeConfigRow } from '../../db/schema/index.js';
 import type { Cursor } from '../../lib/cursor.js';
 
+/** The rated target, as grouped by the quality reports. */
+const targetColumns = {
+  provider: sql<string>`coalesce(${feedback.provider}, '')`,
+  model: sql<string>`coalesce(${feedback.model}, '')`,
+};
+
+/** Average score and counts of a group of feedback rows. */
+const qualityColumns = {
+  avgScore: sql<number>`avg(${feedback.score})::float8`,
+  feedbackCount: sql<number>`count(*)::int`,
+  userCount: sql<number>`count(*) filter (where ${feedback.source} = 'user')::int`,
+  judgeCount: sql<number>`count(*) filter (where ${feedback.source} = 'judge')::int`,
+};
+
 export const feedbackRepository = {
   async findRequest(db: Executor, tenantId: string, requestId: string) {
     const rows = await db
@@ -38,14 +52,7 @@ export const feedbackRepository = {
 
   async byModel(db: Executor, tenantId: string) {
     return db
-      .select({
-        provider: sql<string>`coalesce(${feedback.provider}, '')`,
-        model: sql<string>`coalesce(${feedback.model}, '')`,
-        avgScore: sql<number>`avg(${feedback.score})::float8`,
-        feedbackCount: sql<number>`count(*)::int`,
-        userCount: sql<number>`count(*) filter (where ${feedback.source} = 'user')::int`,
-        judgeCount: sql<number>`count(*) filter (where ${feedback.source} = 'judge')::int`,
-      })
+      .select({ ...targetColumns, ...qualityColumns })
       .from(feedback)
       .where(eq(feedback.tenantId, tenantId))
       .groupBy(feedback.provider, feedback.model)
@@ -54,16 +61,7 @@ export const feedbackRepository = {
 
   async byCell(db: Executor, tenantId: string) {
     return db
-      .select({
-        taskType: sql<string>`${feedback.taskType}`,
-        complexity: sql<string>`${feedback.complexity}`,
-        provider: sql<string>`coalesce(${feedback.provider}, '')`,
-        model: sql<string>`coalesce(${feedback.model}, '')`,
-        avgScore: sql<number>`avg(${feedback.score})::float8`,
-        feedbackCount: sql<number>`count(*)::int`,
-        userCount: sql<number>`count(*) filter (where ${feedback.source} = 'user')::int`,
-        judgeCount: sql<number>`count(*) filter (where ${feedback.source} = 'judge')::int`,
-      })
+      .select({ taskType: sql<string>`${feedback.taskType}`, complexity: sql<string>`${feedback.complexity}`, ...targetColumns, ...qualityColumns })
       .from(feedback)
       .where(and(eq(feedback.tenantId, tenantId), sql`${feedback.taskType} is not null and ${feedback.complexity} is not null`))
       .groupBy(feedback.taskType, feedback.complexity, feedback.provider, feedback.model)

@@ -4,7 +4,7 @@ import type { Database } from '../../db/client.js';
 import type { FeedbackRow } from '../../db/schema/index.js';
 import type { LogWriter } from '../../gateway/log-writer.js';
 import type { RoutingState } from '../../gateway/routing/state.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { GatewayError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ActorRef, AuditService } from '../audit/service.js';
@@ -69,9 +69,7 @@ export class FeedbackService {
       source: input.source,
       before: input.cursor ? decodeCursor(input.cursor) : undefined,
     });
-    const page = rows.slice(0, input.limit);
-    const last = page[page.length - 1];
-    return { items: page.map(toDto), nextCursor: rows.length > input.limit && last ? encodeCursor(last) : null };
+    return keysetPage(rows, input.limit, toDto);
   }
 
   async byModel(tenantId: string): Promise<z.infer<typeof QualityByModel>> {

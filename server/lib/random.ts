@@ -1,5 +1,5 @@
-// A seedable source of randomness for routing (A/B splits, exploration): seeded in tests and
-// benchmarks so distributions are reproducible, Math.random otherwise.
+// A seedable source of randomness (mulberry32: tiny, fast, good enough for routing splits,
+// exploration and fault injection), seeded in tests and benchmarks so runs are reproducible.
 export type Random = () => number;
 
 export function seededRandom(seed: number): Random {
