@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { RoutingEngine } from '../../server/gateway/routing/engine.js';
-import { seededRandom, type Random } from '../../server/gateway/routing/random.js';
+import { seededRandom, type Random } from '../../server/lib/random.js';
 import { DEFAULT_POLICY } from '../../server/gateway/routing/scoring.js';
 import { RoutingState } from '../../server/gateway/routing/state.js';
 import { blendedPrice } from '../../server/gateway/routing/targets.js';
