@@ -34,6 +34,8 @@ const ConfigSchema = z.object({
   GATEWAY_MIN_SAMPLES: z.coerce.number().int().min(1).max(10_000).default(10),
   GATEWAY_CLASSIFIER_MODEL: z.string().optional(),
   GATEWAY_ROUTING_SEED: z.coerce.number().int().optional(),
+  /** Scales how far below the best a cheaper model may score and still be chosen: lower buys quality with money. */
+  GATEWAY_ROUTING_TOLERANCE: z.coerce.number().min(0).max(10).default(1),
   /** on: this node runs pg-boss workers and fires schedules; off: jobs run only on demand. */
   GATEWAY_JOBS: bool.default(true),
   /** Days of request and cost logs the daily log-retention job keeps; 0 keeps everything. */

@@ -14,7 +14,7 @@ import { classify, LOW_CONFIDENCE } from './classifier/index.js';
 import { RoutingEngine } from './routing/engine.js';
 import { llmClassifier } from './routing/llm-classifier.js';
 import { seededRandom } from '../lib/random.js';
-import { DEFAULT_POLICY } from './routing/scoring.js';
+import { policyWith } from './routing/scoring.js';
 import { RoutingState } from './routing/state.js';
 
 // Everything the chat path needs, built once per process: providers, breakers, cache, log writer
@@ -62,7 +62,7 @@ export class DataPlane {
       llmClassify: config.GATEWAY_CLASSIFIER_MODEL ? llmClassifier(this.registry, config.GATEWAY_CLASSIFIER_MODEL) : undefined,
       explorationRate: config.GATEWAY_EXPLORATION_RATE,
       abTestPreempts: config.GATEWAY_AB_TEST_PREEMPTS,
-      policy: { ...DEFAULT_POLICY, minSamples: config.GATEWAY_MIN_SAMPLES },
+      policy: policyWith(config.GATEWAY_MIN_SAMPLES, config.GATEWAY_ROUTING_TOLERANCE),
       random: config.GATEWAY_ROUTING_SEED === undefined ? Math.random : seededRandom(config.GATEWAY_ROUTING_SEED),
     });
     this.pipeline = new ChatPipeline({

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { RoutingEngine } from '../../server/gateway/routing/engine.js';
 import { seededRandom, type Random } from '../../server/lib/random.js';
-import { DEFAULT_POLICY } from '../../server/gateway/routing/scoring.js';
+import { DEFAULT_POLICY, policyWith } from '../../server/gateway/routing/scoring.js';
 import { RoutingState } from '../../server/gateway/routing/state.js';
 import { blendedPrice } from '../../server/gateway/routing/targets.js';
 import { COMPLEXITIES, TASK_TYPES, type ChatCall, type Complexity, type Target, type TaskType } from '../../server/gateway/types.js';
@@ -19,6 +19,9 @@ const SEED = Number(process.env.SEED ?? 7);
 const REQUESTS = Number(process.env.REQUESTS ?? 30_000);
 const FEEDBACK_RATE = Number(process.env.FEEDBACK_RATE ?? 0.3);
 const EXPLORATION = Number(process.env.EXPLORATION ?? 0.1);
+/** Scales the policy's quality tolerance (as GATEWAY_ROUTING_TOLERANCE does): lower buys quality with money. */
+const TOLERANCE_SCALE = Number(process.env.TOLERANCE_SCALE ?? 1);
+const POLICY = policyWith(DEFAULT_POLICY.minSamples, TOLERANCE_SCALE);
 const NOISE = 0.8;
 const IN_TOKENS = 600;
 const OUT_TOKENS = 300;
@@ -99,7 +102,7 @@ async function main() {
     lowConfidence: 0,
     explorationRate: EXPLORATION,
     abTestPreempts: true,
-    policy: DEFAULT_POLICY,
+    policy: POLICY,
     random: seededRandom(SEED + 1),
   });
 
@@ -112,7 +115,7 @@ async function main() {
   /** The oracle's quality-for-money pick: cheapest model within the router's tolerance of the true best. */
   const oracleValue = (cell: string, complexity: Complexity) => {
     const best = quality(oracleBest(cell), cell);
-    return MODELS.filter((m) => quality(m, cell) >= best - DEFAULT_POLICY.tolerance[complexity]).sort((a, b) => costOf(a) - costOf(b))[0]!;
+    return MODELS.filter((m) => quality(m, cell) >= best - POLICY.tolerance[complexity]).sort((a, b) => costOf(a) - costOf(b))[0]!;
   };
 
   const traffic = seededRandom(SEED + 2);
@@ -155,7 +158,7 @@ async function main() {
     'cost vs strongest': `${((100 * t.cost) / totals.strongest.cost).toFixed(1)}%`,
     'quality vs oracle-best': `${((100 * t.q) / totals.oracleBest.q).toFixed(1)}%`,
   });
-  console.log(`\nRouting market: ${REQUESTS} requests, ${MODELS.length} models, ${TASK_TYPES.length * COMPLEXITIES.length} cells, feedback on ${FEEDBACK_RATE * 100}%, noise sd ${NOISE}, exploration ${EXPLORATION}, seed ${SEED}`);
+  console.log(`\nRouting market: ${REQUESTS} requests, ${MODELS.length} models, ${TASK_TYPES.length * COMPLEXITIES.length} cells, feedback on ${FEEDBACK_RATE * 100}%, noise sd ${NOISE}, exploration ${EXPLORATION}, tolerance x${TOLERANCE_SCALE}, seed ${SEED}`);
   console.log(`Always-strongest model: ${key(strongest)}`);
   console.table([
     row('adaptive router', totals.router),

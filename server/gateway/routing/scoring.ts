@@ -32,6 +32,12 @@ export const DEFAULT_POLICY: ScoringPolicy = {
   caution: 1,
 };
 
+/** The default policy with its tolerances scaled (GATEWAY_ROUTING_TOLERANCE). */
+export function policyWith(minSamples: number, toleranceScale: number): ScoringPolicy {
+  const t = DEFAULT_POLICY.tolerance;
+  return { ...DEFAULT_POLICY, minSamples, tolerance: { simple: t.simple * toleranceScale, medium: t.medium * toleranceScale, complex: t.complex * toleranceScale } };
+}
+
 /** Spread of feedback scores around a model's true quality, used before we can measure it. */
 const SCORE_SD = 1;
 
