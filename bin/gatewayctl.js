@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI directly through tsx, so no build step is needed.
-import { register } from 'tsx/esm/api';
+// In a checkout the TypeScript sources run through tsx (no build step); an installed package,
+// which ships only the compiled dist/ tree, runs that.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../cli/index.ts');
+const sources = new URL('../cli/index.ts', import.meta.url);
+if (existsSync(sources)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(sources.href);
+} else {
+  await import(new URL('../dist/cli/index.js', import.meta.url).href);
+}

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
+import { VERSION } from '../sdk/index.js';
 import { DEFAULT_GATEWAY_URL, globalOptions } from './client.js';
 import { parseGatewayUrl } from './options.js';
 import { describeError, printError } from './output.js';
@@ -20,10 +20,6 @@ import { registerTokensCommand } from './commands/tokens.js';
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
-  return pkg.version ?? 'unknown';
-}
 
 export function buildProgram(): Command {
   const program = new Command('gatewayctl')
@@ -31,7 +27,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--url <url>', 'gateway base URL').env('GATEWAY_URL').default(DEFAULT_GATEWAY_URL).argParser(parseGatewayUrl))
     .addOption(new Option('--token <token>', 'API token (Bearer)').env('GATEWAY_TOKEN'))
     .option('--json', 'print the raw result as JSON (for scripts)')
-    .version(packageVersion(), '-V, --version', 'print the gatewayctl version')
+    .version(VERSION, '-V, --version', 'print the gatewayctl version')
     // Set before the commands are added so every subcommand inherits it.
     .exitOverride()
     .showSuggestionAfterError();

@@ -6,6 +6,8 @@ import type { AppRouter } from '../server/trpc/router.js';
 // The typed client for the gateway's control plane (tRPC over /trpc with superjson).
 
 export type { AppRouter };
+/** The version of this package (client and gateway ship together). */
+export { VERSION } from '../server/version.js';
 /** One event of the live tap (GET /v1/analytics/live). */
 export type { LiveEvent } from '../server/gateway/live-bus.js';
 export type RouterInputs = inferRouterInputs<AppRouter>;

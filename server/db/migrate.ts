@@ -1,8 +1,9 @@
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import { PROJECT_ROOT } from '../lib/paths.js';
 import type { DbHandle } from './client.js';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
+export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'migrations');
 
 // Several gateway nodes may start at once against one database: an advisory lock serialises them.
 const MIGRATION_LOCK = 727_401;
