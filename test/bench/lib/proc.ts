@@ -54,6 +54,8 @@ export function readMemory(pid: number): MemoryStatus {
 
 export interface CoreTimes {
   busy: number;
+  /** irq + softirq: part of busy, charged to no process (loopback networking shows up here). */
+  interrupts: number;
   total: number;
 }
 
@@ -67,7 +69,7 @@ export function readCoreTimes(): CoreTimes[] {
     // user nice system idle iowait irq softirq steal (guest time is already inside user)
     const total = v.slice(0, 8).reduce((s, x) => s + x, 0);
     const idle = (v[3] ?? 0) + (v[4] ?? 0);
-    out[Number(m[1])] = { busy: total - idle, total };
+    out[Number(m[1])] = { busy: total - idle, interrupts: (v[5] ?? 0) + (v[6] ?? 0), total };
   }
   return out;
 }
@@ -154,4 +156,57 @@ export function busySecondsBetween(a: CoreTimes[], b: CoreTimes[]): number {
     if (start) busy += end.busy - start.busy;
   });
   return busy / clkTck();
+}
+
+/** Interrupt CPU-seconds (irq + softirq) summed over all cores between two readings. */
+export function interruptSecondsBetween(a: CoreTimes[], b: CoreTimes[]): number {
+  let irq = 0;
+  b.forEach((end, i) => {
+    const start = a[i];
+    if (start) irq += end.interrupts - start.interrupts;
+  });
+  return irq / clkTck();
+}
+
+/** utime + stime of every process on the machine, by pid, with a short command line. */
+export type ProcessTable = Map<number, { name: string; ticks: number }>;
+
+export function snapshotProcesses(): ProcessTable {
+  const out: ProcessTable = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const raw = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const f = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+      const ticks = Number(f[11]) + Number(f[12]);
+      let name = raw.slice(raw.indexOf('(') + 1, raw.lastIndexOf(')'));
+      try {
+        const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
+        if (cmd.length > 0) name = cmd.slice(0, 3).map((a) => a.split('/').slice(-2).join('/')).join(' ').slice(0, 60);
+      } catch {
+        // kernel thread or gone
+      }
+      out.set(Number(entry), { name, ticks });
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+/** The processes that used the most CPU between two snapshots (seconds), leaving out `exclude`. */
+export function topProcessesBetween(a: ProcessTable, b: ProcessTable, exclude: Set<number>, n: number): Array<{ pid: number; name: string; seconds: number }> {
+  const rows: Array<{ pid: number; name: string; seconds: number }> = [];
+  for (const [pid, end] of b) {
+    if (exclude.has(pid)) continue;
+    const seconds = (end.ticks - (a.get(pid)?.ticks ?? 0)) / clkTck();
+    if (seconds > 0) rows.push({ pid, name: end.name, seconds });
+  }
+  return rows.sort((x, y) => y.seconds - x.seconds).slice(0, n);
+}
+
+/** Processes created since boot (the `processes` line of /proc/stat). */
+export function readForkCount(): number {
+  const m = readFileSync('/proc/stat', 'utf8').match(/^processes\s+(\d+)/m);
+  return m ? Number(m[1]) : NaN;
 }

@@ -100,11 +100,20 @@ const children = new Set<ChildHandle>();
 const databases = new Set<{ dir: string; stop(): Promise<void> }>();
 const tempDirs = new Set<string>();
 let cleaning: Promise<void> | undefined;
+let interrupted = false;
 
-/** Stops the children (gracefully), then PostgreSQL, then removes the temporary directories. */
-export function cleanup(): Promise<void> {
+/** True once a signal or the run deadline started the cleanup: errors after that are its echo. */
+export function isInterrupted(): boolean {
+  return interrupted;
+}
+
+/**
+ * Stops the children (SIGTERM, then SIGKILL after `graceMs`), then PostgreSQL, then removes the
+ * temporary directories.
+ */
+export function cleanup(graceMs = 10_000): Promise<void> {
   cleaning ??= (async () => {
-    await Promise.all([...children].map((c) => c.stop().catch(() => undefined)));
+    await Promise.all([...children].map((c) => c.stop(graceMs).catch(() => undefined)));
     for (const db of databases) await withTimeout(db.stop(), 15_000).catch(() => undefined);
     databases.clear();
     for (const dir of tempDirs) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
@@ -152,14 +161,17 @@ export function installCleanupHandlers(deadlineMs: number): void {
   installed = true;
   process.on('exit', cleanupSync);
   const onSignal = (signal: NodeJS.Signals) => {
+    interrupted = true;
     process.stderr.write(`\n${signal}: stopping the benchmark\n`);
-    void cleanup().finally(() => process.exit(130));
+    // Load may still be running: no long graceful drain.
+    void cleanup(2_000).finally(() => process.exit(130));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const deadline = setTimeout(() => {
+    interrupted = true;
     process.stderr.write(`\nbenchmark exceeded its ${Math.round(deadlineMs / 1000)} s limit: stopping\n`);
-    void cleanup().finally(() => process.exit(2));
+    void cleanup(2_000).finally(() => process.exit(2));
   }, deadlineMs);
   deadline.unref();
 }

@@ -5,8 +5,12 @@ import Table from 'cli-table3';
 export interface Row {
   metric: string;
   direct?: string;
+  bare?: string;
   gateway?: string;
+  /** gateway - direct */
   added?: string;
+  /** gateway - bare proxy */
+  own?: string;
   target?: string;
   /** PASS / MISS for targets, OK / FAIL for checks, empty for information only. */
   result?: string;
@@ -14,16 +18,16 @@ export interface Row {
 
 export function renderTable(rows: Array<Row | string>): string {
   const table = new Table({
-    head: ['Metric', 'Direct', 'Gateway', 'Added', 'Target', 'Result'],
+    head: ['Metric', 'Direct', 'Bare proxy', 'Gateway', 'Added', 'Own', 'Target', 'Result'],
     style: { head: [], border: [], compact: true },
-    colAligns: ['left', 'right', 'right', 'right', 'left', 'left'],
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'left', 'left'],
   });
   for (const r of rows) {
     if (typeof r === 'string') {
-      table.push([{ colSpan: 6, content: r }]);
+      table.push([{ colSpan: 8, content: r }]);
       continue;
     }
-    table.push([r.metric, r.direct ?? '', r.gateway ?? '', r.added ?? '', r.target ?? '', r.result ?? '']);
+    table.push([r.metric, r.direct ?? '', r.bare ?? '', r.gateway ?? '', r.added ?? '', r.own ?? '', r.target ?? '', r.result ?? '']);
   }
   return table.toString();
 }
