@@ -19,6 +19,7 @@
 // than GC timing. (A forced GC makes V8 re-tune its heap limits and costs tail latency for tens of
 // seconds afterwards, which is why nothing is measured after it.)
 
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -282,7 +283,11 @@ async function main(): Promise<void> {
   await simulatorConfig(simUrl, { outputTokens: OUTPUT_TOKENS, chunkDelayMs: 0, latencyMs: 0 });
   const simChatUrl = `${simUrl}/openai/v1/chat/completions`;
 
-  const gateway: ChildHandle = spawnNode('gateway', 'server/main.ts', {
+  // The production artifact (npm run build; npm run start:prod) unless BENCH_SOURCE=1 asks for the
+  // TypeScript sources under tsx, whose loader thread costs memory and start-up time.
+  const fromSource = process.env.BENCH_SOURCE === '1';
+  if (!fromSource) execFileSync('npm', ['run', 'build'], { stdio: 'ignore' });
+  const gateway: ChildHandle = spawnNode('gateway', fromSource ? 'server/main.ts' : 'dist/server/main.js', {
     PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: db.url,
@@ -294,7 +299,7 @@ async function main(): Promise<void> {
     // Nothing listens on the discard port: the local-provider probe finds no server.
     OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1',
     // Port 0: the inspector picks a free loopback port and prints its address on stderr.
-  }, { core: placement.gatewayCore, nodeArgs: ['--inspect=127.0.0.1:0'] });
+  }, { core: placement.gatewayCore, nodeArgs: ['--inspect=127.0.0.1:0'], compiled: !fromSource });
   const bare: ChildHandle = spawnNode('bare proxy', fileURLToPath(new URL('./lib/bare-proxy.ts', import.meta.url)), {
     PORT: '0',
     HOST: '127.0.0.1',

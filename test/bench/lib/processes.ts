@@ -20,11 +20,11 @@ export interface ChildHandle {
 const OUTPUT_KEEP = 64 * 1024;
 
 /**
- * Runs `node --import tsx <entry>` with exactly `env` (plus PATH and HOME), under
- * `taskset -c <core>` when a core is given.
+ * Runs `node --import tsx <entry>` (or plain `node <entry>` for compiled JavaScript) with exactly
+ * `env` (plus PATH and HOME), under `taskset -c <core>` when a core is given.
  */
-export function spawnNode(name: string, entry: string, env: Record<string, string>, opts: { core?: number; nodeArgs?: string[] } = {}): ChildHandle {
-  const nodeArgs = [...(opts.nodeArgs ?? []), '--import', 'tsx', entry];
+export function spawnNode(name: string, entry: string, env: Record<string, string>, opts: { core?: number; nodeArgs?: string[]; compiled?: boolean } = {}): ChildHandle {
+  const nodeArgs = [...(opts.nodeArgs ?? []), ...(opts.compiled ? [] : ['--import', 'tsx']), entry];
   const [cmd, args] = opts.core === undefined
     ? [process.execPath, nodeArgs]
     : ['taskset', ['-c', String(opts.core), process.execPath, ...nodeArgs]];
