@@ -51,6 +51,13 @@ export class RoutingState {
   private listener: PgListener | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly pendingReloads = new Map<string, NodeJS.Timeout>();
+  /**
+   * Loads run concurrently (a notification's reload, a local change, the periodic full reload):
+   * each takes a sequence number when it starts, and a workspace's state is only replaced by a
+   * load that started after the one (or the in-memory update) that last set it.
+   */
+  private seq = 0;
+  private readonly applied = new Map<string, number>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -101,6 +108,7 @@ export class RoutingState {
       state = { abTests: [], judge: null, quality: new Map(), feedbackCount: 0 };
       this.tenants.set(tenantId, state);
     }
+    this.applied.set(tenantId, ++this.seq);
     const ck = cellKey(f.taskType, f.complexity);
     let cell = state.quality.get(ck);
     if (!cell) state.quality.set(ck, (cell = new Map()));
@@ -136,15 +144,22 @@ export class RoutingState {
   }
 
   async reloadAll(): Promise<void> {
+    const started = ++this.seq;
     const next = new Map<string, TenantState>();
     await this.load(next, null);
-    this.tenants = next;
+    for (const tenantId of new Set([...this.tenants.keys(), ...next.keys()])) this.apply(tenantId, next.get(tenantId), started);
   }
 
   async reloadTenant(tenantId: string): Promise<void> {
+    const started = ++this.seq;
     const next = new Map<string, TenantState>();
     await this.load(next, tenantId);
-    const fresh = next.get(tenantId);
+    this.apply(tenantId, next.get(tenantId), started);
+  }
+
+  private apply(tenantId: string, fresh: TenantState | undefined, started: number): void {
+    if ((this.applied.get(tenantId) ?? 0) > started) return;
+    this.applied.set(tenantId, started);
     if (fresh) this.tenants.set(tenantId, fresh);
     else this.tenants.delete(tenantId);
   }
