@@ -299,7 +299,7 @@ async function main(): Promise<void> {
     // Nothing listens on the discard port: the local-provider probe finds no server.
     OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1',
     // Port 0: the inspector picks a free loopback port and prints its address on stderr.
-  }, { core: placement.gatewayCore, nodeArgs: ['--inspect=127.0.0.1:0'], compiled: !fromSource });
+  }, { core: placement.gatewayCore, nodeArgs: ['--inspect=127.0.0.1:0', ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [])], compiled: !fromSource });
   const bare: ChildHandle = spawnNode('bare proxy', fileURLToPath(new URL('./lib/bare-proxy.ts', import.meta.url)), {
     PORT: '0',
     HOST: '127.0.0.1',

@@ -10,8 +10,8 @@ import {
   type ProviderAdapter,
   type ProviderSettings,
 } from '../types.js';
-import { getJson, jsonHeaders, postJson, postSse, type HttpOptions } from '../http.js';
-import { isAbortedError } from '../http-errors.js';
+import { getJson, postJson, postSse } from '../http.js';
+import { HttpAdapter } from '../http-adapter.js';
 import { settleStreamError } from '../stream-errors.js';
 import { toAnthropicRequest } from './request.js';
 import { fromAnthropicResponse, type AnthropicResponse } from './response.js';
@@ -19,37 +19,18 @@ import { AnthropicStreamTranslator } from './stream.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-export class AnthropicAdapter implements ProviderAdapter {
-  readonly name: string;
+export class AnthropicAdapter extends HttpAdapter implements ProviderAdapter {
   readonly family = 'anthropic' as const;
-  private readonly baseUrl: string;
-  private readonly headers: Record<string, string>;
-  private readonly sseHeaders: Record<string, string>;
-  private readonly builtinModels: string[];
 
   constructor(settings: ProviderSettings) {
-    this.name = settings.name;
-    this.baseUrl = settings.baseUrl.replace(/\/+$/, '');
-    const auth: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION };
-    if (settings.apiKey) auth['x-api-key'] = settings.apiKey;
-    this.headers = jsonHeaders(auth);
-    this.sseHeaders = jsonHeaders(auth, 'text/event-stream');
-    this.builtinModels = settings.builtinModels;
+    super(settings, { 'anthropic-version': ANTHROPIC_VERSION, ...(settings.apiKey ? { 'x-api-key': settings.apiKey } : {}) });
   }
 
-  private http(opts: CallOptions): HttpOptions {
-    return { provider: this.name, signal: opts.signal, timeoutMs: opts.timeoutMs };
-  }
-
-  async listModels(opts: CallOptions): Promise<string[]> {
-    try {
+  listModels(opts: CallOptions): Promise<string[]> {
+    return this.discover(async () => {
       const res = await getJson<{ data?: Array<{ id?: unknown }> }>(`${this.baseUrl}/v1/models?limit=1000`, this.headers, this.http(opts));
-      const ids = (Array.isArray(res?.data) ? res.data : []).map((m) => m?.id).filter((id): id is string => typeof id === 'string');
-      return ids.length > 0 ? ids : this.builtinModels;
-    } catch (err) {
-      if (isAbortedError(err)) throw err;
-      return this.builtinModels;
-    }
+      return (Array.isArray(res?.data) ? res.data : []).map((m) => m?.id).filter((id): id is string => typeof id === 'string');
+    });
   }
 
   async chat(req: ChatRequest, opts: CallOptions): Promise<ChatCompletion> {

@@ -12,8 +12,8 @@ import {
   type ProviderAdapter,
   type ProviderSettings,
 } from '../types.js';
-import { getJson, jsonHeaders, postJson, postSse, type HttpOptions } from '../http.js';
-import { isAbortedError } from '../http-errors.js';
+import { getJson, postJson, postSse } from '../http.js';
+import { HttpAdapter } from '../http-adapter.js';
 import { settleStreamError } from '../stream-errors.js';
 import { estimateTokens } from '../token-count.js';
 import { toGeminiRequest } from './request.js';
@@ -22,33 +22,19 @@ import { GeminiStreamTranslator } from './stream.js';
 
 interface ModelList { models?: Array<{ name?: unknown; supportedGenerationMethods?: unknown }> }
 
-export class GeminiAdapter implements ProviderAdapter {
-  readonly name: string;
+export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
   readonly family = 'gemini' as const;
-  private readonly baseUrl: string;
-  private readonly headers: Record<string, string>;
-  private readonly sseHeaders: Record<string, string>;
-  private readonly builtinModels: string[];
 
   constructor(settings: ProviderSettings) {
-    this.name = settings.name;
-    this.baseUrl = settings.baseUrl.replace(/\/+$/, '');
-    const auth: Record<string, string> = settings.apiKey ? { 'x-goog-api-key': settings.apiKey } : {};
-    this.headers = jsonHeaders(auth);
-    this.sseHeaders = jsonHeaders(auth, 'text/event-stream');
-    this.builtinModels = settings.builtinModels;
-  }
-
-  private http(opts: CallOptions): HttpOptions {
-    return { provider: this.name, signal: opts.signal, timeoutMs: opts.timeoutMs };
+    super(settings, settings.apiKey ? { 'x-goog-api-key': settings.apiKey } : {});
   }
 
   private modelUrl(model: string, method: string): string {
     return `${this.baseUrl}/models/${model.startsWith('models/') ? model.slice(7) : model}:${method}`;
   }
 
-  async listModels(opts: CallOptions): Promise<string[]> {
-    try {
+  listModels(opts: CallOptions): Promise<string[]> {
+    return this.discover(async () => {
       const res = await getJson<ModelList>(`${this.baseUrl}/models?pageSize=1000`, this.headers, this.http(opts));
       const ids: string[] = [];
       for (const m of Array.isArray(res?.models) ? res.models : []) {
@@ -58,11 +44,8 @@ export class GeminiAdapter implements ProviderAdapter {
         if (Array.isArray(methods) && !methods.includes('generateContent')) continue;
         ids.push(m.name.startsWith('models/') ? m.name.slice(7) : m.name);
       }
-      return ids.length > 0 ? ids : this.builtinModels;
-    } catch (err) {
-      if (isAbortedError(err)) throw err;
-      return this.builtinModels;
-    }
+      return ids;
+    });
   }
 
   async chat(req: ChatRequest, opts: CallOptions): Promise<ChatCompletion> {

@@ -12,8 +12,8 @@ import {
   type ProviderAdapter,
   type ProviderSettings,
 } from '../types.js';
-import { getJson, jsonHeaders, postJson, postSse, type HttpOptions } from '../http.js';
-import { isAbortedError } from '../http-errors.js';
+import { getJson, postJson, postSse } from '../http.js';
+import { HttpAdapter } from '../http-adapter.js';
 import { settleStreamError } from '../stream-errors.js';
 import { estimateUsage } from '../usage.js';
 import { textOf } from '../util.js';
@@ -27,38 +27,20 @@ export interface OpenAICompatibleOptions {
   streamUsageOption?: boolean;
 }
 
-export class OpenAICompatibleAdapter implements ProviderAdapter {
-  readonly name: string;
+export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdapter {
   readonly family = 'openai-compatible' as const;
-  private readonly baseUrl: string;
-  private readonly headers: Record<string, string>;
-  private readonly sseHeaders: Record<string, string>;
-  private readonly builtinModels: string[];
   private readonly streamUsageOption: boolean;
 
   constructor(settings: ProviderSettings, options: OpenAICompatibleOptions = {}) {
-    this.name = settings.name;
-    this.baseUrl = settings.baseUrl.replace(/\/+$/, '');
-    const auth: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
-    this.headers = jsonHeaders(auth);
-    this.sseHeaders = jsonHeaders(auth, 'text/event-stream');
-    this.builtinModels = settings.builtinModels;
+    super(settings, settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {});
     this.streamUsageOption = options.streamUsageOption ?? true;
   }
 
-  private http(opts: CallOptions): HttpOptions {
-    return { provider: this.name, signal: opts.signal, timeoutMs: opts.timeoutMs };
-  }
-
-  async listModels(opts: CallOptions): Promise<string[]> {
-    try {
+  listModels(opts: CallOptions): Promise<string[]> {
+    return this.discover(async () => {
       const res = await getJson<{ data?: Array<{ id?: unknown }> }>(`${this.baseUrl}/models`, this.headers, this.http(opts));
-      const ids = (Array.isArray(res?.data) ? res.data : []).map((m) => m?.id).filter((id): id is string => typeof id === 'string');
-      return ids.length > 0 ? ids : this.builtinModels;
-    } catch (err) {
-      if (isAbortedError(err)) throw err;
-      return this.builtinModels;
-    }
+      return (Array.isArray(res?.data) ? res.data : []).map((m) => m?.id).filter((id): id is string => typeof id === 'string');
+    });
   }
 
   async chat(req: ChatRequest, opts: CallOptions): Promise<ChatCompletion> {
