@@ -166,3 +166,39 @@ describe('security', () => {
     expect(res.body.items.some((t: { id: string }) => t.id === ids.token)).toBe(false);
   });
 });
+
+describe('revocation across gateway processes', () => {
+  it('a token disabled through one node is refused by another within about two seconds', async () => {
+    const { createServer } = await import('node:http');
+    const { createRequestListener } = await import('../../server/app.js');
+    const { connectDatabase } = await import('../../server/db/client.js');
+    const { createServices } = await import('../../server/services.js');
+    const { createLogger } = await import('../../server/lib/logger.js');
+    // A second node on the same database, with its own token cache.
+    const database = connectDatabase(env.databaseUrl, 2);
+    const services = createServices(env.config, database, createLogger('silent'));
+    await services.start();
+    const server = createServer(createRequestListener(services));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const other = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'two-nodes', admin: true } });
+      const onOther = () => fetch(`${other}/v1/admin/tokens`, { headers: { authorization: `Bearer ${created.body.token}` } }).then((r) => r.status);
+      expect(await onOther()).toBe(200);
+      await env.http('PATCH', `/v1/admin/tokens/${created.body.id}`, { token: owner.token, body: { enabled: false } });
+      const started = Date.now();
+      let status = await onOther();
+      while (status === 200 && Date.now() - started < 5_000) {
+        await new Promise((r) => setTimeout(r, 100));
+        status = await onOther();
+      }
+      expect(status).toBe(401);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await services.close();
+      await database.close();
+    }
+  });
+});

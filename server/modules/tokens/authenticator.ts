@@ -24,7 +24,7 @@ interface Entry {
 // up to STALE_MS, and re-read synchronously after that. Changes made through this process
 // invalidate at once, so a disabled token elsewhere is refused within about a second.
 const FRESH_MS = 1_000;
-const STALE_MS = 5_000;
+const STALE_MS = 2_000;
 const MAX_ENTRIES = 10_000;
 const TOUCH_FLUSH_MS = 5_000;
 
