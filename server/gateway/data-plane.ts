@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { currentProviderEnv, type Config } from '../config.js';
 import type { Logger } from '../lib/logger.js';
-import { PROVIDERS, resolveProviderSettings, SIMULATOR_MODELS } from '../providers/catalog.js';
+import { resolveProviderSettings, SIMULATOR_MODELS } from '../providers/catalog.js';
 import { closeHttp, configureHttp } from '../providers/http.js';
 import { ProviderRegistry, settingsFromCatalog, type RegistrySettings } from '../providers/registry.js';
 import { startSimulator, type Simulator } from '../simulator/index.js';
@@ -121,6 +121,3 @@ export class DataPlane {
     return { name: SIMULATOR_PROVIDER, family: 'openai-compatible', baseUrl: this.simulator.baseUrls.openai, apiKey: 'simulator', builtinModels: models, source: 'simulator' };
   }
 }
-
-/** Names of every provider the catalog knows (for documentation and validation). */
-export const KNOWN_PROVIDERS = PROVIDERS.map((p) => p.name);

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 // API tokens: shown once, stored as SHA-256 hashes. Tokens carry 32 random bytes, so a fast hash
 // is safe (no dictionary to attack) and keeps the cache-miss lookup cheap.
@@ -15,10 +15,4 @@ export function hashToken(token: string): string {
 /** The short display prefix users see in listings, e.g. "gw_Ab3dE". */
 export function tokenDisplayPrefix(token: string): string {
   return token.slice(0, TOKEN_PREFIX.length + 6);
-}
-
-export function safeEqual(a: string, b: string): boolean {
-  const ab = Buffer.from(a);
-  const bb = Buffer.from(b);
-  return ab.length === bb.length && timingSafeEqual(ab, bb);
 }

@@ -6,7 +6,7 @@ import {
   type Exchange, type FormatApi,
 } from './exchange.js';
 import { sendJson, streamFrames, type Frame } from './sse.js';
-import { clampDims, embed, newId, plan, textChars, type GenRequest, type Plan, type ToolMode } from './text.js';
+import { clampDims, embed, newId, plan, textChars, type GenRequest, type ToolMode } from './text.js';
 
 export const geminiApi: FormatApi = {
   authorized: (req, query) => {

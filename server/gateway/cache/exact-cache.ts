@@ -45,8 +45,4 @@ export class ExactCache {
   set(key: string, value: CachedCompletion): void {
     this.lru.set(key, value);
   }
-
-  get size(): number {
-    return this.lru.size;
-  }
 }
