@@ -185,3 +185,47 @@ describe('LLM classification fallback', () => {
     }
   });
 });
+
+describe('A/B test precedence (abTestPreempts)', () => {
+  async function setup(preempts: string) {
+    const env = await startChatEnv({ env: { GATEWAY_AB_TEST_PREEMPTS: preempts, GATEWAY_EXPLORATION_RATE: '0', GATEWAY_MIN_SAMPLES: '3', GATEWAY_ROUTING_SEED: '5' } });
+    const t = env.tenant;
+    const cell = { routing_hint: 'general', complexity_hint: 'medium' };
+    const routeCell = async () => (await env.env.http('POST', '/v1/chat/completions', { token: t.token, body: { model: '', messages: [{ role: 'user', content: `p ${Math.random()}` }], ...cell } })).body._gateway;
+    // Adaptive evidence on the cell: three scored requests routed by the router.
+    for (let i = 0; i < 3; i++) {
+      const gw = await routeCell();
+      await env.env.http('POST', '/v1/feedback', { token: t.token, body: { requestId: gw.requestId, score: 4 } });
+    }
+    await env.env.http('POST', '/v1/ab-tests', {
+      token: t.token,
+      body: { name: 'precedence', variants: [{ provider: 'openai', model: 'gpt-4o', weight: 1, taskType: 'general', complexity: 'medium' }, { provider: 'anthropic', model: 'claude-sonnet-4-5', weight: 1, taskType: 'general', complexity: 'medium' }] },
+    });
+    return { env, routeCell };
+  }
+
+  it('by default the active test wins over an adaptive router that has evidence', async () => {
+    const { env, routeCell } = await setup('true');
+    try {
+      expect((await routeCell()).routing.routedBy).toBe('ab-test');
+    } finally {
+      await env.close();
+    }
+  });
+
+  it('with GATEWAY_AB_TEST_PREEMPTS=false the adaptive router wins once it has evidence', async () => {
+    const { env, routeCell } = await setup('false');
+    try {
+      expect((await routeCell()).routing.routedBy).toBe('adaptive');
+      // A cell without evidence still goes to its test.
+      await env.env.http('POST', '/v1/ab-tests', {
+        token: env.tenant.token,
+        body: { name: 'fresh cell', variants: [{ provider: 'openai', model: 'gpt-4o', weight: 1, taskType: 'creative', complexity: 'complex' }, { provider: 'gemini', model: 'gemini-2.5-pro', weight: 1, taskType: 'creative', complexity: 'complex' }] },
+      });
+      const fresh = await env.env.http('POST', '/v1/chat/completions', { token: env.tenant.token, body: { model: '', messages: [{ role: 'user', content: 'x' }], routing_hint: 'creative', complexity_hint: 'complex' } });
+      expect(fresh.body._gateway.routing.routedBy).toBe('ab-test');
+    } finally {
+      await env.close();
+    }
+  });
+});
