@@ -109,7 +109,8 @@ export function promptPreview(call: ChatCall): string | null {
     const m = call.messages[i]!;
     if (m.role !== 'user') continue;
     const text = typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => (p.type === 'text' ? (p as { text: string }).text : `[${p.type}]`)).join(' ');
-    const flat = text.replace(/\s+/g, ' ').trim();
+    // Only the head is ever shown: never scan a long prompt whole on the request path.
+    const flat = text.slice(0, PREVIEW_CHARS * 4).replace(/\s+/g, ' ').trim();
     return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat;
   }
   return null;

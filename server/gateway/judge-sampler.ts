@@ -21,7 +21,8 @@ export class JudgeSampler {
     private readonly logger: Logger,
   ) {}
 
-  offer(call: ChatCall, answer: string): void {
+  /** `answer` is only computed for the calls actually sampled. */
+  offer(call: ChatCall, answer: () => string): void {
     if (call.costOnly) return;
     const judge = this.routing.judge(call.tenantId);
     if (!judge?.enabled || judge.sampleRate <= 0 || this.random() >= judge.sampleRate) return;
@@ -32,7 +33,7 @@ export class JudgeSampler {
     this.inFlight++;
     const prompt = call.messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : (m.content ?? []).filter((p) => p.type === 'text') }));
     this.pool
-      .query('insert into judge_samples (request_id, tenant_id, prompt, answer) values ($1, $2, $3, $4) on conflict do nothing', [call.requestId, call.tenantId, JSON.stringify(prompt), answer])
+      .query('insert into judge_samples (request_id, tenant_id, prompt, answer) values ($1, $2, $3, $4) on conflict do nothing', [call.requestId, call.tenantId, JSON.stringify(prompt), answer()])
       .catch((err: unknown) => this.logger.warn({ err: (err as Error).message }, 'judge sample not stored'))
       .finally(() => this.inFlight--);
   }

@@ -28,8 +28,8 @@ export interface PipelineOptions {
   upstreamTimeoutMs: number;
   /** Targets tried per request, the first included. */
   maxAttempts: number;
-  /** Called with each successful live (not cached) answer: the judge samples from here. */
-  onAnswer?: (call: ChatCall, answer: string) => void;
+  /** Called after each successful live (not cached) answer, with the answer's text on demand: the judge samples from here. */
+  onAnswer?: (call: ChatCall, answer: () => string) => void;
 }
 
 export interface PlannedCall {
@@ -94,7 +94,7 @@ export class ChatPipeline {
         logCall(this.opts.logWriter, call, outcome, costs);
         // Only the requested target's own answer is cached under its key.
         if (plan.cacheKey && i === 0) this.opts.cache!.set(plan.cacheKey, { completion, inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
-        this.opts.onAnswer?.(call, answerText(completion));
+        this.opts.onAnswer?.(call, () => answerText(completion));
         return { completion, meta: buildMeta(call, outcome, costOf(target, usage), errors) };
       } catch (err) {
         let failure: AttemptFailure;

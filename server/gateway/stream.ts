@@ -96,7 +96,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     const meta = buildMeta(call, outcome, costOf(target, usage), errors);
     sink.end(finalChunk(acc.id, acc.created, acc.model, includeUsage ? usage : undefined), meta);
     logCall(logWriter, call, outcome, costs);
-    p.opts.onAnswer?.(call, acc.producedText());
+    p.opts.onAnswer?.(call, () => acc.producedText());
     if (plan.cacheKey && i === 0) {
       const completion = acc.toCompletion(usage);
       if (completion) cache!.set(plan.cacheKey, { completion, inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
