@@ -1,3 +1,4 @@
+import type { CancelSignal } from '../lib/cancel-signal.js';
 import { GatewayError } from '../lib/errors.js';
 import { isAbortedError } from '../providers/http-errors.js';
 import { ProviderError } from '../providers/types.js';
@@ -25,7 +26,7 @@ export interface AttemptFailure {
  * Classifies a failed attempt and feeds the provider's circuit breaker. A client that went away
  * is not the provider's fault: it surfaces as ClientClosedError and the breaker is left alone.
  */
-export function classifyFailure(err: unknown, target: Target, breakers: CircuitBreakers, signal: AbortSignal): AttemptFailure {
+export function classifyFailure(err: unknown, target: Target, breakers: CircuitBreakers, signal: CancelSignal): AttemptFailure {
   if (signal.aborted || isAbortedError(err)) throw new ClientClosedError();
   if (!(err instanceof ProviderError)) throw err;
   const providerSide = err.status === 401 || err.status === 403;

@@ -46,7 +46,7 @@ export class ChatPipeline {
     const needs = needsOf(call);
     // A pinned model bypasses the routing stages and structured-output narrowing.
     const decision = call.body.model ? pinnedDecision(this.opts.registry, call.body.model) : await this.opts.strategy.route(call, needs, this.opts.registry.targets());
-    const fallbackNeeds = call.body.model ? { ...needs, structured: false } : needs;
+    const fallbackNeeds: Needs = call.body.model ? { vision: needs.vision, tools: needs.tools, json: needs.json, structured: false } : needs;
     const candidates = candidatesFor(this.opts.registry, decision, fallbackNeeds, this.opts.maxAttempts);
     const cacheable =
       this.opts.cache !== null &&
@@ -89,7 +89,7 @@ export class ChatPipeline {
         this.opts.breakers.success(target.provider);
         const usage = await usageOf(call, completion);
         costs.push(costRow(call, target, usage, 'ok'));
-        const final: RoutingDecision = { ...decision, usedFallback: i > 0 };
+        const final = withFallback(decision, i > 0);
         const outcome: Outcome = { decision: final, served: target, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: false, status: 'ok', errorType: null };
         logCall(this.opts.logWriter, call, outcome, costs);
         // Only the requested target's own answer is cached under its key.
@@ -125,7 +125,7 @@ export class ChatPipeline {
 
 function pinnedDecision(registry: ProviderRegistry, model: string): RoutingDecision {
   const target = resolvePinned(registry, model);
-  return { ...target, routedBy: 'user-override', taskType: null, complexity: null, usedFallback: false, usedLlmFallback: false };
+  return { provider: target.provider, model: target.model, routedBy: 'user-override', taskType: null, complexity: null, usedFallback: false, usedLlmFallback: false };
 }
 
 export function needsOf(call: ChatCall): Needs {
@@ -143,12 +143,25 @@ export function needsOf(call: ChatCall): Needs {
 
 /** The body sent upstream: the client's, without gateway-only fields, with the target's model id. */
 export function upstreamBody(call: ChatCall, model: string, stream: boolean): ChatRequest {
-  const body: Record<string, unknown> = { ...call.body, model, messages: call.messages };
-  for (const f of GATEWAY_FIELDS) delete body[f];
+  // Copied key by key rather than spread and pruned with delete: both of those are slow paths in
+  // V8 that leave garbage the young-generation collector has to promote.
+  const body: Record<string, unknown> = {};
+  const source = call.body as Record<string, unknown>;
+  for (const key in source) {
+    if (!NOT_FORWARDED.has(key)) body[key] = source[key];
+  }
+  body.model = model;
+  body.messages = call.messages;
   if (stream) body.stream = true;
-  else delete body.stream;
-  delete body.stream_options;
   return body as ChatRequest;
+}
+
+/** Request fields the gateway consumes itself; the stream fields are set per attempt. */
+const NOT_FORWARDED: ReadonlySet<string> = new Set([...GATEWAY_FIELDS, 'stream', 'stream_options']);
+
+/** The decision with usedFallback set, copied only when it changes. */
+export function withFallback(decision: RoutingDecision, usedFallback: boolean): RoutingDecision {
+  return decision.usedFallback === usedFallback ? decision : Object.assign({}, decision, { usedFallback });
 }
 
 /** Upstream usage when reported; otherwise counted from the prompt and the answer. */

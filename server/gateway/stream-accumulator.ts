@@ -65,18 +65,15 @@ export class StreamAccumulator {
 
 /** A cached completion replayed as a stream: role and content, tool calls, then the finish. */
 export function completionToChunks(c: ChatCompletion): ChatChunk[] {
-  const base = { id: c.id, object: 'chat.completion.chunk' as const, created: c.created, model: c.model };
+  const chunk = (choices: ChatChunk['choices']): ChatChunk => ({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices });
   const out: ChatChunk[] = [];
   for (const choice of c.choices) {
     const m = choice.message;
-    out.push({ ...base, choices: [{ index: choice.index, delta: { role: 'assistant', content: m.content ?? '' }, finish_reason: null }] });
+    out.push(chunk([{ index: choice.index, delta: { role: 'assistant', content: m.content ?? '' }, finish_reason: null }]));
     if (m.tool_calls?.length) {
-      out.push({
-        ...base,
-        choices: [{ index: choice.index, delta: { tool_calls: m.tool_calls.map((t, i) => ({ index: i, id: t.id, type: 'function' as const, function: { name: t.function.name, arguments: t.function.arguments } })) }, finish_reason: null }],
-      });
+      out.push(chunk([{ index: choice.index, delta: { tool_calls: m.tool_calls.map((t, i) => ({ index: i, id: t.id, type: 'function' as const, function: { name: t.function.name, arguments: t.function.arguments } })) }, finish_reason: null }]));
     }
-    out.push({ ...base, choices: [{ index: choice.index, delta: {}, finish_reason: choice.finish_reason }] });
+    out.push(chunk([{ index: choice.index, delta: {}, finish_reason: choice.finish_reason }]));
   }
   return out;
 }

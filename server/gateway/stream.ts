@@ -5,7 +5,7 @@ import { buildMeta, costOf, costRow, logCall, ZERO_USAGE, type Outcome } from '.
 import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
 import type { CostLogRow } from './log-writer.js';
 import type { ChatPipeline } from './pipeline.js';
-import { upstreamBody } from './pipeline.js';
+import { upstreamBody, withFallback } from './pipeline.js';
 import { completionToChunks, StreamAccumulator } from './stream-accumulator.js';
 import type { CallMeta, ChatCall, RoutingDecision, StreamSink, Target, UpstreamErrorSummary } from './types.js';
 
@@ -63,7 +63,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
 
     // Committed to this target: the client gets headers and chunks from here on.
     breakers.success(target.provider);
-    const decision: RoutingDecision = { ...plan.decision, usedFallback: i > 0 };
+    const decision = withFallback(plan.decision, i > 0);
     const partial = buildMeta(call, { decision, served: target, latencyMs: 0, usage: ZERO_USAGE, cached: false, cacheType: null, streamed: true, status: 'ok', errorType: null }, 0, errors);
     sink.start(partial);
     const acc = new StreamAccumulator();
@@ -110,7 +110,9 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
 }
 
 function finalChunk(id: string, created: number, model: string, usage: Usage | undefined): ChatChunk {
-  return { id, object: 'chat.completion.chunk', created, model, choices: [], ...(usage ? { usage } : {}) };
+  const chunk: ChatChunk = { id, object: 'chat.completion.chunk', created, model, choices: [] };
+  if (usage) chunk.usage = usage;
+  return chunk;
 }
 
 function withoutUsage(chunk: ChatChunk): ChatChunk {

@@ -1,3 +1,4 @@
+import type { CancelSignal } from '../lib/cancel-signal.js';
 import type { ChatCompletion, ChatChunk, ChatMessage, Usage } from '../providers/types.js';
 import type { ChatBody } from './validate.js';
 import type { CostLogRow } from './log-writer.js';
@@ -37,7 +38,8 @@ export interface ChatCall {
   messages: ChatMessage[];
   /** Client-side hints from headers (x-gateway-task-type, x-gateway-complexity, x-gateway-no-cache). */
   headerHints: { taskType?: string; complexity?: string; noCache?: string };
-  signal: AbortSignal;
+  /** Fires when the client goes away. */
+  signal: CancelSignal;
   /** performance.now() when the call arrived. */
   startedAt: number;
   createdAt: Date;

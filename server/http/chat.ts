@@ -5,11 +5,12 @@ import type { DataPlane } from '../gateway/data-plane.js';
 import { RateLimiter } from '../gateway/limits/rate-limiter.js';
 import type { ChatCall } from '../gateway/types.js';
 import { parseChatBody } from '../gateway/validate.js';
+import { Cancellation } from '../lib/cancel-signal.js';
 import { GatewayError } from '../lib/errors.js';
 import type { Principal } from '../modules/tokens/authenticator.js';
 import type { Services } from '../services.js';
 import { reportError, sendError } from './errors.js';
-import { gatewayHeaders, gatewayMeta } from './gateway-meta.js';
+import { gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
 import { readJsonBody } from './read-body.js';
 import { assignRequestId } from './request-id.js';
 import { sseSink } from './sse-sink.js';
@@ -42,10 +43,10 @@ export function chatHandler(services: Services, dataPlane: DataPlane) {
     const principal = await services.auth.authenticate(req.headers.authorization);
     checkRate(principal, res);
     const body = parseChatBody(await readJsonBody(req, maxBody));
-    const abort = new AbortController();
     // The client going away aborts the upstream call.
+    const clientGone = new Cancellation();
     res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
+      if (!res.writableFinished) clientGone.abort();
     });
     const call: ChatCall = {
       requestId,
@@ -58,7 +59,7 @@ export function chatHandler(services: Services, dataPlane: DataPlane) {
         complexity: header(req, 'x-gateway-complexity'),
         noCache: header(req, 'x-gateway-no-cache'),
       },
-      signal: abort.signal,
+      signal: clientGone,
       startedAt,
       createdAt: new Date(),
     };
@@ -68,7 +69,7 @@ export function chatHandler(services: Services, dataPlane: DataPlane) {
       return;
     }
     const { completion, meta } = await dataPlane.pipeline.complete(call);
-    const payload = JSON.stringify({ ...completion, _gateway: gatewayMeta(meta) });
+    const payload = jsonWithGateway(completion, meta);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...gatewayHeaders(meta) });
     res.end(payload);
   };

@@ -1,6 +1,7 @@
 import type { CallMeta } from '../gateway/types.js';
 
 // `_gateway` in responses and the X-Gateway-* headers (SPEC.md chat response and header tables).
+// Hot path: no object spread here (see pipeline.ts), and the answer is not copied to add `_gateway`.
 
 export function gatewayMeta(meta: CallMeta) {
   return {
@@ -9,10 +10,21 @@ export function gatewayMeta(meta: CallMeta) {
     model: meta.model,
     latencyMs: meta.latencyMs,
     cached: meta.cached,
-    ...(meta.cacheType ? { cacheType: meta.cacheType } : {}),
+    // undefined is left out of the JSON: the field only appears on cache hits.
+    cacheType: meta.cacheType ?? undefined,
     cost: meta.cost,
     routing: meta.routing,
   };
+}
+
+/**
+ * The JSON of an answer object (a completion or the last stream chunk) with `_gateway` as its
+ * last field, without copying the object: cached answers are shared and must not be changed.
+ */
+export function jsonWithGateway(answer: object, meta: CallMeta): string {
+  const json = JSON.stringify(answer);
+  const gateway = JSON.stringify(gatewayMeta(meta));
+  return json.length > 2 ? `${json.slice(0, -1)},"_gateway":${gateway}}` : `{"_gateway":${gateway}}`;
 }
 
 /** Headers known when a response starts (streams learn cost and latency only at the end). */

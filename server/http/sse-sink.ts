@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ChatChunk } from '../providers/types.js';
 import type { CallMeta, StreamSink } from '../gateway/types.js';
-import { gatewayHeaders, gatewayMeta } from './gateway-meta.js';
+import { gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
 
 // The chat stream over Server-Sent Events: frames are written as they come (no buffering, no
 // compression), the last data frame carries `_gateway`, and a failure after the first byte ends
@@ -27,7 +27,7 @@ export function sseSink(res: ServerResponse): StreamSink {
       write(`data: ${JSON.stringify(chunk)}\n\n`);
     },
     end(final: ChatChunk, meta: CallMeta) {
-      write(`data: ${JSON.stringify({ ...final, _gateway: gatewayMeta(meta) })}\n\ndata: [DONE]\n\n`);
+      write(`data: ${jsonWithGateway(final, meta)}\n\ndata: [DONE]\n\n`);
       res.end();
     },
     fail(error) {

@@ -1,19 +1,22 @@
-// One upstream call's lifetime: merges the caller's AbortSignal with the call's overall deadline
-// into a single signal for undici, and remembers which of the two fired so errors can be classified.
-// A plain controller + one timer is cheaper than AbortSignal.any/AbortSignal.timeout on the hot path.
+import { Cancellation, type CancelSignal } from '../lib/cancel-signal.js';
 
-export class CallScope {
-  readonly controller = new AbortController();
+// One upstream call's lifetime: merges the caller's signal with the call's overall deadline into
+// the single signal undici gets, and remembers which of the two fired so errors can be
+// classified. It is a Cancellation, not an AbortController (see lib/cancel-signal.ts), with one
+// timer: cheaper than AbortSignal.any/AbortSignal.timeout on the hot path.
+
+export class CallScope extends Cancellation {
   timedOut = false;
   callerAborted = false;
   readonly timeoutMs: number;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly callerSignal: AbortSignal, timeoutMs: number) {
+  constructor(private readonly callerSignal: CancelSignal, timeoutMs: number) {
+    super();
     this.timeoutMs = timeoutMs;
     if (callerSignal.aborted) {
       this.callerAborted = true;
-      this.controller.abort(callerSignal.reason);
+      this.abort(callerSignal.reason);
       return;
     }
     callerSignal.addEventListener('abort', this.onCallerAbort, { once: true });
@@ -22,18 +25,19 @@ export class CallScope {
     }
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  /** The signal for the HTTP client. */
+  get signal(): CancelSignal {
+    return this;
   }
 
   private readonly onCallerAbort = (): void => {
     this.callerAborted = true;
-    this.controller.abort(this.callerSignal.reason);
+    this.abort(this.callerSignal.reason);
   };
 
   private readonly onTimeout = (): void => {
     this.timedOut = true;
-    this.controller.abort(new Error(`upstream call exceeded ${this.timeoutMs} ms`));
+    this.abort(new Error(`upstream call exceeded ${this.timeoutMs} ms`));
   };
 
   dispose(): void {

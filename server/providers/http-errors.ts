@@ -4,7 +4,7 @@ import { ProviderError } from './types.js';
 import type { CallScope } from './call-scope.js';
 
 /**
- * Thrown when the caller's AbortSignal fired (client went away, or the core gave up).
+ * Thrown when the caller's signal fired (client went away, or the core gave up).
  * ProviderError has no 'aborted' kind, so this subclass carries `aborted: true` and the
  * conventional name 'AbortError'; it is never retryable.
  */

@@ -1,7 +1,7 @@
 // The upstream HTTP layer. One shared undici Agent keeps a keep-alive pool per origin, so steady
 // traffic to a provider reuses warm TLS connections instead of handshaking per request.
 // Every failure leaves here as a ProviderError (see http-errors.ts).
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { CallOptions } from './types.js';
 import { CallScope } from './call-scope.js';
@@ -84,6 +84,25 @@ export function jsonHeaders(extra: Record<string, string>, accept = 'application
   return { 'content-type': 'application/json', accept, ...extra };
 }
 
+/**
+ * Origin and path of an upstream URL, parsed once per distinct URL (adapters build the same few).
+ * Calling the dispatcher with them directly also skips undici's top-level request(url, opts),
+ * which parses the URL and spreads the options into a new object on every call.
+ */
+function splitUrl(url: string): { origin: string; path: string } {
+  let parts = urlParts.get(url);
+  if (!parts) {
+    const u = new URL(url);
+    parts = { origin: u.origin, path: u.pathname + u.search };
+    if (urlParts.size >= MAX_CACHED_URLS) urlParts.clear();
+    urlParts.set(url, parts);
+  }
+  return parts;
+}
+
+const urlParts = new Map<string, { origin: string; path: string }>();
+const MAX_CACHED_URLS = 1_000;
+
 async function send(
   url: string,
   method: 'GET' | 'POST',
@@ -91,12 +110,15 @@ async function send(
   body: unknown,
   scope: CallScope,
 ): Promise<Dispatcher.ResponseData> {
-  return request(url, {
+  const { origin, path } = splitUrl(url);
+  return getDispatcher().request({
+    origin,
+    path,
     method,
     headers,
     body: body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body),
-    signal: scope.signal,
-    dispatcher: getDispatcher(),
+    // undici accepts any EventTarget-like signal; the scope is a Cancellation, not an AbortSignal.
+    signal: scope.signal as unknown as AbortSignal,
     // Our own timer bounds the whole call; these only make undici's per-phase timers no shorter.
     headersTimeout: scope.timeoutMs > 0 ? scope.timeoutMs : 0,
     bodyTimeout: scope.timeoutMs > 0 ? scope.timeoutMs : 0,

@@ -1,6 +1,7 @@
 // The contract every upstream provider family implements. The gateway core speaks the OpenAI
 // chat format internally; each adapter translates to and from its provider's wire format.
 // No HTTP-framework imports here or in any adapter.
+import type { CancelSignal } from '../lib/cancel-signal.js';
 
 export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 
@@ -93,7 +94,7 @@ export interface EmbeddingsResponse {
 
 export interface CallOptions {
   /** Aborted when the client goes away or the gateway gives up; adapters must pass it to the HTTP call. */
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** Upper bound for the whole call (headers and body); adapters turn expiry into a retryable ProviderError. */
   timeoutMs: number;
 }

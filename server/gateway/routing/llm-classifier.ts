@@ -18,7 +18,8 @@ export function llmClassifier(registry: ProviderRegistry, model: string): LlmCla
     const prompt = llmClassifierPrompt(messages);
     const completion = await adapter.chat(
       { model: target.model, messages: [{ role: 'system', content: prompt.system }, { role: 'user', content: prompt.user }], temperature: 0, max_tokens: 20 },
-      { signal: AbortSignal.any([call.signal, AbortSignal.timeout(TIMEOUT_MS)]), timeoutMs: TIMEOUT_MS },
+      // The call's scope bounds it by TIMEOUT_MS and aborts it with the client.
+      { signal: call.signal, timeoutMs: TIMEOUT_MS },
     );
     if (completion.usage) (call.extraCosts ??= []).push(costRow(call, target, completion.usage, 'ok'));
     const text = completion.choices[0]?.message.content;

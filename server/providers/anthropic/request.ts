@@ -113,7 +113,7 @@ function toolChoice(choice: unknown, noParallel: boolean): Block | undefined {
     out = { type: 'tool', name: choice['function']['name'] };
   }
   if (noParallel && out?.['type'] !== 'none') {
-    out = { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true };
+    out = Object.assign({}, out ?? { type: 'auto' }, { disable_parallel_tool_use: true });
   }
   return out;
 }

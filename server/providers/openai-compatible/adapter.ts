@@ -65,8 +65,9 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
 
   async *chatStream(req: ChatRequest, opts: CallOptions): AsyncGenerator<ChatChunk, void, undefined> {
     const { stream_options: callerOptions, ...rest } = req;
-    const body: ChatRequest = { ...rest, stream: true };
-    if (this.streamUsageOption) body.stream_options = { ...callerOptions, include_usage: true };
+    // Object.assign, not spread: see upstreamBody in gateway/pipeline.ts.
+    const body: ChatRequest = Object.assign(rest, { stream: true as const });
+    if (this.streamUsageOption) body.stream_options = Object.assign({}, callerOptions, { include_usage: true });
     const norm = new OpenAIStreamNormalizer(this.name, req.model);
     let yielded = false;
     try {
