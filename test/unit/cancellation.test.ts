@@ -43,7 +43,7 @@ describe('CallScope', () => {
 
   it('aborts at its deadline', async () => {
     const scope = new CallScope(new Cancellation(), 20);
-    await new Promise((resolve) => scope.addEventListener('abort', resolve));
+    await new Promise<void>((resolve) => scope.addEventListener('abort', () => resolve()));
     expect(scope.timedOut).toBe(true);
     expect(String(scope.reason)).toContain('exceeded 20 ms');
   });
