@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { corkedQuery } from '../db/corked-query.js';
 import type { Logger } from '../lib/logger.js';
 import type { CommittedRequest } from './log-writer.js';
 
@@ -57,7 +58,7 @@ export interface LiveBusStats {
 
 export interface LiveBusOptions {
   /** Sends the NOTIFYs (any pool connection). */
-  pool: Pick<pg.Pool, 'query'>;
+  pool: pg.Pool;
   /** Connection string for the dedicated LISTEN connection. */
   connectionString: string;
   logger: Logger;
@@ -234,7 +235,7 @@ export class LiveBus {
       while (this.pending.length) {
         const batch = this.pending.splice(0, NOTIFY_CHUNK);
         try {
-          await this.opts.pool.query('select pg_notify($1, p) from unnest($2::text[]) as p', [this.channel, batch]);
+          await corkedQuery(this.opts.pool, { text: 'select pg_notify($1, p) from unnest($2::text[]) as p', values: [this.channel, batch] });
           this.stats.published += batch.length;
         } catch (err) {
           this.stats.publishDropped += batch.length;

@@ -12,8 +12,9 @@ export function sseSink(res: ServerResponse): StreamSink {
     if (!res.writableEnded && !res.destroyed) res.write(frame);
   };
   return {
+    // start() is called with the first upstream chunk in hand, so the headers are not flushed on
+    // their own: they leave in the same write as the first frame (one system call, not two).
     start(meta) {
-      res.socket?.setNoDelay(true);
       res.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache, no-transform',
@@ -21,7 +22,6 @@ export function sseSink(res: ServerResponse): StreamSink {
         'x-accel-buffering': 'no',
         ...gatewayHeaders(meta),
       });
-      res.flushHeaders();
     },
     chunk(chunk: ChatChunk) {
       write(`data: ${JSON.stringify(chunk)}\n\n`);

@@ -44,7 +44,7 @@ import { check, int, mb, ms, pct, renderTable, signedMb, signedMs, verdict, type
 import { median, round, summarize, type Summary } from './lib/stats.js';
 
 /** The V8 flags of `npm start` and `npm run start:prod` (a larger young generation: fewer promotions, fewer full collections in the tail). */
-const GATEWAY_NODE_ARGS = '--max-semi-space-size=32';
+const GATEWAY_NODE_ARGS = '--max-semi-space-size=16';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const PROFILE = process.env.BENCH_PROFILE === '1';
