@@ -235,7 +235,9 @@ export class LiveBus {
       while (this.pending.length) {
         const batch = this.pending.splice(0, NOTIFY_CHUNK);
         try {
-          await corkedQuery(this.opts.pool, { text: 'select pg_notify($1, p) from unnest($2::text[]) as p', values: [this.channel, batch] });
+          // The payloads travel as one JSON array: pg would escape every quote of every payload to
+          // build a text[] literal, where JSON.stringify is native.
+          await corkedQuery(this.opts.pool, { text: 'select pg_notify($1, p) from json_array_elements_text($2::json) as p', values: [this.channel, JSON.stringify(batch)] });
           this.stats.published += batch.length;
         } catch (err) {
           this.stats.publishDropped += batch.length;
