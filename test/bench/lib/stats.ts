@@ -17,6 +17,11 @@ export class Samples {
     return this.n;
   }
 
+  /** Adds every sample of `other` (merging the blocks of an interleaved run). */
+  addAll(other: Samples): void {
+    for (let i = 0; i < other.n; i++) this.add(other.data[i]!);
+  }
+
   summary(): Summary {
     return summarize(this.data.subarray(0, this.n));
   }
