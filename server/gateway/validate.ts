@@ -49,10 +49,19 @@ export const ChatBodySchema = z.looseObject({
   routing_hint: z.enum(ROUTING_HINTS).optional(),
   complexity_hint: z.enum(COMPLEXITIES).optional(),
   requires_structured_output: z.boolean().optional(),
-  prompt_version_id: z.string().optional(),
+  // The only free client string stored in the request row: a control character (NUL above all,
+  // which PostgreSQL text cannot hold) would make the whole log batch fail.
+  prompt_version_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .refine((s) => !CONTROL_CHARS.test(s), 'must not contain control characters')
+    .optional(),
 });
 
 export type ChatBody = z.infer<typeof ChatBodySchema>;
+
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 /** Gateway-only fields, stripped before the body goes upstream. */
 export const GATEWAY_FIELDS = ['cache', 'routing_hint', 'complexity_hint', 'requires_structured_output', 'prompt_version_id'] as const;

@@ -26,6 +26,8 @@ describe('bad input', () => {
     ['unknown routing hint', { model: '', messages: user, routing_hint: 'poetry' }, 'routing_hint'],
     ['tool message without tool_call_id', { model: 'openai/gpt-4o-mini', messages: [{ role: 'tool', content: 'x' }] }, 'tool_call_id'],
     ['a body that is not an object', [1, 2], 'object'],
+    ['a prompt_version_id with a NUL character', { model: 'openai/gpt-4o-mini', messages: user, prompt_version_id: 'pv_1\u0000x' }, 'prompt_version_id'],
+    ['an empty prompt_version_id', { model: 'openai/gpt-4o-mini', messages: user, prompt_version_id: '' }, 'prompt_version_id'],
   ])('%s: 400 invalid_request_error naming the field', async (_name, body, field) => {
     const res = await post(body);
     expectTypedError(res, 400, 'invalid_request_error');
