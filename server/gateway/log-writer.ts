@@ -5,8 +5,9 @@ import type { Logger } from '../lib/logger.js';
 // Group commit for the analytics rows. The request path only pushes into memory; a timer (or a
 // full batch) writes the rows of both tables in one statement. On database errors the
 // rows stay queued (bounded; the oldest are dropped past the bound, and counted) and the flush is
-// retried with backoff, so a database outage of minutes loses nothing. drain() empties the queue
-// on shutdown.
+// retried with backoff, so a database outage of minutes loses nothing. Rows the database refuses
+// for their content are found, dropped and counted instead, so they cannot block the rest.
+// drain() empties the queue on shutdown.
 
 export interface RequestLogRow {
   id: string;
@@ -62,6 +63,8 @@ export interface LogWriterStats {
   writtenRequests: number;
   writtenCosts: number;
   dropped: number;
+  /** Rows PostgreSQL refused for their data (also counted in dropped). */
+  rejectedRows: number;
   failedFlushes: number;
 }
 
@@ -147,7 +150,7 @@ export class LogWriter {
   private flushing: Promise<void> | undefined;
   private backoffMs = 0;
   private closed = false;
-  readonly stats: LogWriterStats = { queuedRequests: 0, queuedCosts: 0, writtenRequests: 0, writtenCosts: 0, dropped: 0, failedFlushes: 0 };
+  readonly stats: LogWriterStats = { queuedRequests: 0, queuedCosts: 0, writtenRequests: 0, writtenCosts: 0, dropped: 0, rejectedRows: 0, failedFlushes: 0 };
 
   constructor(private readonly opts: LogWriterOptions) {}
 
@@ -210,14 +213,19 @@ export class LogWriter {
     const costs = this.costs;
     this.requests = [];
     this.costs = [];
-    this.flushing = this.commit(requests, costs)
+    this.flushing = this.commitBatch(requests, costs)
       .then(
-        () => {
+        (written) => {
           this.backoffMs = 0;
-          this.stats.writtenRequests += requests.length;
-          this.stats.writtenCosts += costs.length;
-          if (requests.length && this.opts.onCommitted) {
-            const committed = requests.map((row) => {
+          this.stats.writtenRequests += written.requests.length;
+          this.stats.writtenCosts += written.costs.length;
+          if (written.requests !== requests) {
+            // Rows were rejected and dropped: forget their live-tap extras too.
+            const kept = new Set(written.requests);
+            for (const r of requests) if (!kept.has(r)) this.extras.delete(r.id);
+          }
+          if (written.requests.length && this.opts.onCommitted) {
+            const committed = written.requests.map((row) => {
               const extra = this.extras.get(row.id);
               this.extras.delete(row.id);
               return { row, costUsd: extra?.costUsd ?? 0, preview: extra?.preview ?? null };
@@ -226,9 +234,10 @@ export class LogWriter {
           }
         },
         (err: unknown) => {
-          // Put the batch back in front of anything queued since, then retry later.
-          this.requests = requests.concat(this.requests);
-          this.costs = costs.concat(this.costs);
+          // Put back what was not committed, in front of anything queued since, then retry later.
+          const left = err instanceof UncommittedRows ? err : { requests, costs };
+          this.requests = left.requests.concat(this.requests);
+          this.costs = left.costs.concat(this.costs);
           this.enforceBound();
           this.stats.failedFlushes++;
           this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 100), 5_000);
@@ -243,6 +252,46 @@ export class LogWriter {
         if (!this.closed && (this.requests.length || this.costs.length)) this.flushSoon(this.opts.flushIntervalMs);
       });
     return this.flushing;
+  }
+
+  /**
+   * Commits a batch. When PostgreSQL rejects it for its data rather than for the connection, the
+   * batch is split in halves until the rejected rows (a request row with its cost rows) are found;
+   * those are dropped and counted, the rest is committed. Retrying the batch whole would fail
+   * forever and, as new rows join it, stop all logging.
+   */
+  private async commitBatch(requests: RequestLogRow[], costs: CostLogRow[]): Promise<{ requests: RequestLogRow[]; costs: CostLogRow[] }> {
+    try {
+      await this.commit(requests, costs);
+      return { requests, costs };
+    } catch (err) {
+      if (!isDataError(err)) throw err;
+    }
+    const written = { requests: [] as RequestLogRow[], costs: [] as CostLogRow[] };
+    const groups = groupByRequest(requests, costs);
+    const isolate = async (part: RowGroup[], done: number): Promise<void> => {
+      try {
+        await this.commit(part.flatMap((g) => g.requests), part.flatMap((g) => g.costs));
+        for (const g of part) {
+          written.requests.push(...g.requests);
+          written.costs.push(...g.costs);
+        }
+      } catch (err) {
+        if (!isDataError(err)) throw new UncommittedRows(groups.slice(done), err);
+        if (part.length === 1) {
+          const g = part[0]!;
+          this.stats.dropped += g.requests.length + g.costs.length;
+          this.stats.rejectedRows += g.requests.length + g.costs.length;
+          this.opts.logger.error({ err: (err as Error).message, requestId: g.requestId }, 'log rows rejected by the database; dropped');
+          return;
+        }
+        const mid = part.length >> 1;
+        await isolate(part.slice(0, mid), done);
+        await isolate(part.slice(mid), done + mid);
+      }
+    };
+    await isolate(groups, 0);
+    return written;
   }
 
   private async commit(requests: RequestLogRow[], costs: CostLogRow[]): Promise<void> {
@@ -268,3 +317,42 @@ export class LogWriter {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A request row and the cost rows written with it (or cost rows of an internal call alone). */
+interface RowGroup {
+  requestId: string;
+  requests: RequestLogRow[];
+  costs: CostLogRow[];
+}
+
+function groupByRequest(requests: RequestLogRow[], costs: CostLogRow[]): RowGroup[] {
+  const groups = new Map<string, RowGroup>();
+  const group = (requestId: string): RowGroup => {
+    let g = groups.get(requestId);
+    if (!g) groups.set(requestId, (g = { requestId, requests: [], costs: [] }));
+    return g;
+  };
+  for (const r of requests) group(r.id).requests.push(r);
+  for (const c of costs) group(c.requestId).costs.push(c);
+  return [...groups.values()];
+}
+
+/**
+ * PostgreSQL refused the rows themselves (SQLSTATE class 22, data exception, or 23, integrity
+ * constraint violation): sending them again cannot succeed.
+ */
+function isDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+}
+
+/** Isolating rejected rows stopped on a connection error: these groups are not committed yet. */
+class UncommittedRows extends Error {
+  readonly requests: RequestLogRow[];
+  readonly costs: CostLogRow[];
+  constructor(groups: RowGroup[], cause: unknown) {
+    super((cause as Error)?.message ?? String(cause), { cause });
+    this.requests = groups.flatMap((g) => g.requests);
+    this.costs = groups.flatMap((g) => g.costs);
+  }
+}

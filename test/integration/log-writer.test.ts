@@ -68,6 +68,30 @@ describe('log writer', () => {
     expect(committed.reduce((a, b) => a + b, 0)).toBe(300);
   });
 
+  it('drops only the rows PostgreSQL rejects and commits the rest of their batch', async () => {
+    const committed: string[] = [];
+    const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 60_000, maxBuffered: 10_000, onCommitted: (rows) => committed.push(...rows.map((c) => c.row.id)) });
+    const tenant = newId('ten');
+    const rows = Array.from({ length: 9 }, () => row(tenant));
+    // A NUL character cannot be stored in a text column: the whole statement fails with 22P05.
+    const [bad, badCosts] = rows[4]!;
+    bad.errorType = 'bad\u0000value';
+    for (const [r, c] of rows) writer.write(r, c);
+    await writer.flushNow();
+    expect(await count('requests', tenant)).toBe(8);
+    expect(await count('cost_logs', tenant)).toBe(8);
+    const { rows: left } = await handle.pool.query('select count(*)::int n from requests where id = $1', [bad.id]);
+    expect(left[0].n).toBe(0);
+    expect(writer.stats.rejectedRows).toBe(1 + badCosts.length);
+    expect(writer.stats.failedFlushes).toBe(0);
+    expect(committed).toHaveLength(8);
+    expect(committed).not.toContain(bad.id);
+    // Logging carries on.
+    writer.write(...row(tenant));
+    await writer.drain();
+    expect(await count('requests', tenant)).toBe(9);
+  });
+
   it('keeps rows while Postgres is stopped and writes them all after it restarts', async () => {
     const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 20, maxBuffered: 10_000 });
     const tenant = newId('ten');
