@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { corkedQuery } from '../db/corked-query.js';
+import { jsonParam } from '../db/json-param.js';
 import type { Logger } from '../lib/logger.js';
 import type { CommittedRequest } from './log-writer.js';
 
@@ -237,7 +238,7 @@ export class LiveBus {
         try {
           // The payloads travel as one JSON array: pg would escape every quote of every payload to
           // build a text[] literal, where JSON.stringify is native.
-          await corkedQuery(this.opts.pool, { text: 'select pg_notify($1, p) from json_array_elements_text($2::json) as p', values: [this.channel, JSON.stringify(batch)] });
+          await corkedQuery(this.opts.pool, { text: 'select pg_notify($1, p) from json_array_elements_text($2::json) as p', values: [this.channel, jsonParam(batch)] });
           this.stats.published += batch.length;
         } catch (err) {
           this.stats.publishDropped += batch.length;

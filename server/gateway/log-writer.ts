@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { corkedQuery } from '../db/corked-query.js';
+import { jsonParam } from '../db/json-param.js';
 import type { Logger } from '../lib/logger.js';
 
 // Group commit for the analytics rows. The request path only pushes into memory; a timer (or a
@@ -295,7 +296,7 @@ export class LogWriter {
   }
 
   private async commit(requests: RequestLogRow[], costs: CostLogRow[]): Promise<void> {
-    await corkedQuery(this.opts.pool, { name: INSERT_BATCH.name, text: INSERT_BATCH.text, values: [JSON.stringify(requests), JSON.stringify(costs)] });
+    await corkedQuery(this.opts.pool, { name: INSERT_BATCH.name, text: INSERT_BATCH.text, values: [jsonParam(requests), jsonParam(costs)] });
   }
 
   private enforceBound(): void {
