@@ -44,7 +44,7 @@ import { check, int, mb, ms, pct, renderTable, signedMb, signedMs, verdict, type
 import { median, round, Samples, summarize, type Summary } from './lib/stats.js';
 
 /** The V8 flags of `npm start` and `npm run start:prod` (young-generation size and old-generation growth: see the README's Performance section). */
-const GATEWAY_NODE_ARGS = '--max-semi-space-size=16 --heap-growing-percent=50';
+const GATEWAY_NODE_ARGS = '--max-semi-space-size=16 --heap-growing-percent=100';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const PROFILE = process.env.BENCH_PROFILE === '1';
