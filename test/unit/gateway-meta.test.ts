@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import type { CallMeta } from '../../server/gateway/types.js';
+import { jsonWithGateway } from '../../server/http/gateway-meta.js';
+
+describe('jsonWithGateway', () => {
+  const meta: CallMeta = {
+    requestId: 'req_1', provider: 'openai', model: 'gpt-4o-mini', latencyMs: 12.3, cached: false, cacheType: null, cost: 0.000123,
+    usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+    routing: { taskType: null, complexity: null, routedBy: 'user-override', usedFallback: false, usedLlmFallback: false },
+    errors: [],
+  };
+
+  it('appends _gateway as the last field without changing the answer object', () => {
+    const answer = { id: 'c1', choices: [{ index: 0 }] };
+    const parsed = JSON.parse(jsonWithGateway(answer, meta));
+    expect(Object.keys(parsed)).toEqual(['id', 'choices', '_gateway']);
+    expect(parsed._gateway).toMatchObject({ requestId: 'req_1', cost: 0.000123, routing: { routedBy: 'user-override' } });
+    expect(parsed._gateway).not.toHaveProperty('cacheType');
+    expect(answer).not.toHaveProperty('_gateway');
+  });
+
+  it('shows cacheType on cache hits, and handles an empty object', () => {
+    const parsed = JSON.parse(jsonWithGateway({}, { ...meta, cached: true, cacheType: 'exact' }));
+    expect(parsed._gateway.cacheType).toBe('exact');
+  });
+});
