@@ -79,9 +79,14 @@ const NOTIFY_CHUNK = 500;
 const TENANT_PREFIX = '{"tenantId":"';
 const MAX_RECONNECT_MS = 10_000;
 
-export function toLiveEvent(c: CommittedRequest): LiveEvent {
+/** A NOTIFY payload: the tenant id first (dispatch reads it off the front), then the event. */
+export type LivePayload = { tenantId: string } & LiveEvent;
+
+/** Built as one literal: a spread of the event after `tenantId` would take V8's slow copy path. */
+export function livePayloadOf(c: CommittedRequest): LivePayload {
   const r = c.row;
   return {
+    tenantId: r.tenantId,
     id: r.id,
     createdAt: r.createdAt.toISOString(),
     provider: r.provider,
@@ -99,16 +104,22 @@ export function toLiveEvent(c: CommittedRequest): LiveEvent {
   };
 }
 
-/** Compact JSON with the tenant id first; the preview is shortened if the payload would not fit. */
-export function encodeLivePayload(tenantId: string, event: LiveEvent): string {
-  let text = JSON.stringify({ tenantId, ...event });
-  if (Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return text;
-  let preview = event.preview ?? '';
-  while (preview.length > 0 && Buffer.byteLength(text) > MAX_PAYLOAD_BYTES) {
+/** Compact JSON; the preview is shortened if the payload would not fit. */
+export function encodeLivePayload(payload: LivePayload): string {
+  const text = JSON.stringify(payload);
+  // Bytes are at most 3 per UTF-16 unit: most payloads are measured without encoding them.
+  if (text.length * 3 <= MAX_PAYLOAD_BYTES || Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return text;
+  return encodeShortened(payload);
+}
+
+function encodeShortened(payload: LivePayload): string {
+  let preview = payload.preview ?? '';
+  let text = '';
+  do {
     preview = preview.slice(0, Math.floor(preview.length / 2));
-    text = JSON.stringify({ tenantId, ...event, preview: preview ? `${preview}…` : null });
-  }
-  return Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES ? text : JSON.stringify({ tenantId, ...event, preview: null });
+    text = JSON.stringify({ ...payload, preview: preview ? `${preview}…` : null });
+  } while (preview.length > 0 && Buffer.byteLength(text) > MAX_PAYLOAD_BYTES);
+  return Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES ? text : JSON.stringify({ ...payload, preview: null });
 }
 
 export class LiveBus {
@@ -116,6 +127,9 @@ export class LiveBus {
   private readonly channel: string;
   private readonly subscribers = new Map<string, Set<Subscriber>>();
   private subscriberTotal = 0;
+  /** Committed rows waiting to be encoded (publish), then their payloads waiting to be sent (pump). */
+  private unencoded: CommittedRequest[] = [];
+  private encodeSoon: NodeJS.Immediate | undefined;
   private pending: string[] = [];
   private publishing = false;
   private client: pg.Client | undefined;
@@ -131,16 +145,33 @@ export class LiveBus {
     this.retryDelay = opts.reconnectMs ?? 500;
   }
 
-  /** Publish committed request rows (the log writer's onCommitted). Never blocks, never throws. */
+  /**
+   * Publish committed request rows (the log writer's onCommitted). Never blocks, never throws.
+   * The rows are encoded on a later turn of the event loop, not in the log writer's commit callback:
+   * upstream answers that arrived meanwhile are handled first, so a batch's encoding does not
+   * land in one piece on the requests in flight.
+   */
   publish(rows: CommittedRequest[]): void {
     if (this.closed || rows.length === 0) return;
-    for (const c of rows) this.pending.push(encodeLivePayload(c.row.tenantId, toLiveEvent(c)));
-    const over = this.pending.length - (this.opts.maxPending ?? 10_000);
+    for (const c of rows) this.unencoded.push(c);
+    const over = this.unencoded.length + this.pending.length - (this.opts.maxPending ?? 10_000);
     if (over > 0) {
-      this.pending.splice(0, over);
+      // The oldest go first: those already encoded, then the oldest rows not yet encoded.
+      const fromPending = Math.min(over, this.pending.length);
+      this.pending.splice(0, fromPending);
+      this.unencoded.splice(0, over - fromPending);
       this.stats.publishDropped += over;
     }
-    void this.pump();
+    this.encodeSoon ??= setImmediate(() => {
+      this.encodeSoon = undefined;
+      this.encodeQueued();
+      void this.pump();
+    });
+  }
+
+  private encodeQueued(): void {
+    for (const c of this.unencoded) this.pending.push(encodeLivePayload(livePayloadOf(c)));
+    this.unencoded = [];
   }
 
   /**
@@ -219,6 +250,12 @@ export class LiveBus {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.cancelSleep?.();
+    if (this.encodeSoon) {
+      clearImmediate(this.encodeSoon);
+      this.encodeSoon = undefined;
+      this.encodeQueued();
+      void this.pump();
+    }
     const deadline = Date.now() + 2_000;
     while ((this.publishing || this.pending.length) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     this.subscribers.clear();
@@ -340,9 +377,9 @@ export class LiveBus {
     // payload and parse the rest only for tenants with subscribers here.
     const quick = payload.startsWith(TENANT_PREFIX) ? payload.slice(TENANT_PREFIX.length, payload.indexOf('"', TENANT_PREFIX.length)) : '';
     if (quick && !quick.includes('\\') && !this.subscribers.has(quick)) return;
-    let parsed: ({ tenantId?: unknown } & LiveEvent) | undefined;
+    let parsed: LivePayload | undefined;
     try {
-      parsed = JSON.parse(payload) as { tenantId?: unknown } & LiveEvent;
+      parsed = JSON.parse(payload) as LivePayload;
     } catch {
       return;
     }

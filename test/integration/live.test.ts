@@ -204,7 +204,7 @@ describe('live tap', () => {
       await until(() => theirs.events.some((e) => e.id === 'req_remote_2'), 'the other tenant\'s remote event');
       expect(mine.events.some((e) => e.id === 'req_remote_2')).toBe(false);
 
-      const payload = encodeLivePayload(c.tenant.tenantId, { ...committedEvent('req_remote_3') });
+      const payload = encodeLivePayload({ tenantId: c.tenant.tenantId, ...committedEvent('req_remote_3') });
       await pool.query('select pg_notify($1, $2)', [LIVE_CHANNEL, payload]);
       await until(() => mine.events.some((e) => e.id === 'req_remote_3'), 'the raw NOTIFY');
       expect(theirs.events.some((e) => e.id === 'req_remote_3')).toBe(false);
@@ -213,6 +213,26 @@ describe('live tap', () => {
     } finally {
       mine.close();
       theirs.close();
+      await pool.end();
+    }
+  });
+
+  it('publishes at most maxPending events, dropping the oldest, and sends what is queued on close', async () => {
+    const mine = await tail(liveUrl, c.tenant.token);
+    const pool = new pg.Pool({ connectionString: c.env.databaseUrl, max: 1 });
+    try {
+      const remote = new LiveBus({ pool, connectionString: c.env.databaseUrl, logger, maxPending: 3 });
+      remote.publish(['b1', 'b2', 'b3', 'b4'].map((id) => committed(c.tenant.tenantId, `req_bound_${id}`, id)));
+      remote.publish([committed(c.tenant.tenantId, 'req_bound_b5', 'b5')]);
+      expect(remote.stats.publishDropped).toBe(2);
+      // Closed before the queued rows were even encoded: they are still sent.
+      await remote.close();
+      expect(remote.stats.published).toBe(3);
+      await until(() => mine.events.some((e) => e.id === 'req_bound_b5'), 'the newest event');
+      await new Promise((r) => setTimeout(r, 100));
+      expect(mine.events.filter((e) => e.id.startsWith('req_bound_')).map((e) => e.id)).toEqual(['req_bound_b3', 'req_bound_b4', 'req_bound_b5']);
+    } finally {
+      mine.close();
       await pool.end();
     }
   });
@@ -355,7 +375,7 @@ describe('slow consumers', () => {
 
   it('keeps NOTIFY payloads under 8000 bytes', () => {
     const huge = 'é'.repeat(20_000);
-    const payload = encodeLivePayload('ten_x', { ...committedEvent('req_big'), preview: huge });
+    const payload = encodeLivePayload({ tenantId: 'ten_x', ...committedEvent('req_big'), preview: huge });
     expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(7_900);
     const parsed = JSON.parse(payload);
     expect(parsed).toMatchObject({ tenantId: 'ten_x', id: 'req_big' });
