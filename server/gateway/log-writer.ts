@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { corkedQuery } from '../db/corked-query.js';
-import { jsonParam } from '../db/json-param.js';
 import type { Logger } from '../lib/logger.js';
+import { RowJsonCache } from './row-json.js';
 
 // Group commit for the analytics rows. The request path only pushes into memory; a timer (or a
 // full batch) writes the rows of both tables in one statement. On database errors the
@@ -147,6 +147,7 @@ export class LogWriter {
   /** Live-tap extras by request id, kept only until the row is committed. */
   private extras = new Map<string, { costUsd: number; preview: string | null }>();
   private costs: CostLogRow[] = [];
+  private readonly rowJson = new RowJsonCache();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private backoffMs = 0;
@@ -164,6 +165,7 @@ export class LogWriter {
       costUsd += c.cost;
     }
     if (this.opts.onCommitted) this.extras.set(request.id, { costUsd, preview });
+    this.encodeAhead(request, costs);
     this.enforceBound();
     if (this.requests.length + this.costs.length >= (this.opts.batchSize ?? 1000)) this.flushSoon(0);
     else this.flushSoon(this.opts.flushIntervalMs);
@@ -296,7 +298,17 @@ export class LogWriter {
   }
 
   private async commit(requests: RequestLogRow[], costs: CostLogRow[]): Promise<void> {
-    await corkedQuery(this.opts.pool, { name: INSERT_BATCH.name, text: INSERT_BATCH.text, values: [jsonParam(requests), jsonParam(costs)] });
+    await corkedQuery(this.opts.pool, { name: INSERT_BATCH.name, text: INSERT_BATCH.text, values: [this.rowJson.param(requests), this.rowJson.param(costs)] });
+  }
+
+  /**
+   * Has the rows' JSON built before their batch is flushed (see row-json.ts). Not while a backlog
+   * builds up (the database is unreachable): the JSON would double the memory held per queued row.
+   */
+  private encodeAhead(request: RequestLogRow, costs: CostLogRow[]): void {
+    if (this.requests.length + this.costs.length > ENCODE_AHEAD_MAX_QUEUED) return;
+    this.rowJson.encodeSoon(request);
+    for (const c of costs) this.rowJson.encodeSoon(c);
   }
 
   private enforceBound(): void {
@@ -316,6 +328,9 @@ export class LogWriter {
     this.stats.queuedCosts = this.costs.length;
   }
 }
+
+/** Queued rows above which rows are encoded only when their batch is flushed. */
+const ENCODE_AHEAD_MAX_QUEUED = 2_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
