@@ -83,7 +83,7 @@ const MAX_RECONNECT_MS = 10_000;
 export type LivePayload = { tenantId: string } & LiveEvent;
 
 /** Built as one literal: a spread of the event after `tenantId` would take V8's slow copy path. */
-export function livePayloadOf(c: CommittedRequest): LivePayload {
+function livePayloadOf(c: CommittedRequest): LivePayload {
   const r = c.row;
   return {
     tenantId: r.tenantId,
