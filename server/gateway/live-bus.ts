@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { corkedQuery } from '../db/corked-query.js';
 import { jsonParam } from '../db/json-param.js';
@@ -10,6 +11,15 @@ import type { CommittedRequest } from './log-writer.js';
 // event's tenant. Several gateway processes sharing a database therefore all see every event.
 // Nothing is persisted: a subscriber sees what is committed while it is connected, and events are
 // dropped (and counted) rather than queued without bound when the database or a consumer is slow.
+//
+// Presence: NOTIFY is not free (a query per batch, and every notifying transaction takes one
+// cluster-wide lock at commit), so nothing is published while no process listens. A LISTEN
+// connection names itself `gateway-live:<channel>` (application_name), and a publisher looks for
+// such a connection in pg_stat_activity at most once per `presenceMs` while it has rows to publish.
+// An answer checked at time s is trusted for rows committed before s + presenceMs; older answers
+// are checked again before their rows are published or dropped. A new listener therefore waits
+// `presenceMs` (plus a margin) after its connection appears before it reports itself ready: by
+// then every publisher's answer has seen it, so every event committed after `ready` arrives.
 
 export const LIVE_CHANNEL = 'gateway_live';
 
@@ -52,6 +62,8 @@ export interface LiveBusStats {
   published: number;
   /** Events not published: the publish queue was full or the NOTIFY failed. */
   publishDropped: number;
+  /** Events not published because no process was listening. */
+  unobserved: number;
   received: number;
   delivered: number;
   reconnects: number;
@@ -70,6 +82,8 @@ export interface LiveBusOptions {
   reconnectMs?: number;
   /** Events waiting to be published at most; the oldest are dropped past it (default 10 000). */
   maxPending?: number;
+  /** How long an answer to "is any process listening?" is trusted (default 1 s); see the top of this file. */
+  presenceMs?: number;
 }
 
 /** NOTIFY payloads must stay under 8000 bytes. */
@@ -78,6 +92,20 @@ const NOTIFY_CHUNK = 500;
 /** Payloads start with the tenant id (encodeLivePayload). */
 const TENANT_PREFIX = '{"tenantId":"';
 const MAX_RECONNECT_MS = 10_000;
+/** Slack for a presence check's own round trip and timer lateness. */
+const PRESENCE_MARGIN_MS = 250;
+
+/** Whether any LISTEN connection of the channel exists (in this database). */
+const PRESENCE_SQL = 'select exists(select 1 from pg_stat_activity where datname = current_database() and application_name = $1) as present';
+/** How long the oldest LISTEN connection of the channel has existed, in ms (this one included). */
+const LISTENER_AGE_SQL =
+  'select coalesce(extract(epoch from clock_timestamp() - min(backend_start)) * 1000, 0)::float8 as age_ms ' +
+  'from pg_stat_activity where datname = current_database() and application_name = $1';
+
+/** The application_name of the channel's LISTEN connections (at most 63 bytes are kept). */
+export function listenerName(channel: string): string {
+  return `gateway-live:${channel}`.slice(0, 63);
+}
 
 /** A NOTIFY payload: the tenant id first (dispatch reads it off the front), then the event. */
 export type LivePayload = { tenantId: string } & LiveEvent;
@@ -123,8 +151,14 @@ function encodeShortened(payload: LivePayload): string {
 }
 
 export class LiveBus {
-  readonly stats: LiveBusStats = { published: 0, publishDropped: 0, received: 0, delivered: 0, reconnects: 0 };
+  readonly stats: LiveBusStats = { published: 0, publishDropped: 0, unobserved: 0, received: 0, delivered: 0, reconnects: 0 };
   private readonly channel: string;
+  private readonly presenceMs: number;
+  /** The latest presence answer, and when (performance.now()) its check started. */
+  private presence: { checkedAt: number; present: boolean } | undefined;
+  private presenceCheck: Promise<void> | undefined;
+  /** When every publisher will have seen this process's LISTEN connection (performance.now()). */
+  private seenAt = 0;
   private readonly subscribers = new Map<string, Set<Subscriber>>();
   private subscriberTotal = 0;
   /** Committed rows waiting to be encoded (publish), then their payloads waiting to be sent (pump). */
@@ -142,6 +176,7 @@ export class LiveBus {
 
   constructor(private readonly opts: LiveBusOptions) {
     this.channel = opts.channel ?? LIVE_CHANNEL;
+    this.presenceMs = opts.presenceMs ?? 1_000;
     this.retryDelay = opts.reconnectMs ?? 500;
   }
 
@@ -162,11 +197,58 @@ export class LiveBus {
       this.unencoded.splice(0, over - fromPending);
       this.stats.publishDropped += over;
     }
-    this.encodeSoon ??= setImmediate(() => {
-      this.encodeSoon = undefined;
-      this.encodeQueued();
-      void this.pump();
+    this.encodeSoon ??= setImmediate(this.encodeStep);
+  }
+
+  /** Publishes or drops the queued rows, once it is known whether anyone listens. */
+  private readonly encodeStep = (): void => {
+    this.encodeSoon = undefined;
+    if (this.unencoded.length === 0) return;
+    const watched = this.watched();
+    if (watched === undefined) {
+      void this.checkPresence();
+      return;
+    }
+    if (!watched) {
+      this.stats.unobserved += this.unencoded.length;
+      this.unencoded = [];
+      return;
+    }
+    this.encodeQueued();
+    void this.pump();
+  };
+
+  /**
+   * Whether any process listens, as far as rows committed by now are concerned; undefined when
+   * the last answer is too old to say. A half-expired answer is refreshed ahead of time, so rows
+   * do not wait for the check under steady traffic.
+   */
+  private watched(): boolean | undefined {
+    if (this.subscriberTotal > 0 || this.client || this.connecting) return true;
+    const p = this.presence;
+    if (!p) return undefined;
+    const age = performance.now() - p.checkedAt;
+    if (age >= this.presenceMs) return undefined;
+    if (age >= this.presenceMs / 2) void this.checkPresence();
+    return p.present;
+  }
+
+  /** Asks the database whether any LISTEN connection of the channel exists; queued rows move on after. */
+  private checkPresence(): Promise<void> {
+    this.presenceCheck ??= (async () => {
+      const checkedAt = performance.now();
+      try {
+        const { rows } = await this.opts.pool.query<{ present: boolean }>(PRESENCE_SQL, [listenerName(this.channel)]);
+        this.presence = { checkedAt, present: rows[0]?.present === true };
+      } catch {
+        // Unknown: publish. If the database is unreachable the NOTIFY fails too, and is counted there.
+        this.presence = { checkedAt, present: true };
+      }
+    })().finally(() => {
+      this.presenceCheck = undefined;
+      if (this.unencoded.length > 0 && !this.closed) this.encodeSoon ??= setImmediate(this.encodeStep);
     });
+    return this.presenceCheck;
   }
 
   private encodeQueued(): void {
@@ -192,7 +274,7 @@ export class LiveBus {
     this.subscriberTotal++;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
-    const ready = this.listen();
+    const ready = this.listen().then(() => this.untilSeen());
     ready.catch(() => undefined);
     let active = true;
     return {
@@ -250,11 +332,17 @@ export class LiveBus {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.cancelSleep?.();
-    if (this.encodeSoon) {
-      clearImmediate(this.encodeSoon);
-      this.encodeSoon = undefined;
-      this.encodeQueued();
-      void this.pump();
+    if (this.encodeSoon) clearImmediate(this.encodeSoon);
+    this.encodeSoon = undefined;
+    if (this.unencoded.length > 0) {
+      if (this.watched() === undefined) await this.checkPresence();
+      if (this.watched() === false) {
+        this.stats.unobserved += this.unencoded.length;
+        this.unencoded = [];
+      } else {
+        this.encodeQueued();
+        void this.pump();
+      }
     }
     const deadline = Date.now() + 2_000;
     while ((this.publishing || this.pending.length) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
@@ -310,12 +398,17 @@ export class LiveBus {
       client.on('end', () => this.lost(client));
       try {
         await client.connect();
-        await client.query(`listen ${pg.escapeIdentifier(this.channel)}`);
+        // Named after LISTEN, in the same round trip: the name is what publishers look for.
+        const name = listenerName(this.channel);
+        await client.query(`listen ${pg.escapeIdentifier(this.channel)}; set application_name = ${pg.escapeLiteral(name)}`);
+        const { rows } = await client.query<{ age_ms: number }>(LISTENER_AGE_SQL, [name]);
         if (this.closed) {
           await client.end().catch(() => undefined);
           throw new Error('live bus is closed');
         }
         this.client = client;
+        // A listener that has existed for a whole presence period is known to every publisher.
+        this.seenAt = performance.now() + Math.max(0, this.presenceMs + PRESENCE_MARGIN_MS - (rows[0]?.age_ms ?? 0));
         this.retryDelay = this.opts.reconnectMs ?? 500;
         if (this.subscriberTotal === 0) this.scheduleIdleClose();
         return;
@@ -348,6 +441,13 @@ export class LiveBus {
       if (!this.closed && this.subscriberTotal > 0) this.listen().catch(() => undefined);
     }, this.nextDelay());
     this.retryTimer.unref();
+  }
+
+  /** Resolves once every publisher has had time to see this process's LISTEN connection. */
+  private untilSeen(): Promise<void> | undefined {
+    const wait = this.seenAt - performance.now();
+    if (wait <= 0) return undefined;
+    return new Promise((resolve) => setTimeout(resolve, wait).unref());
   }
 
   private nextDelay(): number {

@@ -237,6 +237,32 @@ describe('live tap', () => {
     }
   });
 
+  it('publishes nothing while no process listens, and every event committed after a new listener is ready', async () => {
+    // A channel of its own: no other listener of this file counts.
+    const channel = `gateway_live_presence_${process.pid}`;
+    const pools = [new pg.Pool({ connectionString: c.env.databaseUrl, max: 1 }), new pg.Pool({ connectionString: c.env.databaseUrl, max: 1 })];
+    const publisher = new LiveBus({ pool: pools[0]!, connectionString: c.env.databaseUrl, logger, channel, presenceMs: 300 });
+    const listener = new LiveBus({ pool: pools[1]!, connectionString: c.env.databaseUrl, logger, channel, presenceMs: 300 });
+    try {
+      publisher.publish([committed(c.tenant.tenantId, 'req_presence_1', 'nobody listens')]);
+      await until(() => publisher.stats.unobserved === 1, 'the unobserved event to be dropped');
+      expect(publisher.stats.published).toBe(0);
+      // The publisher's "nobody listens" answer is fresh now; ready has to outlast it.
+      const received: LiveEvent[] = [];
+      const subscription = listener.subscribe(c.tenant.tenantId, (e) => received.push(e));
+      await subscription.ready;
+      publisher.publish([committed(c.tenant.tenantId, 'req_presence_2', 'watched')]);
+      await until(() => received.some((e) => e.id === 'req_presence_2'), 'the event committed after ready');
+      expect(received.map((e) => e.id)).toEqual(['req_presence_2']);
+      expect(publisher.stats).toMatchObject({ published: 1, unobserved: 1 });
+      subscription.unsubscribe();
+    } finally {
+      await listener.close();
+      await publisher.close();
+      await Promise.all(pools.map((p) => p.end()));
+    }
+  });
+
   it('sends keep-alive comments while idle', async () => {
     const t = await tail(fastUrl, c.tenant.token);
     try {
