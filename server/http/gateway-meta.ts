@@ -1,4 +1,5 @@
 import type { CallMeta } from '../gateway/types.js';
+import { rawJsonOf } from '../providers/raw-json.js';
 
 // `_gateway` in responses and the X-Gateway-* headers (SPEC.md chat response and header tables).
 // Hot path: no object spread here (see pipeline.ts), and the answer is not copied to add `_gateway`.
@@ -20,10 +21,17 @@ export function gatewayMeta(meta: CallMeta) {
 /**
  * The JSON of an answer object (a completion or the last stream chunk) with `_gateway` as its
  * last field, without copying the object: cached answers are shared and must not be changed.
+ * An answer that still carries the upstream's own JSON text is not encoded again.
  */
 export function jsonWithGateway(answer: object, meta: CallMeta): string {
-  const json = JSON.stringify(answer);
   const gateway = JSON.stringify(gatewayMeta(meta));
+  const raw = rawJsonOf(answer);
+  if (raw !== undefined) {
+    const end = raw.lastIndexOf('}');
+    const head = raw.slice(0, end).trimEnd();
+    if (end > 0 && head.length > 1) return `${head},"_gateway":${gateway}}`;
+  }
+  const json = JSON.stringify(answer);
   return json.length > 2 ? `${json.slice(0, -1)},"_gateway":${gateway}}` : `{"_gateway":${gateway}}`;
 }
 

@@ -6,6 +6,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { CallOptions } from './types.js';
 import { CallScope } from './call-scope.js';
 import { httpStatusError, toProviderError } from './http-errors.js';
+import { keepRawJson } from './raw-json.js';
 import { ProviderError } from './types.js';
 
 export interface HttpOptions extends CallOptions {
@@ -130,7 +131,7 @@ async function statusError(res: Dispatcher.ResponseData, provider: string, heade
   return httpStatusError(provider, res.statusCode, res.headers, text, secretsOf(headers));
 }
 
-async function callJson<T>(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body: unknown, opts: HttpOptions): Promise<T> {
+async function callJson<T>(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body: unknown, opts: HttpOptions, keepText = false): Promise<T> {
   const scope = new CallScope(opts.signal, opts.timeoutMs);
   let res: Dispatcher.ResponseData | undefined;
   try {
@@ -138,7 +139,9 @@ async function callJson<T>(method: 'GET' | 'POST', url: string, headers: Record<
     if (res.statusCode < 200 || res.statusCode >= 300) throw await statusError(res, opts.provider, headers);
     const text = await res.body.text();
     try {
-      return JSON.parse(text) as T;
+      const parsed: unknown = JSON.parse(text);
+      if (keepText && typeof parsed === 'object' && parsed !== null) keepRawJson(parsed, text);
+      return parsed as T;
     } catch (cause) {
       throw new ProviderError({
         provider: opts.provider,
@@ -157,9 +160,12 @@ async function callJson<T>(method: 'GET' | 'POST', url: string, headers: Record<
   }
 }
 
-/** POSTs a JSON body and returns the parsed JSON response. */
-export function postJson<T = unknown>(url: string, headers: Record<string, string>, body: unknown, opts: HttpOptions): Promise<T> {
-  return callJson<T>('POST', url, headers, body, opts);
+/**
+ * POSTs a JSON body and returns the parsed JSON response. With `keepText`, an object answer also
+ * carries the text it was parsed from (see raw-json.ts), for answers that are sent on unchanged.
+ */
+export function postJson<T = unknown>(url: string, headers: Record<string, string>, body: unknown, opts: HttpOptions, keepText = false): Promise<T> {
+  return callJson<T>('POST', url, headers, body, opts, keepText);
 }
 
 export function getJson<T = unknown>(url: string, headers: Record<string, string>, opts: HttpOptions): Promise<T> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallMeta } from '../../server/gateway/types.js';
 import { jsonWithGateway } from '../../server/http/gateway-meta.js';
+import { forgetRawJson, keepRawJson } from '../../server/providers/raw-json.js';
 
 describe('jsonWithGateway', () => {
   const meta: CallMeta = {
@@ -17,6 +18,23 @@ describe('jsonWithGateway', () => {
     expect(parsed._gateway).toMatchObject({ requestId: 'req_1', cost: 0.000123, routing: { routedBy: 'user-override' } });
     expect(parsed._gateway).not.toHaveProperty('cacheType');
     expect(answer).not.toHaveProperty('_gateway');
+  });
+
+  it('sends an answer that carries its upstream JSON text on as that text, and re-encodes it once forgotten', () => {
+    const raw = '{"id": "c1", "created": 1.0, "choices": [{"index": 0}]}\n';
+    const answer = keepRawJson(JSON.parse(raw) as object, raw);
+    const text = jsonWithGateway(answer, meta);
+    expect(text.startsWith('{"id": "c1", "created": 1.0, "choices": [{"index": 0}],"_gateway":{')).toBe(true);
+    expect(Object.keys(JSON.parse(text))).toEqual(['id', 'created', 'choices', '_gateway']);
+    expect(JSON.stringify(answer)).toBe('{"id":"c1","created":1,"choices":[{"index":0}]}');
+
+    forgetRawJson(answer);
+    expect(jsonWithGateway(answer, meta).startsWith('{"id":"c1","created":1,"choices":[{"index":0}],"_gateway":{')).toBe(true);
+  });
+
+  it('encodes an empty upstream object rather than splicing into it', () => {
+    const parsed = JSON.parse(jsonWithGateway(keepRawJson({}, '{ }'), meta));
+    expect(Object.keys(parsed)).toEqual(['_gateway']);
   });
 
   it('shows cacheType on cache hits, and handles an empty object', () => {

@@ -14,6 +14,7 @@ import {
 } from '../types.js';
 import { getJson, postJson, postSse } from '../http.js';
 import { HttpAdapter } from '../http-adapter.js';
+import { forgetRawJson } from '../raw-json.js';
 import { settleStreamError } from '../stream-errors.js';
 import { estimateUsage } from '../usage.js';
 import { textOf } from '../util.js';
@@ -51,11 +52,13 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
       const { stream: _stream, stream_options: _options, ...rest } = req;
       body = rest;
     }
-    const res = await postJson<ChatCompletion>(`${this.baseUrl}/chat/completions`, this.headers, body, this.http(opts));
+    // The answer keeps its upstream JSON text: it goes back to the client as it came.
+    const res = await postJson<ChatCompletion>(`${this.baseUrl}/chat/completions`, this.headers, body, this.http(opts), true);
     if (!res || !Array.isArray(res.choices)) {
       throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned a completion without choices` });
     }
     if (!res.usage) {
+      forgetRawJson(res);
       const text = res.choices.map((c) => textOf(c.message?.content) + (c.message?.tool_calls ?? []).map((t) => t.function.arguments).join('')).join('');
       res.usage = await estimateUsage(req, text);
       res['usage_estimated'] = true;
