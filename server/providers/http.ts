@@ -1,23 +1,20 @@
 // The upstream HTTP layer. One shared undici Agent keeps a keep-alive pool per origin, so steady
-// traffic to a provider reuses warm TLS connections instead of handshaking per request.
+// traffic to a provider reuses warm TLS connections instead of handshaking per request. Calls go
+// through undici's dispatch interface (upstream-exchange.ts), not its request() API.
 // Every failure leaves here as a ProviderError (see http-errors.ts).
 import { Agent, type Dispatcher } from 'undici';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { CallOptions } from './types.js';
 import { CallScope } from './call-scope.js';
 import { httpStatusError, toProviderError } from './http-errors.js';
 import { keepRawJson } from './raw-json.js';
 import { ProviderError } from './types.js';
+import { dispatchExchange, headerRecord, SseAnswer, WholeAnswer, type SseEvent } from './upstream-exchange.js';
+
+export type { SseEvent } from './upstream-exchange.js';
 
 export interface HttpOptions extends CallOptions {
   /** Registry name, used in error messages and ProviderError.provider. */
   provider: string;
-}
-
-/** One parsed server-sent event. */
-export interface SseEvent {
-  event?: string | undefined;
-  data: string;
 }
 
 export interface HttpConfig {
@@ -85,11 +82,7 @@ export function jsonHeaders(extra: Record<string, string>, accept = 'application
   return { 'content-type': 'application/json', accept, ...extra };
 }
 
-/**
- * Origin and path of an upstream URL, parsed once per distinct URL (adapters build the same few).
- * Calling the dispatcher with them directly also skips undici's top-level request(url, opts),
- * which parses the URL and spreads the options into a new object on every call.
- */
+/** Origin and path of an upstream URL, parsed once per distinct URL (adapters build the same few). */
 function splitUrl(url: string): { origin: string; path: string } {
   let parts = urlParts.get(url);
   if (!parts) {
@@ -104,40 +97,25 @@ function splitUrl(url: string): { origin: string; path: string } {
 const urlParts = new Map<string, { origin: string; path: string }>();
 const MAX_CACHED_URLS = 1_000;
 
-async function send(
-  url: string,
-  method: 'GET' | 'POST',
-  headers: Record<string, string>,
-  body: unknown,
-  scope: CallScope,
-): Promise<Dispatcher.ResponseData> {
+/** Starts an exchange to `url`; `handler` receives the answer. */
+function start(url: string, method: 'GET' | 'POST', headers: Record<string, string>, body: unknown, scope: CallScope, handler: WholeAnswer | SseAnswer): void {
   const { origin, path } = splitUrl(url);
-  return getDispatcher().request({
-    origin,
-    path,
-    method,
-    headers,
-    body: body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body),
-    // undici accepts any EventTarget-like signal; the scope is a Cancellation, not an AbortSignal.
-    signal: scope.signal as unknown as AbortSignal,
-    // Our own timer bounds the whole call; these only make undici's per-phase timers no shorter.
-    headersTimeout: scope.timeoutMs > 0 ? scope.timeoutMs : 0,
-    bodyTimeout: scope.timeoutMs > 0 ? scope.timeoutMs : 0,
-  });
+  const text = body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body);
+  dispatchExchange(getDispatcher(), { origin, path, method, headers, body: text, timeoutMs: scope.timeoutMs }, handler);
 }
 
-async function statusError(res: Dispatcher.ResponseData, provider: string, headers: Record<string, string>): Promise<ProviderError> {
-  const text = await res.body.text();
-  return httpStatusError(provider, res.statusCode, res.headers, text, secretsOf(headers));
+function statusError(answer: WholeAnswer | SseAnswer, provider: string, headers: Record<string, string>): ProviderError {
+  return httpStatusError(provider, answer.statusCode, headerRecord(answer.rawHeaders), answer.errorText(), secretsOf(headers));
 }
 
 async function callJson<T>(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body: unknown, opts: HttpOptions, keepText = false): Promise<T> {
   const scope = new CallScope(opts.signal, opts.timeoutMs);
-  let res: Dispatcher.ResponseData | undefined;
+  const answer = new WholeAnswer(scope);
   try {
-    res = await send(url, method, headers, body, scope);
-    if (res.statusCode < 200 || res.statusCode >= 300) throw await statusError(res, opts.provider, headers);
-    const text = await res.body.text();
+    start(url, method, headers, body, scope, answer);
+    await answer.finished;
+    if (!answer.ok) throw statusError(answer, opts.provider, headers);
+    const text = answer.text();
     try {
       const parsed: unknown = JSON.parse(text);
       if (keepText && typeof parsed === 'object' && parsed !== null) keepRawJson(parsed, text);
@@ -145,7 +123,7 @@ async function callJson<T>(method: 'GET' | 'POST', url: string, headers: Record<
     } catch (cause) {
       throw new ProviderError({
         provider: opts.provider,
-        status: res.statusCode,
+        status: answer.statusCode,
         retryable: false,
         kind: 'parse',
         message: `${opts.provider} returned a body that is not JSON (${text.length} bytes)`,
@@ -156,7 +134,6 @@ async function callJson<T>(method: 'GET' | 'POST', url: string, headers: Record<
     throw toProviderError(err, scope, opts.provider);
   } finally {
     scope.dispose();
-    if (res && !res.body.readableEnded) res.body.destroy();
   }
 }
 
@@ -176,35 +153,27 @@ export function getJson<T = unknown>(url: string, headers: Record<string, string
  * POSTs a JSON body and yields the response's server-sent events. Nothing is sent until the first
  * `next()`. A failure before the first event (connect error, timeout, 429/5xx, a stream that ends
  * with nothing) is thrown from that first `next()` with its usual retryability; a failure after
- * it is a non-retryable ProviderError of kind 'stream'. Stopping iteration early releases the socket.
+ * it is a non-retryable ProviderError of kind 'stream'. Stopping iteration early closes the connection.
  */
 export async function* postSse(url: string, headers: Record<string, string>, body: unknown, opts: HttpOptions): AsyncGenerator<SseEvent, void, undefined> {
   const scope = new CallScope(opts.signal, opts.timeoutMs);
-  let res: Dispatcher.ResponseData | undefined;
+  const answer = new SseAnswer(scope);
   let started = false;
   try {
-    res = await send(url, 'POST', headers, body, scope);
-    if (res.statusCode < 200 || res.statusCode >= 300) throw await statusError(res, opts.provider, headers);
-    const queue: EventSourceMessage[] = [];
-    const parser = createParser({ onEvent: (ev) => queue.push(ev) });
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
-      parser.feed(decoder.decode(chunk, { stream: true }));
-      if (queue.length === 0) continue;
-      // The parser only runs inside feed(), so the queue is stable while we yield from it.
-      for (let i = 0; i < queue.length; i++) {
+    start(url, 'POST', headers, body, scope, answer);
+    for (;;) {
+      const ev = answer.take();
+      if (ev !== undefined) {
         started = true;
-        yield queue[i] as SseEvent;
+        yield ev;
+      } else if (answer.settled) {
+        break;
+      } else {
+        await answer.whenReady();
       }
-      queue.length = 0;
     }
-    // A last event without its trailing blank line still counts.
-    parser.feed(decoder.decode());
-    parser.reset({ consume: true });
-    for (const ev of queue) {
-      started = true;
-      yield ev;
-    }
+    if (answer.failure) throw answer.failure;
+    if (!answer.ok) throw statusError(answer, opts.provider, headers);
     if (!started) {
       throw new ProviderError({ provider: opts.provider, status: 0, retryable: true, kind: 'stream', message: `${opts.provider} stream ended before any event` });
     }
@@ -212,6 +181,7 @@ export async function* postSse(url: string, headers: Record<string, string>, bod
     throw toProviderError(err, scope, opts.provider, started);
   } finally {
     scope.dispose();
-    if (res && !res.body.readableEnded) res.body.destroy();
+    // The consumer stopped early: close the connection rather than read the rest.
+    answer.abort(new Error('stream closed by the consumer'));
   }
 }
