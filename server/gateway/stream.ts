@@ -71,8 +71,9 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       while (!next.done) {
         const chunk = next.value;
         acc.add(chunk);
-        // Usage travels once, in the final frame; usage-only chunks are not forwarded.
-        if (chunk.choices.length > 0) sink.chunk(chunk.usage === undefined ? chunk : withoutUsage(chunk));
+        // Usage travels once, in the final frame: usage-only chunks are not forwarded, and the
+        // sink leaves usage out of the others.
+        if (chunk.choices.length > 0) sink.chunk(chunk);
         next = await iterator.next();
       }
     } catch (err) {
@@ -113,10 +114,5 @@ function finalChunk(id: string, created: number, model: string, usage: Usage | u
   const chunk: ChatChunk = { id, object: 'chat.completion.chunk', created, model, choices: [] };
   if (usage) chunk.usage = usage;
   return chunk;
-}
-
-function withoutUsage(chunk: ChatChunk): ChatChunk {
-  const { usage: _usage, ...rest } = chunk;
-  return rest as ChatChunk;
 }
 

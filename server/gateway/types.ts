@@ -88,6 +88,7 @@ export interface CompletionResult {
 export interface StreamSink {
   /** The first upstream byte is in: commit to this target (send headers). */
   start(meta: Omit<CallMeta, 'latencyMs' | 'cost' | 'usage'>): void;
+  /** A content chunk. Any usage on it is left out: usage travels once, in the last frame. */
   chunk(chunk: ChatChunk): void;
   /** The last frame: carries usage (when asked for) and `_gateway`; then [DONE]. */
   end(final: ChatChunk, meta: CallMeta): void;

@@ -1,4 +1,5 @@
 import type { CallMeta } from '../gateway/types.js';
+import type { ChatChunk } from '../providers/types.js';
 import { rawJsonOf } from '../providers/raw-json.js';
 
 // `_gateway` in responses and the X-Gateway-* headers (SPEC.md chat response and header tables).
@@ -33,6 +34,24 @@ export function jsonWithGateway(answer: object, meta: CallMeta): string {
   }
   const json = JSON.stringify(answer);
   return json.length > 2 ? `${json.slice(0, -1)},"_gateway":${gateway}}` : `{"_gateway":${gateway}}`;
+}
+
+/** How an upstream chunk with `"usage": null` ends (OpenAI's format once usage is asked for). */
+const USAGE_NULL_TAIL = ',"usage":null}';
+
+/**
+ * The JSON of a content chunk, without usage: usage travels once, in the last frame. A chunk that
+ * still carries the upstream's own text is sent as that text (less a trailing `"usage":null`).
+ */
+export function chunkJson(chunk: ChatChunk): string {
+  const raw = rawJsonOf(chunk);
+  if (raw !== undefined) {
+    if (chunk.usage === undefined) return raw;
+    if (chunk.usage === null && raw.endsWith(USAGE_NULL_TAIL)) return `${raw.slice(0, -USAGE_NULL_TAIL.length)}}`;
+  }
+  if (chunk.usage === undefined) return JSON.stringify(chunk);
+  const { usage: _usage, ...rest } = chunk;
+  return JSON.stringify(rest);
 }
 
 /** Headers known when a response starts (streams learn cost and latency only at the end). */

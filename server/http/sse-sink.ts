@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ChatChunk } from '../providers/types.js';
 import type { CallMeta, StreamSink } from '../gateway/types.js';
-import { gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
+import { chunkJson, gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
 
 // The chat stream over Server-Sent Events: frames are written as they come (no buffering, no
 // compression), the last data frame carries `_gateway`, and a failure after the first byte ends
@@ -15,16 +15,16 @@ export function sseSink(res: ServerResponse): StreamSink {
     // start() is called with the first upstream chunk in hand, so the headers are not flushed on
     // their own: they leave in the same write as the first frame (one system call, not two).
     start(meta) {
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-        ...gatewayHeaders(meta),
-      });
+      // Added to the gateway's own header object: no spread of a per-request object.
+      const headers = gatewayHeaders(meta);
+      headers['content-type'] = 'text/event-stream; charset=utf-8';
+      headers['cache-control'] = 'no-cache, no-transform';
+      headers.connection = 'keep-alive';
+      headers['x-accel-buffering'] = 'no';
+      res.writeHead(200, headers);
     },
     chunk(chunk: ChatChunk) {
-      write(`data: ${JSON.stringify(chunk)}\n\n`);
+      write(`data: ${chunkJson(chunk)}\n\n`);
     },
     end(final: ChatChunk, meta: CallMeta) {
       write(`data: ${jsonWithGateway(final, meta)}\n\ndata: [DONE]\n\n`);

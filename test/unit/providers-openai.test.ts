@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { OpenAIStreamNormalizer } from '../../server/providers/openai-compatible/stream.js';
 import { ProviderError, type ChatChunk } from '../../server/providers/types.js';
 import type { SseEvent } from '../../server/providers/http.js';
+import { chunkJson } from '../../server/http/gateway-meta.js';
 
 const base = { id: 'chatcmpl-123', object: 'chat.completion.chunk', created: 1694268190, model: 'gpt-4o-mini', system_fingerprint: 'fp_44709d6fcb' };
 const ev = (obj: unknown): SseEvent => ({ data: typeof obj === 'string' ? obj : JSON.stringify(obj) });
@@ -35,6 +36,29 @@ describe('openai-compatible stream normalisation', () => {
     expect(chunks[1]!.choices[0]!.finish_reason).toBe('stop');
     expect(chunks[2]!.usage).toEqual({ prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 });
     expect(norm.needsUsageEstimate).toBe(false);
+  });
+
+  it('sends unchanged chunks on as the upstream wrote them, without usage, and re-encodes changed ones', () => {
+    const events = [
+      ev({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], usage: null }),
+      ev({ ...base, choices: [{ index: 0, delta: { content: 'Hello' }, logprobs: null, finish_reason: null }], usage: null }),
+      ev({ ...base, choices: [{ index: 0, delta: { content: ' there' }, logprobs: null, finish_reason: null }], usage: null }),
+      ev({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } }),
+      ev('[DONE]'),
+    ];
+    const { chunks } = run(events);
+    const frames = chunks.slice(0, 3).map(chunkJson);
+    // The role merged into the first content chunk: encoded again, without usage.
+    expect(JSON.parse(frames[0]!)).toEqual({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hello' }, logprobs: null, finish_reason: null }] });
+    // Untouched: the upstream's text, less its trailing "usage":null.
+    expect(frames[1]).toBe(JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: ' there' }, logprobs: null, finish_reason: null }] }));
+    expect(events[2]!.data.endsWith(',"usage":null}')).toBe(true);
+    // Usage moved to the final chunk: encoded again, without it.
+    expect(JSON.parse(frames[2]!)).toEqual({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] });
+    expect(chunks[3]!.usage).toEqual({ prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 });
+    // "usage": null that is not the last field is left out by encoding the chunk again.
+    const inner = run([ev(`{"usage":null,"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}`), ev('[DONE]')]);
+    expect(JSON.parse(chunkJson(inner.chunks[0]!))).not.toHaveProperty('usage');
   });
 
   it('passes tool-call deltas through', () => {

@@ -8,6 +8,7 @@
 import { ProviderError, type ChatChunk, type Usage } from '../types.js';
 import type { SseEvent } from '../http.js';
 import { isRetryableStatus } from '../http-errors.js';
+import { forgetRawJson, keepRawJson } from '../raw-json.js';
 import { streamFailure } from '../stream-errors.js';
 import { isRecord, nowSeconds, usageChunk } from '../util.js';
 
@@ -39,7 +40,8 @@ export class OpenAIStreamNormalizer {
     const parsed: unknown = JSON.parse(data);
     if (!isRecord(parsed)) return undefined;
     if (parsed['error'] !== undefined && !Array.isArray(parsed['choices'])) throw this.inStreamError(parsed['error']);
-    const chunk = parsed as unknown as ChatChunk;
+    // Sent on as the upstream wrote it unless changed below (see raw-json.ts).
+    const chunk = keepRawJson(parsed as unknown as ChatChunk, data);
     if (typeof chunk.id === 'string') this.id = chunk.id;
     if (typeof chunk.model === 'string') this.model = chunk.model;
     if (typeof chunk.created === 'number') this.created = chunk.created;
@@ -61,6 +63,7 @@ export class OpenAIStreamNormalizer {
       this.started = true;
       if (this.heldRole && first && first.index === 0 && first.delta && !first.delta.role) {
         first.delta = { role: 'assistant', ...first.delta };
+        forgetRawJson(chunk);
       }
     }
     for (const c of choices) {
@@ -73,6 +76,7 @@ export class OpenAIStreamNormalizer {
       // Usage on a content chunk (Mistral and others): move it to the final usage chunk.
       this.pendingUsage = chunk.usage;
       delete chunk.usage;
+      forgetRawJson(chunk);
     }
     return chunk;
   }
