@@ -74,6 +74,18 @@ export function requestRow(call: ChatCall, o: Outcome): RequestLogRow {
 
 export function buildMeta(call: ChatCall, o: Outcome, cost: number, errors: CallMeta['errors']): CallMeta {
   const d = o.decision;
+  const routing: CallMeta['routing'] = {
+    taskType: d.taskType,
+    complexity: d.complexity,
+    routedBy: d.routedBy,
+    usedFallback: d.usedFallback,
+    usedLlmFallback: d.usedLlmFallback,
+  };
+  // Set only for A/B-routed calls (no spread: see upstreamBody in pipeline.ts).
+  if (d.abTestId) {
+    routing.abTestId = d.abTestId;
+    if (d.variant !== undefined) routing.variant = d.variant;
+  }
   return {
     requestId: call.requestId,
     provider: o.served?.provider ?? d.provider,
@@ -83,14 +95,7 @@ export function buildMeta(call: ChatCall, o: Outcome, cost: number, errors: Call
     cacheType: o.cacheType,
     cost,
     usage: o.usage,
-    routing: {
-      taskType: d.taskType,
-      complexity: d.complexity,
-      routedBy: d.routedBy,
-      usedFallback: d.usedFallback,
-      usedLlmFallback: d.usedLlmFallback,
-      ...(d.abTestId ? { abTestId: d.abTestId, variant: d.variant } : {}),
-    },
+    routing,
     errors,
   };
 }
@@ -102,6 +107,8 @@ export function logCall(writer: LogWriter, call: ChatCall, outcome: Outcome, cos
 }
 
 const PREVIEW_CHARS = 120;
+/** Whitespace other than a single space: what the preview folds into one space. */
+const FOLDABLE_WHITESPACE = /[^\S ]| {2}/;
 
 /** The start of the last user message, for the live tap only (never stored). */
 export function promptPreview(call: ChatCall): string | null {
@@ -109,8 +116,10 @@ export function promptPreview(call: ChatCall): string | null {
     const m = call.messages[i]!;
     if (m.role !== 'user') continue;
     const text = typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => (p.type === 'text' ? (p as { text: string }).text : `[${p.type}]`)).join(' ');
-    // Only the head is ever shown: never scan a long prompt whole on the request path.
-    const flat = text.slice(0, PREVIEW_CHARS * 4).replace(/\s+/g, ' ').trim();
+    // Only the head is ever shown: never scan a long prompt whole on the request path. Most heads
+    // have no whitespace to fold (only single spaces), and are not copied to fold it.
+    const head = text.slice(0, PREVIEW_CHARS * 4);
+    const flat = (FOLDABLE_WHITESPACE.test(head) ? head.replace(/\s+/g, ' ') : head).trim();
     return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat;
   }
   return null;

@@ -12,7 +12,7 @@ import type { Services } from '../services.js';
 import { reportError, sendError } from './errors.js';
 import { gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
 import { readJsonBody } from './read-body.js';
-import { assignRequestId } from './request-id.js';
+import { reserveRequestId } from './request-id.js';
 import { sseSink } from './sse-sink.js';
 
 // POST /v1/chat/completions: the OpenAI wire format in and out. It is served on the plain node
@@ -75,7 +75,8 @@ export function chatHandler(services: Services, dataPlane: DataPlane) {
   };
 
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const requestId = assignRequestId(res);
+    // Its header leaves with the response head (gatewayHeaders) or the error (sendError).
+    const requestId = reserveRequestId(res);
     handle(req, res, requestId).catch((err: unknown) => {
       if (err instanceof ClientClosedError) return;
       if (res.headersSent) {

@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../lib/logger.js';
 import { GatewayError, errorBody } from '../lib/errors.js';
 import { toGatewayError } from '../trpc/errors.js';
+import { existingRequestId } from './request-id.js';
 
 // Every error on every path leaves as {"error": {"type", "message"}} with the SPEC.md status.
 
@@ -14,6 +15,8 @@ export function sendError(res: ServerResponse, err: GatewayError): void {
   }
   const body = JSON.stringify(errorBody(err));
   res.statusCode = err.status;
+  const requestId = existingRequestId(res);
+  if (requestId !== undefined && !res.hasHeader('x-gateway-request-id')) res.setHeader('X-Gateway-Request-Id', requestId);
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', Buffer.byteLength(body));
   res.end(body);
@@ -22,7 +25,7 @@ export function sendError(res: ServerResponse, err: GatewayError): void {
 /** Logs internal errors with their cause (never the request body) and answers with the typed body. */
 export function reportError(logger: Logger, res: ServerResponse, raw: unknown): void {
   const err = toGatewayError(raw);
-  if (err.status >= 500) logger.error({ err: err.cause ?? err, requestId: res.getHeader('X-Gateway-Request-Id') }, 'request failed');
+  if (err.status >= 500) logger.error({ err: err.cause ?? err, requestId: existingRequestId(res) }, 'request failed');
   sendError(res, err);
 }
 

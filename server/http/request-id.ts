@@ -8,10 +8,25 @@ const REQUEST_ID = Symbol('gatewayRequestId');
 type WithId = ServerResponse & { [REQUEST_ID]?: string };
 
 export function assignRequestId(res: ServerResponse): string {
-  const id = newId('req');
-  (res as WithId)[REQUEST_ID] = id;
+  const id = reserveRequestId(res);
   res.setHeader('X-Gateway-Request-Id', id);
   return id;
+}
+
+/**
+ * The id without its header, for a path that writes the header with its response head. A header
+ * set before writeHead() sends every header of the response through setHeader() one by one; the
+ * chat path passes them all to writeHead() at once. Error answers add it (sendError).
+ */
+export function reserveRequestId(res: ServerResponse): string {
+  const id = newId('req');
+  (res as WithId)[REQUEST_ID] = id;
+  return id;
+}
+
+/** The id of a response, if one was made for it. */
+export function existingRequestId(res: ServerResponse): string | undefined {
+  return (res as WithId)[REQUEST_ID];
 }
 
 export function requestIdOf(res: ServerResponse): string {

@@ -5,6 +5,7 @@ import type { Logger } from '../lib/logger.js';
 import type { Services } from '../services.js';
 import { makeContextFactory } from '../trpc/context.js';
 import { toGatewayError } from '../trpc/errors.js';
+import { existingRequestId } from './request-id.js';
 import { appRouter } from '../trpc/router.js';
 
 // The REST face of the tRPC procedures. The library's error body is fixed ({message, code, issues}),
@@ -29,7 +30,7 @@ export function restHandler(services: Services, logger: Logger) {
       const failure = (req as WithFailure)[FAILURE];
       if (failure !== undefined) {
         const err = toGatewayError(failure);
-        if (err.status >= 500) logger.error({ err: err.cause ?? err, requestId: res.getHeader('X-Gateway-Request-Id') }, 'request failed');
+        if (err.status >= 500) logger.error({ err: err.cause ?? err, requestId: existingRequestId(res) }, 'request failed');
         return end(JSON.stringify(errorBody(err)));
       }
       return end(...args);

@@ -77,8 +77,13 @@ describe('typed errors on every path', () => {
     const a = await env.http('GET', '/health');
     const b = await env.http('GET', '/v1/admin/tokens', { token: tenant.token });
     const c = await env.http('GET', '/v1/admin/tokens');
-    const ids = [a, b, c].map((r) => r.headers.get('x-gateway-request-id'));
-    expect(new Set(ids).size).toBe(3);
+    // The chat path writes the header with its response head, and with its errors.
+    const d = await env.http('POST', '/v1/chat/completions', { body: { messages: [{ role: 'user', content: 'hi' }] } });
+    const e = await env.http('POST', '/v1/chat/completions', { token: tenant.token, body: { messages: [] } });
+    expectTypedError(d, 401, 'auth_error');
+    expectTypedError(e, 400, 'invalid_request_error');
+    const ids = [a, b, c, d, e].map((r) => r.headers.get('x-gateway-request-id'));
+    expect(new Set(ids).size).toBe(5);
     for (const id of ids) expect(id).toMatch(/^req_/);
   });
 
