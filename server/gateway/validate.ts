@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { GatewayError } from '../lib/errors.js';
 import { describeZodError } from '../lib/zod-errors.js';
 import { COMPLEXITIES } from './types.js';
+import { fastChatBody } from './chat-body-fast.js';
 
 // The chat request body: SPEC.md's chat request table on top of the OpenAI body. Unknown fields
 // are kept and passed through to providers that support them.
@@ -70,6 +71,8 @@ export function parseChatBody(raw: unknown): ChatBody {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new GatewayError('invalid_request_error', 'Request body must be a JSON object');
   }
+  const common = fastChatBody(raw as Record<string, unknown>);
+  if (common) return common;
   const parsed = ChatBodySchema.safeParse(raw);
   if (!parsed.success) throw new GatewayError('invalid_request_error', describeZodError(parsed.error));
   for (const [i, m] of parsed.data.messages.entries()) {
