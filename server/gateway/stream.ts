@@ -40,9 +40,14 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     if (!adapter) continue;
     const body = upstreamBody(call, target.model, true);
     const iterator = adapter.chatStream(body, { signal: call.signal, timeoutMs: upstreamTimeoutMs })[Symbol.asyncIterator]();
+    // The first next() sends the request; what the response head reports is built while the
+    // upstream thinks, not after its first chunk.
+    const first = iterator.next();
+    const decision = withFallback(plan.decision, i > 0);
+    const partial = buildMeta(call, { decision, served: target, latencyMs: 0, usage: ZERO_USAGE, cached: false, cacheType: null, streamed: true, status: 'ok', errorType: null }, 0, errors);
     let next: IteratorResult<ChatChunk>;
     try {
-      next = await iterator.next();
+      next = await first;
     } catch (err) {
       let failure: AttemptFailure;
       try {
@@ -63,8 +68,6 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
 
     // Committed to this target: the client gets headers and chunks from here on.
     breakers.success(target.provider);
-    const decision = withFallback(plan.decision, i > 0);
-    const partial = buildMeta(call, { decision, served: target, latencyMs: 0, usage: ZERO_USAGE, cached: false, cacheType: null, streamed: true, status: 'ok', errorType: null }, 0, errors);
     sink.start(partial);
     const acc = new StreamAccumulator();
     try {

@@ -67,10 +67,11 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
   }
 
   async *chatStream(req: ChatRequest, opts: CallOptions): AsyncGenerator<ChatChunk, void, undefined> {
-    const { stream_options: callerOptions, ...rest } = req;
-    // Object.assign, not spread: see upstreamBody in gateway/pipeline.ts.
-    const body: ChatRequest = Object.assign(rest, { stream: true as const });
-    if (this.streamUsageOption) body.stream_options = Object.assign({}, callerOptions, { include_usage: true });
+    // Copied key by key, not with a rest pattern or spread: see upstreamBody in gateway/pipeline.ts.
+    const body = {} as ChatRequest;
+    for (const key in req) if (key !== 'stream_options') body[key] = req[key];
+    body.stream = true;
+    if (this.streamUsageOption) body.stream_options = Object.assign({}, req.stream_options, { include_usage: true });
     const norm = new OpenAIStreamNormalizer(this.name, req.model);
     let yielded = false;
     try {
