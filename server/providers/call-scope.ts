@@ -25,11 +25,6 @@ export class CallScope extends Cancellation {
     }
   }
 
-  /** The signal for the HTTP client. */
-  get signal(): CancelSignal {
-    return this;
-  }
-
   private readonly onCallerAbort = (): void => {
     this.callerAborted = true;
     this.abort(this.callerSignal.reason);
