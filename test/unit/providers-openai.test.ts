@@ -7,12 +7,17 @@ import { chunkJson } from '../../server/http/gateway-meta.js';
 const base = { id: 'chatcmpl-123', object: 'chat.completion.chunk', created: 1694268190, model: 'gpt-4o-mini', system_fingerprint: 'fp_44709d6fcb' };
 const ev = (obj: unknown): SseEvent => ({ data: typeof obj === 'string' ? obj : JSON.stringify(obj) });
 
+/** What the adapter hands on: each returned chunk, the held opening just before the first. */
 function run(events: SseEvent[]): { chunks: ChatChunk[]; norm: OpenAIStreamNormalizer } {
   const norm = new OpenAIStreamNormalizer('openai', 'gpt-4o-mini');
   const chunks: ChatChunk[] = [];
   for (const e of events) {
     const c = norm.push(e);
-    if (c) chunks.push(c);
+    if (c) {
+      const opening = norm.takeOpening();
+      if (opening) chunks.push(opening);
+      chunks.push(c);
+    }
   }
   const last = norm.end();
   if (last) chunks.push(last);
@@ -20,7 +25,7 @@ function run(events: SseEvent[]): { chunks: ChatChunk[]; norm: OpenAIStreamNorma
 }
 
 describe('openai-compatible stream normalisation', () => {
-  it('passes the documented chunk sequence through, merging the role-only opener into the first content', () => {
+  it('passes the documented chunk sequence through, the role-only opener held until the first content', () => {
     // Shaped like the Chat Completions streaming reference, with stream_options.include_usage.
     const events = [
       ev({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], usage: null }),
@@ -30,12 +35,23 @@ describe('openai-compatible stream normalisation', () => {
       ev('[DONE]'),
     ];
     const { chunks, norm } = run(events);
-    expect(chunks).toHaveLength(3);
-    expect(chunks[0]!.choices[0]!.delta).toEqual({ role: 'assistant', content: 'Hello' });
-    expect(chunks[0]!['system_fingerprint']).toBe('fp_44709d6fcb');
-    expect(chunks[1]!.choices[0]!.finish_reason).toBe('stop');
-    expect(chunks[2]!.usage).toEqual({ prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 });
+    expect(chunks).toHaveLength(4);
+    expect(chunks[0]!.choices[0]!.delta).toEqual({ role: 'assistant', content: '' });
+    expect(chunks[1]!.choices[0]!.delta).toEqual({ content: 'Hello' });
+    expect(chunks[1]!['system_fingerprint']).toBe('fp_44709d6fcb');
+    expect(chunks[2]!.choices[0]!.finish_reason).toBe('stop');
+    expect(chunks[3]!.usage).toEqual({ prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 });
     expect(norm.needsUsageEstimate).toBe(false);
+  });
+
+  it('hands on nothing, the opener included, while no content has come', () => {
+    const norm = new OpenAIStreamNormalizer('openai', 'gpt-4o-mini');
+    expect(norm.push(ev({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }))).toBeUndefined();
+    expect(norm.takeOpening()).toBeUndefined();
+    expect(norm.push(ev({ ...base, choices: [{ index: 0, delta: { content: '' }, finish_reason: null }] }))).toBeUndefined();
+    expect(norm.push(ev({ ...base, choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] }))?.choices[0]!.delta).toEqual({ content: 'x' });
+    expect(norm.takeOpening()?.choices[0]!.delta).toEqual({ role: 'assistant', content: '' });
+    expect(norm.takeOpening()).toBeUndefined();
   });
 
   it('sends unchanged chunks on as the upstream wrote them, without usage, and re-encodes changed ones', () => {
@@ -47,15 +63,15 @@ describe('openai-compatible stream normalisation', () => {
       ev('[DONE]'),
     ];
     const { chunks } = run(events);
-    const frames = chunks.slice(0, 3).map(chunkJson);
-    // The role merged into the first content chunk: encoded again, without usage.
-    expect(JSON.parse(frames[0]!)).toEqual({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hello' }, logprobs: null, finish_reason: null }] });
+    const frames = chunks.slice(0, 4).map(chunkJson);
     // Untouched: the upstream's text, less its trailing "usage":null.
-    expect(frames[1]).toBe(JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: ' there' }, logprobs: null, finish_reason: null }] }));
-    expect(events[2]!.data.endsWith(',"usage":null}')).toBe(true);
+    expect(events[0]!.data.endsWith(',"usage":null}')).toBe(true);
+    expect(frames[0]).toBe(JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] }));
+    expect(frames[1]).toBe(JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: 'Hello' }, logprobs: null, finish_reason: null }] }));
+    expect(frames[2]).toBe(JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: ' there' }, logprobs: null, finish_reason: null }] }));
     // Usage moved to the final chunk: encoded again, without it.
-    expect(JSON.parse(frames[2]!)).toEqual({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] });
-    expect(chunks[3]!.usage).toEqual({ prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 });
+    expect(JSON.parse(frames[3]!)).toEqual({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] });
+    expect(chunks[4]!.usage).toEqual({ prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 });
     // "usage": null that is not the last field is left out by encoding the chunk again.
     const inner = run([ev(`{"usage":null,"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}`), ev('[DONE]')]);
     expect(JSON.parse(chunkJson(inner.chunks[0]!))).not.toHaveProperty('usage');

@@ -79,6 +79,8 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
         const chunk = norm.push(ev);
         if (chunk) {
           yielded = true;
+          const opening = norm.takeOpening();
+          if (opening) yield opening;
           yield chunk;
         }
       }

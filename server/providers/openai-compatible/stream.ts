@@ -1,9 +1,10 @@
 // Normalises an OpenAI-style SSE stream: chunks pass through untouched, except that
 // - usage is always delivered in a final `choices: []` chunk (some servers attach it to the last
 //   content chunk, some send none);
-// - the opening role-only chunk (`{role:'assistant', content:''}`) is held back and its role merged
-//   into the next chunk, so a stream that dies before any content has yielded nothing and the core
-//   can still fall back (the same shape the Anthropic and Gemini translators produce);
+// - the opening role-only chunk (`{role:'assistant', content:''}`) is held back until the first
+//   chunk with content, then handed on just before it (takeOpening): a stream that dies before any
+//   content has yielded nothing and the core can still fall back, and one that lives is passed on
+//   as the upstream sent it;
 // - a stream that stops before `[DONE]` or a finish_reason is reported as cut.
 import { ProviderError, type ChatChunk, type Usage } from '../types.js';
 import type { SseEvent } from '../http.js';
@@ -22,7 +23,8 @@ export class OpenAIStreamNormalizer {
   private created = nowSeconds();
   private readonly parts: string[] = [];
   private started = false;
-  private heldRole = false;
+  /** The role-only opening chunk, held until content arrives. */
+  private opening: ChatChunk | undefined;
 
   constructor(private readonly provider: string, model: string) {
     this.model = model;
@@ -57,14 +59,10 @@ export class OpenAIStreamNormalizer {
     if (!this.started) {
       const first = choices[0];
       if (first && choices.length === 1 && isEmptyDelta(first) && !chunk.usage) {
-        if (first.delta?.role) this.heldRole = true;
+        if (first.delta?.role && !this.opening) this.opening = chunk;
         return undefined;
       }
       this.started = true;
-      if (this.heldRole && first && first.index === 0 && first.delta && !first.delta.role) {
-        first.delta = { role: 'assistant', ...first.delta };
-        forgetRawJson(chunk);
-      }
     }
     for (const c of choices) {
       if (c.finish_reason) this.sawFinish = true;
@@ -79,6 +77,16 @@ export class OpenAIStreamNormalizer {
       forgetRawJson(chunk);
     }
     return chunk;
+  }
+
+  /**
+   * The held role-only opening chunk, once: pass it on just before the chunk push() returned with
+   * the first content. Undefined when there was none or it was taken.
+   */
+  takeOpening(): ChatChunk | undefined {
+    const opening = this.started ? this.opening : undefined;
+    if (opening) this.opening = undefined;
+    return opening;
   }
 
   /** Call when the SSE stream ends. Returns the final usage chunk if one is still owed. */
