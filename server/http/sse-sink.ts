@@ -15,11 +15,11 @@ export function sseSink(res: ServerResponse): StreamSink {
     // start() is called with the first upstream chunk in hand, so the headers are not flushed on
     // their own: they leave in the same write as the first frame (one system call, not two).
     start(meta) {
-      // Added to the gateway's own header object: no spread of a per-request object.
+      // Added to the gateway's own header object: no spread of a per-request object. Connection
+      // is Node's to set: keep-alive unless the client asked to close.
       const headers = gatewayHeaders(meta);
       headers['content-type'] = 'text/event-stream; charset=utf-8';
       headers['cache-control'] = 'no-cache, no-transform';
-      headers.connection = 'keep-alive';
       headers['x-accel-buffering'] = 'no';
       res.writeHead(200, headers);
     },

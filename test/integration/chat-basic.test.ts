@@ -219,3 +219,28 @@ describe('provider endpoints', () => {
     expect(denied.status).toBe(403);
   });
 });
+
+describe('stream connection handling', () => {
+  it('keeps the connection alive after a stream, and closes it when the client asked to', async () => {
+    const { request } = await import('node:http');
+    const statusAndConnection = (connection: string) =>
+      new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+        const req = request(`${c.env.baseUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${c.tenant.token}`, 'content-type': 'application/json', connection },
+        }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body }));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }));
+      });
+    const kept = await statusAndConnection('keep-alive');
+    expect(kept).toMatchObject({ status: 200, connection: 'keep-alive' });
+    expect(kept.body.endsWith('data: [DONE]\n\n')).toBe(true);
+    const closed = await statusAndConnection('close');
+    expect(closed).toMatchObject({ status: 200, connection: 'close' });
+  });
+});
