@@ -150,84 +150,38 @@ export function getJson<T = unknown>(url: string, headers: Record<string, string
 }
 
 /**
- * One streamed upstream call, pulled event by event without an async generator per layer: poll()
- * returns the next event at once when one is parsed, undefined when the caller should wait for
- * ready(), and null at the end. The request goes out on the first poll(). A failure before the
- * first event (connect error, timeout, 429/5xx, a stream that ends with nothing) is thrown with its
- * usual retryability; a failure after it is a non-retryable ProviderError of kind 'stream'.
- * close() ends the call (the connection is closed if the answer is not complete).
- */
-export class SseCall {
-  private readonly scope: CallScope;
-  private readonly answer: SseAnswer;
-  private sent = false;
-  private started = false;
-  private closed = false;
-
-  constructor(
-    private readonly url: string,
-    private readonly headers: Record<string, string>,
-    private readonly body: unknown,
-    private readonly opts: HttpOptions,
-  ) {
-    this.scope = new CallScope(opts.signal, opts.timeoutMs);
-    this.answer = new SseAnswer(this.scope);
-  }
-
-  poll(): SseEvent | undefined | null {
-    try {
-      if (!this.sent) {
-        this.sent = true;
-        start(this.url, 'POST', this.headers, this.body, this.scope, this.answer);
-      }
-      const ev = this.answer.take();
-      if (ev !== undefined) {
-        this.started = true;
-        return ev;
-      }
-      if (!this.answer.settled) return undefined;
-      if (this.answer.failure) throw this.answer.failure;
-      if (!this.answer.ok) throw statusError(this.answer, this.opts.provider, this.headers);
-      if (!this.started) {
-        throw new ProviderError({ provider: this.opts.provider, status: 0, retryable: true, kind: 'stream', message: `${this.opts.provider} stream ended before any event` });
-      }
-      this.close();
-      return null;
-    } catch (err) {
-      const mapped = toProviderError(err, this.scope, this.opts.provider, this.started);
-      this.close();
-      throw mapped;
-    }
-  }
-
-  /** Resolves when poll() has something new to say. */
-  ready(): Promise<void> {
-    return this.answer.whenReady();
-  }
-
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.scope.dispose();
-    // Stopped early: close the connection rather than read the rest.
-    this.answer.abort(new Error('stream closed by the consumer'));
-  }
-}
-
-/**
- * POSTs a JSON body and yields the response's server-sent events (SseCall as an async generator:
- * the same sending, failure and early-stop rules).
+ * POSTs a JSON body and yields the response's server-sent events. Nothing is sent until the first
+ * `next()`. A failure before the first event (connect error, timeout, 429/5xx, a stream that ends
+ * with nothing) is thrown from that first `next()` with its usual retryability; a failure after
+ * it is a non-retryable ProviderError of kind 'stream'. Stopping iteration early closes the connection.
  */
 export async function* postSse(url: string, headers: Record<string, string>, body: unknown, opts: HttpOptions): AsyncGenerator<SseEvent, void, undefined> {
-  const call = new SseCall(url, headers, body, opts);
+  const scope = new CallScope(opts.signal, opts.timeoutMs);
+  const answer = new SseAnswer(scope);
+  let started = false;
   try {
+    start(url, 'POST', headers, body, scope, answer);
     for (;;) {
-      const ev = call.poll();
-      if (ev === null) return;
-      if (ev === undefined) await call.ready();
-      else yield ev;
+      const ev = answer.take();
+      if (ev !== undefined) {
+        started = true;
+        yield ev;
+      } else if (answer.settled) {
+        break;
+      } else {
+        await answer.whenReady();
+      }
     }
+    if (answer.failure) throw answer.failure;
+    if (!answer.ok) throw statusError(answer, opts.provider, headers);
+    if (!started) {
+      throw new ProviderError({ provider: opts.provider, status: 0, retryable: true, kind: 'stream', message: `${opts.provider} stream ended before any event` });
+    }
+  } catch (err) {
+    throw toProviderError(err, scope, opts.provider, started);
   } finally {
-    call.close();
+    scope.dispose();
+    // The consumer stopped early: close the connection rather than read the rest.
+    answer.abort(new Error('stream closed by the consumer'));
   }
 }

@@ -12,12 +12,12 @@ import {
   type ProviderAdapter,
   type ProviderSettings,
 } from '../types.js';
-import { getJson, postJson, SseCall } from '../http.js';
+import { getJson, postJson, postSse } from '../http.js';
 import { HttpAdapter } from '../http-adapter.js';
 import { forgetRawJson } from '../raw-json.js';
+import { settleStreamError } from '../stream-errors.js';
 import { estimateUsage } from '../usage.js';
 import { textOf } from '../util.js';
-import { OpenAIChunkStream } from './chunk-stream.js';
 import { OpenAIStreamNormalizer } from './stream.js';
 
 export interface OpenAICompatibleOptions {
@@ -66,14 +66,34 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
     return res;
   }
 
-  chatStream(req: ChatRequest, opts: CallOptions): AsyncIterable<ChatChunk> {
+  async *chatStream(req: ChatRequest, opts: CallOptions): AsyncGenerator<ChatChunk, void, undefined> {
     // Copied key by key, not with a rest pattern or spread: see upstreamBody in gateway/pipeline.ts.
     const body = {} as ChatRequest;
     for (const key in req) if (key !== 'stream_options') body[key] = req[key];
     body.stream = true;
     if (this.streamUsageOption) body.stream_options = Object.assign({}, req.stream_options, { include_usage: true });
-    const call = new SseCall(`${this.baseUrl}/chat/completions`, this.sseHeaders, body, this.http(opts));
-    return new OpenAIChunkStream(call, new OpenAIStreamNormalizer(this.name, req.model), this.name, req);
+    const norm = new OpenAIStreamNormalizer(this.name, req.model);
+    let yielded = false;
+    try {
+      for await (const ev of postSse(`${this.baseUrl}/chat/completions`, this.sseHeaders, body, this.http(opts))) {
+        const chunk = norm.push(ev);
+        if (chunk) {
+          yielded = true;
+          const opening = norm.takeOpening();
+          if (opening) yield opening;
+          yield chunk;
+        }
+      }
+      const last = norm.end();
+      if (last) {
+        yielded = true;
+        yield last;
+      } else if (norm.needsUsageEstimate) {
+        yield norm.estimatedUsageChunk(await estimateUsage(req, norm.completionText()));
+      }
+    } catch (err) {
+      throw settleStreamError(err, this.name, yielded);
+    }
   }
 
   async embeddings(req: EmbeddingsRequest, opts: CallOptions): Promise<EmbeddingsResponse> {
