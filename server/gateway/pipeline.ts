@@ -41,20 +41,11 @@ export interface PlannedCall {
 export class ChatPipeline {
   constructor(readonly opts: PipelineOptions) {}
 
-  /**
-   * Routing decision, fallback candidates and cache key for a call. Synchronous when the decision
-   * is (a pinned model, or a routing stage that answered at once): callers then skip the await,
-   * one turn of the microtask queue that a request on a cold core pays for before its upstream call.
-   */
-  plan(call: ChatCall): PlannedCall | Promise<PlannedCall> {
+  /** Routing decision, fallback candidates and cache key for a call. */
+  async plan(call: ChatCall): Promise<PlannedCall> {
     const needs = needsOf(call);
     // A pinned model bypasses the routing stages and structured-output narrowing.
-    if (call.body.model) return this.planFor(call, needs, pinnedDecision(this.opts.registry, call.body.model));
-    const routed = this.opts.strategy.route(call, needs, this.opts.registry.targets());
-    return routed instanceof Promise ? routed.then((decision) => this.planFor(call, needs, decision)) : this.planFor(call, needs, routed);
-  }
-
-  private planFor(call: ChatCall, needs: Needs, decision: RoutingDecision): PlannedCall {
+    const decision = call.body.model ? pinnedDecision(this.opts.registry, call.body.model) : await this.opts.strategy.route(call, needs, this.opts.registry.targets());
     const fallbackNeeds: Needs = call.body.model ? { vision: needs.vision, tools: needs.tools, json: needs.json, structured: false } : needs;
     const candidates = candidatesFor(this.opts.registry, decision, fallbackNeeds, this.opts.maxAttempts);
     const cacheable =
@@ -71,8 +62,7 @@ export class ChatPipeline {
 
   /** A non-streaming call. Throws GatewayError (provider_error, invalid_request_error) or ClientClosedError. */
   async complete(call: ChatCall): Promise<CompletionResult> {
-    const planned = this.plan(call);
-    const plan = planned instanceof Promise ? await planned : planned;
+    const plan = await this.plan(call);
     const { decision } = plan;
     const hit = plan.cacheKey ? this.opts.cache!.get(plan.cacheKey) : undefined;
     if (hit) {

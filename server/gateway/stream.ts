@@ -15,8 +15,7 @@ import type { CallMeta, ChatCall, RoutingDecision, StreamSink, Target, UpstreamE
 
 export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSink): Promise<CallMeta | null> {
   const { registry, breakers, cache, logWriter, upstreamTimeoutMs } = p.opts;
-  const planned = p.plan(call);
-  const plan = planned instanceof Promise ? await planned : planned;
+  const plan = await p.plan(call);
   const includeUsage = call.body.stream_options?.include_usage === true;
 
   const hit = plan.cacheKey ? cache!.get(plan.cacheKey) : undefined;
