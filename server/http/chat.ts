@@ -40,9 +40,7 @@ export function chatHandler(services: Services, dataPlane: DataPlane) {
 
   const handle = async (req: IncomingMessage, res: ServerResponse, requestId: string) => {
     const startedAt = performance.now();
-    // A cached token is resolved without an await, so the body's listeners are attached in the
-    // turn the request arrived in and its bytes are taken as the parser reads them.
-    const principal = services.auth.cached(req.headers.authorization) ?? (await services.auth.authenticate(req.headers.authorization));
+    const principal = await services.auth.authenticate(req.headers.authorization);
     checkRate(principal, res);
     const body = parseChatBody(await readJsonBody(req, maxBody));
     // The client going away aborts the upstream call.

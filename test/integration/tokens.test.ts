@@ -202,29 +202,3 @@ describe('revocation across gateway processes', () => {
     }
   });
 });
-
-describe('token cache', () => {
-  it('answers a cached token without waiting, serves a stale entry while it refreshes, and re-reads an expired one', async () => {
-    const { Authenticator } = await import('../../server/modules/tokens/authenticator.js');
-    let now = 1_000_000;
-    const auth = new Authenticator({ db: env.database.db, now: () => now });
-    const header = `Bearer ${owner.token}`;
-    try {
-      expect(auth.cached(header)).toBeUndefined();
-      const principal = await auth.authenticate(header);
-      expect(principal.tenantId).toBe(owner.tenantId);
-      expect(auth.cached(header)).toBe(principal);
-      now += 1_500;
-      expect(auth.cached(header)).toBe(principal);
-      now += 1_000;
-      expect(auth.cached(header)).toBeUndefined();
-
-      // A refused token is cached as refused, and refused again without waiting.
-      await expect(auth.authenticate('Bearer gw_not-a-token')).rejects.toMatchObject({ type: 'auth_error' });
-      expect(() => auth.cached('Bearer gw_not-a-token')).toThrow(/Invalid or disabled/);
-      expect(() => auth.cached(undefined)).toThrow(/Missing Authorization/);
-    } finally {
-      await auth.close();
-    }
-  });
-});

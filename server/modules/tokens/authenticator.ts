@@ -45,18 +45,12 @@ export class Authenticator {
 
   /** Resolves an Authorization header to a principal or throws 401 auth_error. */
   async authenticate(header: string | undefined): Promise<Principal> {
-    const hash = hashToken(parseBearer(header));
-    return this.accept(await this.lookup(hash));
-  }
-
-  /**
-   * The principal without waiting when the token's lookup is cached; undefined when it has to be
-   * read (then call authenticate). Throws auth_error as authenticate does. The chat path uses it to
-   * start reading the request body in the same turn of the event loop as the request arrived.
-   */
-  cached(header: string | undefined): Principal | undefined {
-    const entry = this.cachedEntry(hashToken(parseBearer(header)), (this.opts.now ?? Date.now)());
-    return entry ? this.accept(entry.principal) : undefined;
+    const token = parseBearer(header);
+    const hash = hashToken(token);
+    const principal = await this.lookup(hash);
+    if (!principal) throw new GatewayError('auth_error', 'Invalid or disabled API token');
+    this.lastUsed.set(principal.tokenId, new Date());
+    return principal;
   }
 
   /** Forget every cached lookup (after a token change). */
@@ -69,30 +63,20 @@ export class Authenticator {
     await this.flushLastUsed();
   }
 
-  private accept(principal: Principal | null): Principal {
-    if (!principal) throw new GatewayError('auth_error', 'Invalid or disabled API token');
-    this.lastUsed.set(principal.tokenId, new Date());
-    return principal;
-  }
-
-  /** A usable cached lookup: fresh, or stale and being refreshed in the background. */
-  private cachedEntry(hash: string, now: number): Entry | undefined {
-    const entry = this.cache.get(hash);
-    if (!entry) return undefined;
-    const age = now - entry.loadedAt;
-    if (age < FRESH_MS) return entry;
-    if (age >= STALE_MS) return undefined;
-    entry.refreshing ??= this.load(hash).then(
-      (principal) => void this.cache.set(hash, { principal, loadedAt: Date.now() }),
-      () => void (entry.refreshing = undefined),
-    );
-    return entry;
-  }
-
   private async lookup(hash: string): Promise<Principal | null> {
     const now = (this.opts.now ?? Date.now)();
-    const entry = this.cachedEntry(hash, now);
-    if (entry) return entry.principal;
+    const entry = this.cache.get(hash);
+    if (entry) {
+      const age = now - entry.loadedAt;
+      if (age < FRESH_MS) return entry.principal;
+      if (age < STALE_MS) {
+        entry.refreshing ??= this.load(hash).then(
+          (principal) => void this.cache.set(hash, { principal, loadedAt: Date.now() }),
+          () => void (entry.refreshing = undefined),
+        );
+        return entry.principal;
+      }
+    }
     const principal = await this.load(hash);
     if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(hash, { principal, loadedAt: now });
