@@ -50,7 +50,9 @@ export function chunkJson(chunk: ChatChunk): string {
     if (chunk.usage === null && raw.endsWith(USAGE_NULL_TAIL)) return `${raw.slice(0, -USAGE_NULL_TAIL.length)}}`;
   }
   if (chunk.usage === undefined) return JSON.stringify(chunk);
-  const { usage: _usage, ...rest } = chunk;
+  // Copied key by key, not with a rest pattern (V8's slow path; see the README's request-path rules).
+  const rest: Record<string, unknown> = {};
+  for (const key in chunk) if (key !== 'usage') rest[key] = chunk[key as keyof ChatChunk];
   return JSON.stringify(rest);
 }
 
