@@ -2,8 +2,9 @@ import { Cancellation, type CancelSignal } from '../lib/cancel-signal.js';
 
 // One upstream call's lifetime: merges the caller's signal with the call's overall deadline into
 // the single signal the upstream exchange listens to (upstream-exchange.ts), and remembers which
-// of the two fired so errors can be classified. It is a Cancellation, not an AbortController (see lib/cancel-signal.ts), with one
-// timer: cheaper than AbortSignal.any/AbortSignal.timeout on the hot path.
+// of the two fired so errors can be classified. It is a Cancellation, not an AbortController (see
+// lib/cancel-signal.ts), with one timer: cheaper than AbortSignal.any/AbortSignal.timeout on the
+// hot path.
 
 export class CallScope extends Cancellation {
   timedOut = false;

@@ -2,13 +2,13 @@
 // traffic to a provider reuses warm TLS connections instead of handshaking per request. Calls go
 // through undici's dispatch interface (upstream-exchange.ts), not its request() API.
 // Every failure leaves here as a ProviderError (see http-errors.ts).
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, util, type Dispatcher } from 'undici';
 import type { CallOptions } from './types.js';
 import { CallScope } from './call-scope.js';
 import { httpStatusError, toProviderError } from './http-errors.js';
 import { keepRawJson } from './raw-json.js';
 import { ProviderError } from './types.js';
-import { dispatchExchange, headerRecord, SseAnswer, WholeAnswer, type SseEvent } from './upstream-exchange.js';
+import { dispatchExchange, SseAnswer, WholeAnswer, type SseEvent } from './upstream-exchange.js';
 
 export type { SseEvent } from './upstream-exchange.js';
 
@@ -105,7 +105,7 @@ function start(url: string, method: 'GET' | 'POST', headers: Record<string, stri
 }
 
 function statusError(answer: WholeAnswer | SseAnswer, provider: string, headers: Record<string, string>): ProviderError {
-  return httpStatusError(provider, answer.statusCode, headerRecord(answer.rawHeaders), answer.errorText(), secretsOf(headers));
+  return httpStatusError(provider, answer.statusCode, util.parseHeaders(answer.rawHeaders), answer.errorText(), secretsOf(headers));
 }
 
 async function callJson<T>(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body: unknown, opts: HttpOptions, keepText = false): Promise<T> {

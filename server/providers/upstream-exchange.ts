@@ -2,7 +2,7 @@
 // undici's request() wraps every answer in a Readable stream and an AsyncResource and parses all
 // of its headers into an object; a gateway call needs none of that. Here a JSON answer is
 // collected as a list of buffers, a stream's events are parsed as its bytes arrive, and headers are
-// decoded only when an error answer needs them (Retry-After).
+// decoded (undici's parseHeaders) only when an error answer needs them (Retry-After).
 //
 // The handlers implement undici's callback interface (onConnect, onHeaders, onData, onComplete,
 // onError), which undici 7 marks deprecated but still runs natively: its request() API is built
@@ -17,18 +17,6 @@ import type { CallScope } from './call-scope.js';
 export interface SseEvent {
   event?: string | undefined;
   data: string;
-}
-
-/** Response headers as undici hands them over (names and values alternating) as a lower-cased record. */
-export function headerRecord(raw: readonly Buffer[]): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!.toString('latin1').toLowerCase();
-    const value = raw[i + 1]!.toString('latin1');
-    const prev = out[name];
-    out[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
-  }
-  return out;
 }
 
 /** What every exchange shares: status and raw headers, the call scope's abort, settling once. */
@@ -91,7 +79,7 @@ abstract class Exchange {
 
   /** The body of an error answer (status outside 2xx), as text. */
   errorText(): string {
-    return textOf(this.errorBody ?? []);
+    return bufferText(this.errorBody ?? []);
   }
 
   protected abstract onBody(chunk: Buffer): boolean;
@@ -110,7 +98,7 @@ abstract class Exchange {
   }
 }
 
-function textOf(chunks: readonly Buffer[]): string {
+function bufferText(chunks: readonly Buffer[]): string {
   if (chunks.length === 0) return '';
   return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
 }
@@ -133,7 +121,7 @@ export class WholeAnswer extends Exchange {
 
   /** The answer's body as text (2xx answers). */
   text(): string {
-    return textOf(this.chunks);
+    return bufferText(this.chunks);
   }
 
   protected onBody(chunk: Buffer): boolean {
