@@ -6,7 +6,7 @@ import { orDash, printJson, printLine, printTable, shortDate, yesNo } from '../o
 
 type ApiToken = RouterOutputs['tokens']['list']['items'][number];
 
-const HEAD = ['ID', 'NAME', 'PREFIX', 'ENABLED', 'ADMIN', 'SPEND LIMIT', 'RATE LIMIT', 'CREATED', 'LAST USED'];
+const HEAD = ['ID', 'NAME', 'PREFIX', 'ENABLED', 'ADMIN', 'SPENT', 'SPEND LIMIT', 'RATE LIMIT', 'CREATED', 'LAST USED'];
 
 function row(t: ApiToken): string[] {
   return [
@@ -15,6 +15,7 @@ function row(t: ApiToken): string[] {
     t.prefix,
     yesNo(t.enabled),
     yesNo(t.admin),
+    `$${t.spentUsd.toFixed(4)}`,
     orDash(t.spendLimitUsd, (v) => `$${Number(v).toFixed(2)}`),
     orDash(t.rateLimitPerMinute, (v) => `${v}/min`),
     shortDate(t.createdAt),

@@ -18,6 +18,7 @@ export function costRow(call: ChatCall, target: Target, usage: Usage, status: 'o
   return {
     tenantId: call.tenantId,
     requestId: call.requestId,
+    tokenId: call.tokenId,
     provider: target.provider,
     model: target.model,
     inputTokens: usage.prompt_tokens,

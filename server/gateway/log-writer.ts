@@ -40,6 +40,8 @@ export interface RequestLogRow {
 export interface CostLogRow {
   tenantId: string;
   requestId: string;
+  /** The API token the call was made with (counted in token_spend); null for the gateway's own calls. */
+  tokenId: string | null;
   provider: string;
   model: string;
   inputTokens: number;
@@ -111,6 +113,7 @@ const REQUEST_COLUMNS: Array<[keyof RequestLogRow, string, string]> = [
 const COST_COLUMNS: Array<[keyof CostLogRow, string, string]> = [
   ['tenantId', 'tenant_id', 'text'],
   ['requestId', 'request_id', 'text'],
+  ['tokenId', 'token_id', 'text'],
   ['provider', 'provider', 'text'],
   ['model', 'model', 'text'],
   ['inputTokens', 'input_tokens', 'int4'],

@@ -38,10 +38,18 @@ export function chatHandler(services: Services, dataPlane: DataPlane) {
     }
   };
 
+  /** Token spend limit: 402 once the token has spent it (the call that crosses it completes). */
+  const checkSpend = (principal: Principal): void => {
+    const limit = principal.spendLimitUsd;
+    if (limit === null || principal.spentUsd < limit) return;
+    throw new GatewayError('spend_limit_error', `This token has spent $${principal.spentUsd.toFixed(4)} of its $${limit} spend limit`);
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse, requestId: string) => {
     const startedAt = performance.now();
     const principal = await services.auth.authenticate(req.headers.authorization);
     checkRate(principal, res);
+    checkSpend(principal);
     const body = parseChatBody(await readJsonBody(req, maxBody));
     // The client going away aborts the upstream call.
     const clientGone = new Cancellation();
@@ -65,10 +73,12 @@ export function chatHandler(services: Services, dataPlane: DataPlane) {
     };
 
     if (body.stream) {
-      await dataPlane.pipeline.stream(call, sseSink(res));
+      const meta = await dataPlane.pipeline.stream(call, sseSink(res));
+      if (meta?.cost) services.auth.addSpend(principal, meta.cost);
       return;
     }
     const { completion, meta } = await dataPlane.pipeline.complete(call);
+    if (meta.cost) services.auth.addSpend(principal, meta.cost);
     const payload = jsonWithGateway(completion, meta);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...gatewayHeaders(meta) });
     res.end(payload);

@@ -51,7 +51,7 @@ function rows(tenantId: string, i: number): [RequestLogRow, CostLogRow[]] {
     cached, cacheType: cached ? 'exact' : null, tokensSavedInput: cached ? 40 : 0, tokensSavedOutput: cached ? 60 : 0, inputTokens: cached ? 0 : 40,
     outputTokens: cached ? 0 : 60, streamed: false, status: 'ok', errorType: null, abTestId: null, variant: null, promptVersionId: null,
   };
-  const costs: CostLogRow[] = cached ? [] : [{ tenantId, requestId: id, provider, model, inputTokens: 40, outputTokens: 60, cost: 0.0000426, status: 'ok', createdAt: now }];
+  const costs: CostLogRow[] = cached ? [] : [{ tenantId, requestId: id, tokenId: null, provider, model, inputTokens: 40, outputTokens: 60, cost: 0.0000426, status: 'ok', createdAt: now }];
   return [request, costs];
 }
 

@@ -557,7 +557,7 @@ describe('rollups follow writes', () => {
         usedLlmFallback: false, cached, cacheType: cached ? 'exact' : null, tokensSavedInput: cached ? 10 : 0, tokensSavedOutput: cached ? 5 : 0,
         inputTokens: cached ? 0 : 10, outputTokens: cached ? 0 : 5, streamed: false, status: i % 11 ? 'ok' : 'error', errorType: null, abTestId: null, variant: null, promptVersionId: null,
       },
-      cached ? [] : [{ tenantId, requestId: id, provider: 'openai', model: i % 2 ? 'gpt-4o' : 'gpt-4o-mini', inputTokens: 10, outputTokens: 5, cost: 0.000001 * (i % 5), status: 'ok', createdAt }],
+      cached ? [] : [{ tenantId, requestId: id, tokenId: null, provider: 'openai', model: i % 2 ? 'gpt-4o' : 'gpt-4o-mini', inputTokens: 10, outputTokens: 5, cost: 0.000001 * (i % 5), status: 'ok', createdAt }],
     ];
   }
 

@@ -51,13 +51,13 @@ describe('gatewayctl', () => {
     expect(created.stdout.split(secret).length - 1).toBe(1);
     expect(created.stdout).toMatch(/store it now/i);
     const listedBySdk = (await sdk.tokens.list.query()).items.find((t) => t.name === 'ci-bot');
-    expect(listedBySdk).toMatchObject({ enabled: true, admin: false, spendLimitUsd: 12.5, rateLimitPerMinute: 60 });
+    expect(listedBySdk).toMatchObject({ enabled: true, admin: false, spendLimitUsd: 12.5, spentUsd: 0, rateLimitPerMinute: 60 });
     const id = listedBySdk!.id;
 
     const list = await cli(['tokens', 'list', '--token', tenant.token], { token: 'gw_wrong' });
     expect(list.code).toBe(0);
     const row = lines(list.stdout).find((l) => l.includes(id)) ?? '';
-    for (const cell of ['ci-bot', listedBySdk!.prefix, '$12.50', '60/min']) expect(row).toContain(cell);
+    for (const cell of ['ci-bot', listedBySdk!.prefix, '$0.0000', '$12.50', '60/min']) expect(row).toContain(cell);
     expect(list.stdout).toMatch(/ID\s*│\s*NAME\s*│\s*PREFIX\s*│\s*ENABLED/);
     expect(list.stdout).not.toContain(secret);
 

@@ -1,4 +1,4 @@
-import { boolean, index, integer, numeric, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, numeric, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, tenantId } from './columns.js';
 
 // Bearer tokens. Only the SHA-256 hash of the secret is stored; `prefix` is for display.
@@ -22,3 +22,19 @@ export const apiTokens = pgTable(
 );
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
+
+/**
+ * What each token has spent, all time: one row per token that has made a paid call, kept by a
+ * statement-level trigger on cost_logs (migration token_spend) in the transaction that inserts the
+ * cost rows, so it is exact whichever process logged them. Read with the token to enforce
+ * spendLimitUsd. Apart from api_tokens so that the spend upserts and the last-used updates never
+ * wait for each other's row locks.
+ */
+export const tokenSpend = pgTable('token_spend', {
+  tokenId: text('token_id').primaryKey(),
+  tenantId: tenantId(),
+  /** USD. */
+  spentUsd: numeric('spent_usd', { precision: 20, scale: 12, mode: 'number' }).notNull().default(0),
+  /** cost_logs rows counted. */
+  calls: bigint('calls', { mode: 'number' }).notNull().default(0),
+});

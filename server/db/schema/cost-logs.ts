@@ -10,6 +10,8 @@ export const costLogs = pgTable(
     tenantId: tenantId(),
     /** The gateway request id (req_...), or eval-<runId>-<caseIndex> for eval runs. */
     requestId: text('request_id').notNull(),
+    /** The API token the call was made with; null for the gateway's own calls (judge, evals). */
+    tokenId: text('token_id'),
     provider: text('provider').notNull(),
     model: text('model').notNull(),
     inputTokens: integer('input_tokens').notNull(),

@@ -10,6 +10,12 @@ export interface Principal {
   tokenId: string;
   admin: boolean;
   spendLimitUsd: number | null;
+  /**
+   * USD spent with this token: the committed total as of the last load, plus what calls through
+   * this process added since (addSpend), so a token over its limit is refused here at once and in
+   * other processes within a reload.
+   */
+  spentUsd: number;
   rateLimitPerMinute: number | null;
 }
 
@@ -53,6 +59,14 @@ export class Authenticator {
     return principal;
   }
 
+  /**
+   * Counts a finished call's cost against its token until the next load from the database (which
+   * then holds its cost row). The principal is the cached entry itself, so later calls see it.
+   */
+  addSpend(principal: Principal, usd: number): void {
+    principal.spentUsd += usd;
+  }
+
   /** Forget every cached lookup (after a token change). */
   invalidate(): void {
     this.cache.clear();
@@ -93,6 +107,7 @@ export class Authenticator {
       tokenId: token.id,
       admin: token.admin,
       spendLimitUsd: token.spendLimitUsd,
+      spentUsd: found.spentUsd ?? 0,
       rateLimitPerMinute: token.rateLimitPerMinute,
     };
   }

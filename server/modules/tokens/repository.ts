@@ -1,14 +1,30 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { apiTokens, tenants, type ApiTokenRow } from '../../db/schema/index.js';
+import { apiTokens, tenants, tokenSpend, type ApiTokenRow } from '../../db/schema/index.js';
 
 // Drizzle queries for API tokens. Every method that serves a tenant takes tenantId first.
 
 export type TokenPatch = Partial<Pick<ApiTokenRow, 'name' | 'enabled' | 'spendLimitUsd' | 'rateLimitPerMinute'>>;
 
 export const tokensRepository = {
-  list(db: Executor, tenantId: string): Promise<ApiTokenRow[]> {
-    return db.select().from(apiTokens).where(eq(apiTokens.tenantId, tenantId)).orderBy(desc(apiTokens.createdAt), desc(apiTokens.id));
+  /** The tenant's tokens, newest first, each with what it has spent. */
+  async list(db: Executor, tenantId: string): Promise<Array<{ token: ApiTokenRow; spentUsd: number }>> {
+    const rows = await db
+      .select({ token: apiTokens, spentUsd: tokenSpend.spentUsd })
+      .from(apiTokens)
+      .leftJoin(tokenSpend, eq(tokenSpend.tokenId, apiTokens.id))
+      .where(eq(apiTokens.tenantId, tenantId))
+      .orderBy(desc(apiTokens.createdAt), desc(apiTokens.id));
+    return rows.map((r) => ({ token: r.token, spentUsd: r.spentUsd ?? 0 }));
+  },
+
+  /** USD spent with one token, all time (0 before its first paid call). */
+  async spent(db: Executor, tenantId: string, id: string): Promise<number> {
+    const rows = await db
+      .select({ spentUsd: tokenSpend.spentUsd })
+      .from(tokenSpend)
+      .where(and(eq(tokenSpend.tenantId, tenantId), eq(tokenSpend.tokenId, id)));
+    return rows[0]?.spentUsd ?? 0;
   },
 
   async get(db: Executor, tenantId: string, id: string): Promise<ApiTokenRow | undefined> {
@@ -28,15 +44,17 @@ export const tokensRepository = {
 
   async remove(db: Executor, tenantId: string, id: string): Promise<ApiTokenRow | undefined> {
     const rows = await db.delete(apiTokens).where(and(eq(apiTokens.tenantId, tenantId), eq(apiTokens.id, id))).returning();
+    if (rows[0]) await db.delete(tokenSpend).where(eq(tokenSpend.tokenId, id));
     return rows[0];
   },
 
-  /** The auth lookup: token hash to token and its workspace tier (cache miss only). */
+  /** The auth lookup: token hash to token, its workspace tier and its spend (null before any). */
   async findByHash(db: Executor, hash: string) {
     const rows = await db
-      .select({ token: apiTokens, tier: tenants.tier })
+      .select({ token: apiTokens, tier: tenants.tier, spentUsd: tokenSpend.spentUsd })
       .from(apiTokens)
       .innerJoin(tenants, eq(tenants.id, apiTokens.tenantId))
+      .leftJoin(tokenSpend, eq(tokenSpend.tokenId, apiTokens.id))
       .where(eq(apiTokens.hash, hash))
       .limit(1);
     return rows[0];

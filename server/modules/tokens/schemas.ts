@@ -7,7 +7,11 @@ export const ApiToken = z.object({
   prefix: z.string().describe('First characters of the secret, for recognising it in listings'),
   enabled: z.boolean().describe('Disabled tokens are refused with 401 auth_error'),
   admin: z.boolean().describe('Admin tokens may manage tokens and workspace configuration'),
-  spendLimitUsd: z.number().nullable().describe('Spend cap in USD for calls made with this token; null for none'),
+  spendLimitUsd: z
+    .number()
+    .nullable()
+    .describe('Spend cap in USD for calls made with this token, all time; once spentUsd reaches it, chat calls get 402 spend_limit_error. null for none'),
+  spentUsd: z.number().describe('USD spent by calls made with this token, all time (the sum of their cost rows)'),
   rateLimitPerMinute: z.number().int().nullable().describe('Requests per minute for this token; null for none'),
   createdAt: z.string().describe('ISO 8601 timestamp'),
   lastUsedAt: z.string().nullable().describe('ISO 8601 timestamp of the last authenticated call (updated every few seconds)'),
@@ -17,19 +21,22 @@ export const CreatedApiToken = ApiToken.extend({
   token: z.string().describe('The secret. Shown only in this response; store it now.'),
 });
 
+/** The column keeps 4 decimals (1/100 of a cent): a smaller limit would be stored as 0. */
+const SpendLimit = z.number().min(0.0001).max(1e9).describe('USD, at least 0.0001');
+
 export const TokenIdInput = z.object({ id: z.string().min(1).describe('Token id') });
 
 export const CreateTokenInput = z.object({
   name: z.string().trim().min(1).max(100),
   admin: z.boolean().default(false),
-  spendLimitUsd: z.number().positive().max(1e9).nullish(),
+  spendLimitUsd: SpendLimit.nullish(),
   rateLimitPerMinute: z.number().int().positive().max(1e7).nullish(),
 });
 
 export const UpdateTokenInput = TokenIdInput.extend({
   name: z.string().trim().min(1).max(100).optional(),
   enabled: z.boolean().optional(),
-  spendLimitUsd: z.number().positive().max(1e9).nullable().optional().describe('null removes the limit'),
+  spendLimitUsd: SpendLimit.nullable().optional().describe('null removes the limit'),
   rateLimitPerMinute: z.number().int().positive().max(1e7).nullable().optional().describe('null removes the limit'),
 });
 

@@ -19,7 +19,7 @@ export class TokenService {
   ) {}
 
   async list(tenantId: string): Promise<Dto[]> {
-    return (await tokensRepository.list(this.db, tenantId)).map(toDto);
+    return (await tokensRepository.list(this.db, tenantId)).map((r) => toDto(r.token, r.spentUsd));
   }
 
   async create(tenantId: string, actor: ActorRef, input: z.infer<typeof CreateTokenInput>): Promise<z.infer<typeof CreatedApiToken>> {
@@ -38,7 +38,7 @@ export class TokenService {
       await this.audit.record(tx, { tenantId, actor, action: 'token.create', targetType: 'token', targetId: created.id, after: summary(created) });
       return created;
     });
-    return { ...toDto(row), token: secret };
+    return { ...toDto(row, 0), token: secret };
   }
 
   async update(tenantId: string, actor: ActorRef, input: z.infer<typeof UpdateTokenInput>): Promise<Dto> {
@@ -51,7 +51,7 @@ export class TokenService {
       return after!;
     });
     this.auth.invalidate();
-    return toDto(row);
+    return toDto(row, await tokensRepository.spent(this.db, tenantId, id));
   }
 
   async remove(tenantId: string, actor: ActorRef, id: string): Promise<{ id: string; deleted: true }> {
@@ -65,7 +65,7 @@ export class TokenService {
   }
 }
 
-function toDto(r: ApiTokenRow): Dto {
+function toDto(r: ApiTokenRow, spentUsd: number): Dto {
   return {
     id: r.id,
     name: r.name,
@@ -73,6 +73,7 @@ function toDto(r: ApiTokenRow): Dto {
     enabled: r.enabled,
     admin: r.admin,
     spendLimitUsd: r.spendLimitUsd,
+    spentUsd,
     rateLimitPerMinute: r.rateLimitPerMinute,
     createdAt: r.createdAt.toISOString(),
     lastUsedAt: r.lastUsedAt ? r.lastUsedAt.toISOString() : null,
