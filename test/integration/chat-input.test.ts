@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 import { expectTypedError } from '../support/security.js';
@@ -42,6 +45,34 @@ describe('bad input', () => {
   it('malformed JSON: 400', async () => {
     const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, rawBody: '{"model": "x", ', headers: { 'content-type': 'application/json' } });
     expectTypedError(res, 400, 'invalid_request_error');
+  });
+
+  it('a body that arrives in pieces after its headers is read whole, and the connection serves the next request', async () => {
+    // temperature > 0: both calls go upstream (the test after this one counts cost rows per request).
+    const body = JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'slow client' }], temperature: 0.5 });
+    const { port } = new URL(c.env.baseUrl);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (received += d));
+    const head = (len: number) =>
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${c.tenant.token}\r\nContent-Type: application/json\r\nContent-Length: ${len}\r\n\r\n`;
+    socket.write(head(Buffer.byteLength(body)));
+    await sleep(30);
+    socket.write(body.slice(0, 20));
+    await sleep(30);
+    socket.write(body.slice(20));
+    // Then a second request on the same connection, headers and body in one write.
+    const waitFor = async (n: number) => {
+      for (let i = 0; i < 200 && (received.match(/HTTP\/1\.1 200/g) ?? []).length < n; i++) await sleep(10);
+    };
+    await waitFor(1);
+    socket.write(head(Buffer.byteLength(body)) + body);
+    await waitFor(2);
+    socket.destroy();
+    expect((received.match(/HTTP\/1\.1 200/g) ?? []).length).toBe(2);
+    expect(received).toContain('chat.completion');
   });
 
   it('an oversized body: 413 with a typed body', async () => {
