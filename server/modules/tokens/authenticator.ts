@@ -13,24 +13,38 @@ export interface Principal {
   /**
    * USD spent with this token: the committed total as of the last load, plus what calls through
    * this process added since (addSpend), so a token over its limit is refused here at once and in
-   * other processes within a reload.
+   * other processes within a refresh.
    */
   spentUsd: number;
   rateLimitPerMinute: number | null;
 }
 
 interface Entry {
+  /** null: no such token, or disabled. */
   principal: Principal | null;
+  /** When the database was asked for what `principal` holds (Date.now()). */
   loadedAt: number;
-  refreshing?: Promise<void>;
+  /** When a request last used the entry. */
+  usedAt: number;
 }
 
 // Bearer-token resolution for every authenticated path, the chat hot path included. Lookups are
-// cached by token hash: an entry is fresh for FRESH_MS, served while it refreshes in the background
-// up to STALE_MS, and re-read synchronously after that. Changes made through this process
-// invalidate at once, so a disabled token elsewhere is refused within about a second.
-const FRESH_MS = 1_000;
+// cached by token hash, and a timer re-reads every token in use once a second, all in one query.
+// The refresh is not started by a request: a database query running beside a call's own work
+// (the query and its answer, on the request path and on the database's core) made that call
+// slower, and one query per token per second does not scale with the number of tokens in use.
+// Changes made through this process invalidate at once; elsewhere, a disabled or deleted token is
+// refused within about a second (one refresh period plus the query).
+//
+// An entry the refresh has not reached for STALE_MS (the timer fell behind, or the database did
+// not answer) is read again on the request path. If that read fails, the last answer is served for
+// up to SERVE_STALE_MS: while the database is unreachable, calls with known tokens go on (nothing
+// can change a token meanwhile), and only unknown tokens fail.
+const REFRESH_MS = 1_000;
 const STALE_MS = 2_000;
+const SERVE_STALE_MS = 5 * 60_000;
+/** Entries unused this long are dropped rather than refreshed. */
+const IDLE_MS = 60_000;
 const MAX_ENTRIES = 10_000;
 const TOUCH_FLUSH_MS = 5_000;
 
@@ -43,10 +57,14 @@ export class Authenticator {
   private readonly cache = new Map<string, Entry>();
   private readonly lastUsed = new Map<string, Date>();
   private readonly touchTimer: NodeJS.Timeout;
+  private readonly refreshTimer: NodeJS.Timeout;
+  private refreshing = false;
 
   constructor(private readonly opts: AuthenticatorOptions) {
     this.touchTimer = setInterval(() => void this.flushLastUsed(), TOUCH_FLUSH_MS);
     this.touchTimer.unref();
+    this.refreshTimer = setInterval(() => void this.refresh(), REFRESH_MS);
+    this.refreshTimer.unref();
   }
 
   /** Resolves an Authorization header to a principal or throws 401 auth_error. */
@@ -74,42 +92,68 @@ export class Authenticator {
 
   async close(): Promise<void> {
     clearInterval(this.touchTimer);
+    clearInterval(this.refreshTimer);
     await this.flushLastUsed();
   }
 
+  private now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
+
   private async lookup(hash: string): Promise<Principal | null> {
-    const now = (this.opts.now ?? Date.now)();
+    const now = this.now();
     const entry = this.cache.get(hash);
     if (entry) {
-      const age = now - entry.loadedAt;
-      if (age < FRESH_MS) return entry.principal;
-      if (age < STALE_MS) {
-        entry.refreshing ??= this.load(hash).then(
-          (principal) => void this.cache.set(hash, { principal, loadedAt: Date.now() }),
-          () => void (entry.refreshing = undefined),
-        );
-        return entry.principal;
-      }
+      entry.usedAt = now;
+      if (now - entry.loadedAt < STALE_MS) return entry.principal;
     }
-    const principal = await this.load(hash);
-    if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(hash, { principal, loadedAt: now });
+    let principal: Principal | null;
+    try {
+      principal = await this.load(hash);
+    } catch (err) {
+      if (entry?.principal && now - entry.loadedAt < SERVE_STALE_MS) return entry.principal;
+      throw new GatewayError('service_unavailable', 'API tokens cannot be checked: the database is unreachable', { cause: err });
+    }
+    if (!entry && this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(hash, { principal, loadedAt: now, usedAt: now });
     return principal;
+  }
+
+  /** Re-reads every token in use in one query; drops entries nobody used for IDLE_MS. */
+  private async refresh(): Promise<void> {
+    if (this.refreshing) return;
+    const asked = this.now();
+    const hashes: string[] = [];
+    for (const [hash, e] of this.cache) {
+      // Unknown or disabled tokens are not refreshed (anyone can send those); their entries expire.
+      if (asked - e.usedAt > IDLE_MS || (!e.principal && asked - e.loadedAt >= STALE_MS)) this.cache.delete(hash);
+      else if (e.principal) hashes.push(hash);
+    }
+    if (hashes.length === 0) return;
+    this.refreshing = true;
+    try {
+      const found = new Map<string, Principal>();
+      for (const row of await tokensRepository.findByHashes(this.opts.db, hashes)) {
+        const principal = principalOf(row);
+        if (principal) found.set(row.token.hash, principal);
+      }
+      for (const hash of hashes) {
+        const e = this.cache.get(hash);
+        // Read again on the request path (or invalidated) since this query was sent: keep that.
+        if (!e || e.loadedAt > asked) continue;
+        e.principal = found.get(hash) ?? null;
+        e.loadedAt = asked;
+      }
+    } catch {
+      // The database did not answer: entries age, and the request path reads them past STALE_MS.
+    } finally {
+      this.refreshing = false;
+    }
   }
 
   private async load(hash: string): Promise<Principal | null> {
     const found = await tokensRepository.findByHash(this.opts.db, hash);
-    if (!found || !found.token.enabled) return null;
-    const { token } = found;
-    return {
-      tenantId: token.tenantId,
-      tier: found.tier as Tier,
-      tokenId: token.id,
-      admin: token.admin,
-      spendLimitUsd: token.spendLimitUsd,
-      spentUsd: found.spentUsd ?? 0,
-      rateLimitPerMinute: token.rateLimitPerMinute,
-    };
+    return found ? principalOf(found) : null;
   }
 
   private async flushLastUsed(): Promise<void> {
@@ -118,6 +162,21 @@ export class Authenticator {
     this.lastUsed.clear();
     await tokensRepository.touch(this.opts.db, entries).catch(() => undefined);
   }
+}
+
+type TokenRow = Awaited<ReturnType<typeof tokensRepository.findByHashes>>[number];
+
+function principalOf({ token, tier, spentUsd }: TokenRow): Principal | null {
+  if (!token.enabled) return null;
+  return {
+    tenantId: token.tenantId,
+    tier: tier as Tier,
+    tokenId: token.id,
+    admin: token.admin,
+    spendLimitUsd: token.spendLimitUsd,
+    spentUsd: spentUsd ?? 0,
+    rateLimitPerMinute: token.rateLimitPerMinute,
+  };
 }
 
 function parseBearer(header: string | undefined): string {

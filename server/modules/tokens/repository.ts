@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { apiTokens, tenants, tokenSpend, type ApiTokenRow } from '../../db/schema/index.js';
 
@@ -50,14 +50,17 @@ export const tokensRepository = {
 
   /** The auth lookup: token hash to token, its workspace tier and its spend (null before any). */
   async findByHash(db: Executor, hash: string) {
-    const rows = await db
+    return (await this.findByHashes(db, [hash]))[0];
+  },
+
+  /** findByHash for many hashes in one query (the auth cache's periodic refresh). */
+  findByHashes(db: Executor, hashes: string[]) {
+    return db
       .select({ token: apiTokens, tier: tenants.tier, spentUsd: tokenSpend.spentUsd })
       .from(apiTokens)
       .innerJoin(tenants, eq(tenants.id, apiTokens.tenantId))
       .leftJoin(tokenSpend, eq(tokenSpend.tokenId, apiTokens.id))
-      .where(eq(apiTokens.hash, hash))
-      .limit(1);
-    return rows[0];
+      .where(inArray(apiTokens.hash, hashes));
   },
 
   /** One statement for a batch of last-used timestamps. */

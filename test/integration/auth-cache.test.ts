@@ -1,0 +1,95 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase, type DbHandle } from '../../server/db/client.js';
+import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/embedded.js';
+import { runMigrations } from '../../server/db/migrate.js';
+import { hashToken } from '../../server/lib/crypto.js';
+import { Authenticator } from '../../server/modules/tokens/authenticator.js';
+
+// The token cache: refreshed by a timer, all tokens in use in one query, and serving the tokens it
+// knows while the database is unreachable. This file runs its own PostgreSQL so it can stop it.
+
+let dir: string;
+let port: number;
+let pgServer: EmbeddedDatabase;
+let handle: DbHandle;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'gateway-auth-'));
+  port = await freePort();
+  pgServer = await startEmbeddedPostgres(dir, { port });
+  handle = connectDatabase(pgServer.url, 4);
+  await runMigrations(handle);
+  await handle.pool.query(`insert into tenants (id, name, tier) values ('ten_a', 'a', 'team')`);
+}, 120_000);
+
+afterAll(async () => {
+  await handle?.close();
+  await pgServer?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+let n = 0;
+async function token(): Promise<{ id: string; secret: string }> {
+  const id = `tok_${++n}`;
+  const secret = `gw_secret_${n}_${Date.now()}`;
+  await handle.pool.query(`insert into api_tokens (id, tenant_id, name, prefix, hash, spend_limit_usd) values ($1, 'ten_a', $1, 'gw_', $2, 1)`, [id, hashToken(secret)]);
+  return { id, secret };
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 4_000): Promise<number> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await sleep(50);
+  }
+  return Date.now() - started;
+}
+
+describe('token cache', () => {
+  it('sees changes made elsewhere within about a second, without a request asking for them', async () => {
+    const auth = new Authenticator({ db: handle.db });
+    try {
+      const a = await token();
+      const b = await token();
+      expect((await auth.authenticate(`Bearer ${a.secret}`)).spentUsd).toBe(0);
+      expect((await auth.authenticate(`Bearer ${b.secret}`)).tokenId).toBe(b.id);
+
+      // Another node's log writer commits a cost row for a, and another node disables b.
+      await handle.pool.query(`insert into token_spend (token_id, tenant_id, spent_usd, calls) values ($1, 'ten_a', 0.25, 1)`, [a.id]);
+      await handle.pool.query(`update api_tokens set enabled = false where id = $1`, [b.id]);
+      const waited = await until(async () => (await auth.authenticate(`Bearer ${a.secret}`)).spentUsd === 0.25);
+      expect(waited).toBeLessThan(2_500);
+      await expect(auth.authenticate(`Bearer ${b.secret}`)).rejects.toMatchObject({ type: 'auth_error' });
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('serves the tokens it knows while the database is down; unknown tokens fail without a 401', async () => {
+    const auth = new Authenticator({ db: handle.db });
+    const known = await token();
+    const unknown = await token();
+    try {
+      expect((await auth.authenticate(`Bearer ${known.secret}`)).tokenId).toBe(known.id);
+      await pgServer.stop();
+      // Past the point where a cached answer is read again on the request path.
+      await sleep(2_500);
+      expect((await auth.authenticate(`Bearer ${known.secret}`)).tokenId).toBe(known.id);
+      // Not a refusal of the token: the database could not be asked (503).
+      await expect(auth.authenticate(`Bearer ${unknown.secret}`)).rejects.toMatchObject({ type: 'service_unavailable' });
+    } finally {
+      pgServer = await startEmbeddedPostgres(dir, { port });
+      await auth.close();
+    }
+    const after = new Authenticator({ db: handle.db });
+    try {
+      await until(async () => (await after.authenticate(`Bearer ${unknown.secret}`).catch(() => null))?.tokenId === unknown.id, 10_000);
+    } finally {
+      await after.close();
+    }
+  }, 30_000);
+});
