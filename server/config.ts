@@ -38,6 +38,11 @@ const ConfigSchema = z.object({
   GATEWAY_ROUTING_TOLERANCE: z.coerce.number().min(0).max(10).default(1),
   /** on: this node runs pg-boss workers and fires schedules; off: jobs run only on demand. */
   GATEWAY_JOBS: bool.default(true),
+  /**
+   * How often each job queue is polled. Every poll is a query (about 1 ms of database CPU) on
+   * every node, and the jobs run every minute or less often, so the default is 10, not pg-boss's 2.
+   */
+  GATEWAY_JOBS_POLL_SECONDS: z.coerce.number().min(0.5).max(600).default(10),
   /** Days of request and cost logs the daily log-retention job keeps; 0 keeps everything. */
   GATEWAY_RETENTION_DAYS: int(0),
 });

@@ -54,7 +54,15 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     .register(logRetentionJob({ retentionDays: config.GATEWAY_RETENTION_DAYS }))
     .register(autoAbJob(config.GATEWAY_MIN_SAMPLES))
     .register(judgeJob);
-  const jobs: JobRunner<Services> = new JobRunner<Services>({ db, pool, logger, registry: jobRegistry, services: () => services, enabled: config.GATEWAY_JOBS });
+  const jobs: JobRunner<Services> = new JobRunner<Services>({
+    db,
+    pool,
+    logger,
+    registry: jobRegistry,
+    services: () => services,
+    enabled: config.GATEWAY_JOBS,
+    pollingIntervalSeconds: config.GATEWAY_JOBS_POLL_SECONDS,
+  });
   const services: Services = {
     config,
     logger,
