@@ -55,7 +55,8 @@ export interface AuthenticatorOptions {
 
 export class Authenticator {
   private readonly cache = new Map<string, Entry>();
-  private readonly lastUsed = new Map<string, Date>();
+  /** Token id to when it was last used (epoch ms; a Date is made only when flushed). */
+  private readonly lastUsed = new Map<string, number>();
   private readonly touchTimer: NodeJS.Timeout;
   private readonly refreshTimer: NodeJS.Timeout;
   private refreshing = false;
@@ -73,7 +74,7 @@ export class Authenticator {
     const hash = hashToken(token);
     const principal = await this.lookup(hash);
     if (!principal) throw new GatewayError('auth_error', 'Invalid or disabled API token');
-    this.lastUsed.set(principal.tokenId, new Date());
+    this.lastUsed.set(principal.tokenId, Date.now());
     return principal;
   }
 
@@ -158,7 +159,7 @@ export class Authenticator {
 
   private async flushLastUsed(): Promise<void> {
     if (this.lastUsed.size === 0) return;
-    const entries = [...this.lastUsed].map(([id, at]) => ({ id, at }));
+    const entries = [...this.lastUsed].map(([id, at]) => ({ id, at: new Date(at) }));
     this.lastUsed.clear();
     await tokensRepository.touch(this.opts.db, entries).catch(() => undefined);
   }
