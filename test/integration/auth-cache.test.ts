@@ -1,36 +1,23 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase, type DbHandle } from '../../server/db/client.js';
-import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/embedded.js';
-import { runMigrations } from '../../server/db/migrate.js';
+import type { DbHandle } from '../../server/db/client.js';
 import { hashToken } from '../../server/lib/crypto.js';
 import { Authenticator } from '../../server/modules/tokens/authenticator.js';
+import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 
 // The token cache: refreshed by a timer, all tokens in use in one query, and serving the tokens it
 // knows while the database is unreachable. This file runs its own PostgreSQL so it can stop it.
 
-let dir: string;
-let port: number;
-let pgServer: EmbeddedDatabase;
+let db: OwnPostgres;
 let handle: DbHandle;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'gateway-auth-'));
-  port = await freePort();
-  pgServer = await startEmbeddedPostgres(dir, { port });
-  handle = connectDatabase(pgServer.url, 4);
-  await runMigrations(handle);
+  db = await startOwnPostgres('auth');
+  handle = db.handle;
   await handle.pool.query(`insert into tenants (id, name, tier) values ('ten_a', 'a', 'team')`);
 }, 120_000);
 
-afterAll(async () => {
-  await handle?.close();
-  await pgServer?.stop();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => db?.close());
 
 let n = 0;
 async function token(): Promise<{ id: string; secret: string }> {
@@ -75,14 +62,14 @@ describe('token cache', () => {
     const unknown = await token();
     try {
       expect((await auth.authenticate(`Bearer ${known.secret}`)).tokenId).toBe(known.id);
-      await pgServer.stop();
+      await db.stop();
       // Past the point where a cached answer is read again on the request path.
       await sleep(2_500);
       expect((await auth.authenticate(`Bearer ${known.secret}`)).tokenId).toBe(known.id);
       // Not a refusal of the token: the database could not be asked (503).
       await expect(auth.authenticate(`Bearer ${unknown.secret}`)).rejects.toMatchObject({ type: 'service_unavailable' });
     } finally {
-      pgServer = await startEmbeddedPostgres(dir, { port });
+      await db.restart();
       await auth.close();
     }
     const after = new Authenticator({ db: handle.db });

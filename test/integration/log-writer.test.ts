@@ -1,35 +1,22 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase, type DbHandle } from '../../server/db/client.js';
-import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/db/embedded.js';
-import { runMigrations } from '../../server/db/migrate.js';
+import type { DbHandle } from '../../server/db/client.js';
 import { LogWriter, type CostLogRow, type RequestLogRow } from '../../server/gateway/log-writer.js';
 import { newId } from '../../server/lib/ids.js';
 import { createLogger } from '../../server/lib/logger.js';
+import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 
 // The log writer keeps rows while Postgres is down and writes them all once it is back. This file
 // runs its own PostgreSQL so it can stop and restart it.
 
-let dir: string;
-let port: number;
-let pgServer: EmbeddedDatabase;
+let db: OwnPostgres;
 let handle: DbHandle;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'gateway-logwriter-'));
-  port = await freePort();
-  pgServer = await startEmbeddedPostgres(dir, { port });
-  handle = connectDatabase(pgServer.url, 4);
-  await runMigrations(handle);
+  db = await startOwnPostgres('logwriter');
+  handle = db.handle;
 }, 120_000);
 
-afterAll(async () => {
-  await handle?.close();
-  await pgServer?.stop();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => db?.close());
 
 function row(tenantId: string): [RequestLogRow, CostLogRow[]] {
   const id = newId('req');
@@ -98,12 +85,12 @@ describe('log writer', () => {
     for (let i = 0; i < 50; i++) writer.write(...row(tenant));
     await eventually(async () => (await count('requests', tenant)) === 50);
 
-    await pgServer.stop();
+    await db.stop();
     for (let i = 0; i < 120; i++) writer.write(...row(tenant));
     await eventually(async () => writer.stats.failedFlushes > 0);
     expect(writer.stats.queuedRequests).toBe(120);
 
-    pgServer = await startEmbeddedPostgres(dir, { port });
+    await db.restart();
     await eventually(async () => (await count('requests', tenant)) === 170);
     expect(await count('cost_logs', tenant)).toBe(170);
     expect(writer.stats.dropped).toBe(0);
