@@ -44,7 +44,7 @@ export interface Services {
 
 export function createServices(config: Config, database: DbHandle, logger: Logger): Services {
   const { db, pool } = database;
-  const auth = new Authenticator({ db });
+  const auth = new Authenticator({ db, listen: { databaseUrl: database.url, logger } });
   const audit = new AuditService(db);
   const liveBus = new LiveBus({ pool, connectionString: database.url, logger });
   const dataPlane = new DataPlane({ config, pool, logger, databaseUrl: database.url, onRequestsCommitted: (rows) => liveBus.publish(rows) });
@@ -88,6 +88,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     jobs,
     scheduler: new SchedulerService(db, jobs, audit),
     async start() {
+      await auth.start();
       await dataPlane.start();
       await jobs.start();
     },

@@ -22,6 +22,11 @@ export class PgListener {
     await this.connect(false);
   }
 
+  /** Whether the LISTEN connection is up (notifications sent now will arrive). */
+  get connected(): boolean {
+    return this.client !== undefined;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);

@@ -168,7 +168,7 @@ describe('security', () => {
 });
 
 describe('revocation across gateway processes', () => {
-  it('a token disabled through one node is refused by another within about two seconds', async () => {
+  it('a token disabled through one node is refused by another at once (the change is announced)', async () => {
     const { createServer } = await import('node:http');
     const { createRequestListener } = await import('../../server/app.js');
     const { connectDatabase } = await import('../../server/db/client.js');
@@ -193,7 +193,8 @@ describe('revocation across gateway processes', () => {
         status = await onOther();
       }
       expect(status).toBe(401);
-      expect(Date.now() - started).toBeLessThan(3_000);
+      // Without the announcement, a token without a spend limit is re-read only every 30 s.
+      expect(Date.now() - started).toBeLessThan(1_000);
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

@@ -1,8 +1,10 @@
 import type { Tier } from '../../config.js';
 import type { Database } from '../../db/client.js';
+import { PgListener } from '../../db/listener.js';
 import { hashToken } from '../../lib/crypto.js';
 import { GatewayError } from '../../lib/errors.js';
-import { tokensRepository } from './repository.js';
+import type { Logger } from '../../lib/logger.js';
+import { TOKENS_CHANNEL, tokensRepository } from './repository.js';
 
 export interface Principal {
   tenantId: string;
@@ -29,19 +31,26 @@ interface Entry {
 }
 
 // Bearer-token resolution for every authenticated path, the chat hot path included. Lookups are
-// cached by token hash, and a timer re-reads every token in use once a second, all in one query.
-// The refresh is not started by a request: a database query running beside a call's own work
-// (the query and its answer, on the request path and on the database's core) made that call
-// slower, and one query per token per second does not scale with the number of tokens in use.
-// Changes made through this process invalidate at once; elsewhere, a disabled or deleted token is
-// refused within about a second (one refresh period plus the query).
+// cached by token hash; nothing on the request path queries the database for a cached token (a
+// query running beside a call made that call slower).
 //
-// An entry the refresh has not reached for STALE_MS (the timer fell behind, or the database did
-// not answer) is read again on the request path. If that read fails, the last answer is served for
-// up to SERVE_STALE_MS: while the database is unreachable, calls with known tokens go on (nothing
-// can change a token meanwhile), and only unknown tokens fail.
+// How cached tokens stay current:
+// - Changes made through any gateway process are announced on TOKENS_CHANNEL in the transaction
+//   that makes them; every process listening drops its cache when one arrives (and when its LISTEN
+//   connection comes back, since it may have missed some). A change is seen at once.
+// - A timer re-reads tokens in use, all in one query: tokens with a spend limit every second (their
+//   spend moves with every call), the others every FULL_REFRESH_MS as a safety net. Without a
+//   LISTEN connection, every token is re-read every second.
+// - An entry the refresh has not reached in time (the timer fell behind, the database did not
+//   answer) is read again on the request path. If that read fails, the last answer is served for
+//   up to SERVE_STALE_MS: while the database is unreachable, calls with known tokens go on (nothing
+//   can change a token meanwhile), and unknown tokens get 503.
 const REFRESH_MS = 1_000;
+const FULL_REFRESH_MS = 30_000;
+/** How old an entry may get before the request path reads it again: refreshed every second... */
 const STALE_MS = 2_000;
+/** ...or, for a token without a spend limit while changes are announced, every FULL_REFRESH_MS. */
+const STALE_LISTENING_MS = FULL_REFRESH_MS + STALE_MS;
 const SERVE_STALE_MS = 5 * 60_000;
 /** Entries unused this long are dropped rather than refreshed. */
 const IDLE_MS = 60_000;
@@ -51,6 +60,8 @@ const TOUCH_FLUSH_MS = 5_000;
 export interface AuthenticatorOptions {
   db: Database;
   now?: () => number;
+  /** Listen for token changes on TOKENS_CHANNEL (start() connects). Without it, every cached token is re-read every second. */
+  listen?: { databaseUrl: string; logger: Logger };
 }
 
 export class Authenticator {
@@ -60,12 +71,27 @@ export class Authenticator {
   private readonly touchTimer: NodeJS.Timeout;
   private readonly refreshTimer: NodeJS.Timeout;
   private refreshing = false;
+  /** The cache starts empty: the first full refresh is due FULL_REFRESH_MS after construction. */
+  private lastFullRefresh: number;
+  /** Bumped by invalidate(): a read that started before it is not cached as current. */
+  private generation = 0;
+  private listener: PgListener | undefined;
 
   constructor(private readonly opts: AuthenticatorOptions) {
+    this.lastFullRefresh = this.now();
     this.touchTimer = setInterval(() => void this.flushLastUsed(), TOUCH_FLUSH_MS);
     this.touchTimer.unref();
     this.refreshTimer = setInterval(() => void this.refresh(), REFRESH_MS);
     this.refreshTimer.unref();
+  }
+
+  /** Connects the LISTEN client for token changes (when configured). */
+  async start(): Promise<void> {
+    const listen = this.opts.listen;
+    if (!listen || this.listener) return;
+    const listener = new PgListener(listen.databaseUrl, TOKENS_CHANNEL, () => this.invalidate(), listen.logger, () => this.invalidate());
+    await listener.start();
+    this.listener = listener;
   }
 
   /** Resolves an Authorization header to a principal or throws 401 auth_error. */
@@ -88,13 +114,24 @@ export class Authenticator {
 
   /** Forget every cached lookup (after a token change). */
   invalidate(): void {
+    this.generation++;
     this.cache.clear();
   }
 
   async close(): Promise<void> {
     clearInterval(this.touchTimer);
     clearInterval(this.refreshTimer);
+    await this.listener?.close();
     await this.flushLastUsed();
+  }
+
+  /** Whether cached tokens without a spend limit may go FULL_REFRESH_MS between reads. */
+  private get changesAnnounced(): boolean {
+    return this.listener?.connected === true;
+  }
+
+  private staleAfter(e: Entry): number {
+    return e.principal && e.principal.spendLimitUsd === null && this.changesAnnounced ? STALE_LISTENING_MS : STALE_MS;
   }
 
   private now(): number {
@@ -106,8 +143,9 @@ export class Authenticator {
     const entry = this.cache.get(hash);
     if (entry) {
       entry.usedAt = now;
-      if (now - entry.loadedAt < STALE_MS) return entry.principal;
+      if (now - entry.loadedAt < this.staleAfter(entry)) return entry.principal;
     }
+    const generation = this.generation;
     let principal: Principal | null;
     try {
       principal = await this.load(hash);
@@ -115,22 +153,31 @@ export class Authenticator {
       if (entry?.principal && now - entry.loadedAt < SERVE_STALE_MS) return entry.principal;
       throw new GatewayError('service_unavailable', 'API tokens cannot be checked: the database is unreachable', { cause: err });
     }
+    // A change announced while this read ran may not be in it: answer with it, but do not keep it.
+    if (generation !== this.generation) return principal;
     if (!entry && this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(hash, { principal, loadedAt: now, usedAt: now });
     return principal;
   }
 
-  /** Re-reads every token in use in one query; drops entries nobody used for IDLE_MS. */
+  /**
+   * Re-reads the tokens in use in one query: those with a spend limit, or all of them when changes
+   * are not announced or the last full refresh is FULL_REFRESH_MS old. Drops entries nobody used
+   * for IDLE_MS.
+   */
   private async refresh(): Promise<void> {
     if (this.refreshing) return;
     const asked = this.now();
+    const full = !this.changesAnnounced || asked - this.lastFullRefresh >= FULL_REFRESH_MS;
     const hashes: string[] = [];
     for (const [hash, e] of this.cache) {
       // Unknown or disabled tokens are not refreshed (anyone can send those); their entries expire.
       if (asked - e.usedAt > IDLE_MS || (!e.principal && asked - e.loadedAt >= STALE_MS)) this.cache.delete(hash);
-      else if (e.principal) hashes.push(hash);
+      else if (e.principal && (full || e.principal.spendLimitUsd !== null)) hashes.push(hash);
     }
+    if (full) this.lastFullRefresh = asked;
     if (hashes.length === 0) return;
+    const generation = this.generation;
     this.refreshing = true;
     try {
       const found = new Map<string, Principal>();
@@ -138,9 +185,11 @@ export class Authenticator {
         const principal = principalOf(row);
         if (principal) found.set(row.token.hash, principal);
       }
+      // A change was announced while the query ran: the cache was dropped, keep it that way.
+      if (generation !== this.generation) return;
       for (const hash of hashes) {
         const e = this.cache.get(hash);
-        // Read again on the request path (or invalidated) since this query was sent: keep that.
+        // Read again on the request path since this query was sent: keep that.
         if (!e || e.loadedAt > asked) continue;
         e.principal = found.get(hash) ?? null;
         e.loadedAt = asked;

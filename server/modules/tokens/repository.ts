@@ -2,6 +2,9 @@ import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { apiTokens, tenants, tokenSpend, type ApiTokenRow } from '../../db/schema/index.js';
 
+/** Token changes (update, disable, delete) are announced here, in the transaction that makes them; every Authenticator listens. */
+export const TOKENS_CHANNEL = 'gateway_tokens';
+
 // Drizzle queries for API tokens. Every method that serves a tenant takes tenantId first.
 
 export type TokenPatch = Partial<Pick<ApiTokenRow, 'name' | 'enabled' | 'spendLimitUsd' | 'rateLimitPerMinute'>>;
@@ -61,6 +64,11 @@ export const tokensRepository = {
       .innerJoin(tenants, eq(tenants.id, apiTokens.tenantId))
       .leftJoin(tokenSpend, eq(tokenSpend.tokenId, apiTokens.id))
       .where(inArray(apiTokens.hash, hashes));
+  },
+
+  /** Tells every gateway process (TOKENS_CHANNEL) that a token changed, when `tx` commits. */
+  async announceChange(tx: Executor, id: string): Promise<void> {
+    await tx.execute(sql`select pg_notify(${TOKENS_CHANNEL}, ${id})`);
   },
 
   /** One statement for a batch of last-used timestamps. */

@@ -48,6 +48,7 @@ export class TokenService {
       if (!before) throw notFound('Token', id);
       const after = Object.keys(patch).length ? await tokensRepository.update(tx, tenantId, id, patch) : before;
       await this.audit.record(tx, { tenantId, actor, action: 'token.update', targetType: 'token', targetId: id, before: summary(before), after: summary(after!) });
+      await tokensRepository.announceChange(tx, id);
       return after!;
     });
     this.auth.invalidate();
@@ -59,6 +60,7 @@ export class TokenService {
       const removed = await tokensRepository.remove(tx, tenantId, id);
       if (!removed) throw notFound('Token', id);
       await this.audit.record(tx, { tenantId, actor, action: 'token.delete', targetType: 'token', targetId: id, before: summary(removed) });
+      await tokensRepository.announceChange(tx, id);
     });
     this.auth.invalidate();
     return { id, deleted: true };
