@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { apiTokens, tenants, tokenSpend, type ApiTokenRow } from '../../db/schema/index.js';
 
@@ -63,7 +63,8 @@ export const tokensRepository = {
       .from(apiTokens)
       .innerJoin(tenants, eq(tenants.id, apiTokens.tenantId))
       .leftJoin(tokenSpend, eq(tokenSpend.tokenId, apiTokens.id))
-      .where(inArray(apiTokens.hash, hashes));
+      // One array parameter, not one parameter per hash: the refresh may ask for thousands.
+      .where(sql`${apiTokens.hash} = any(${sql.param(hashes)}::text[])`);
   },
 
   /** Tells every gateway process (TOKENS_CHANNEL) that a token changed, when `tx` commits. */
