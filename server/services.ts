@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { DbHandle } from './db/client.js';
+import { PgListener } from './db/listener.js';
 import { DataPlane } from './gateway/data-plane.js';
 import { LiveBus } from './gateway/live-bus.js';
 import { JobRunner } from './jobs/boss.js';
@@ -35,6 +36,8 @@ export interface Services {
   feedback: FeedbackService;
   analytics: AnalyticsService;
   liveBus: LiveBus;
+  /** The process's LISTEN connection (routing state, token changes). */
+  listener: PgListener;
   dataPlane: DataPlane;
   jobs: JobRunner<Services>;
   scheduler: SchedulerService;
@@ -44,10 +47,12 @@ export interface Services {
 
 export function createServices(config: Config, database: DbHandle, logger: Logger): Services {
   const { db, pool } = database;
-  const auth = new Authenticator({ db, listen: { databaseUrl: database.url, logger } });
+  // One LISTEN connection for the process: routing state and token changes.
+  const listener = new PgListener(database.url, logger);
+  const auth = new Authenticator({ db, listener });
   const audit = new AuditService(db);
   const liveBus = new LiveBus({ pool, connectionString: database.url, logger });
-  const dataPlane = new DataPlane({ config, pool, logger, databaseUrl: database.url, onRequestsCommitted: (rows) => liveBus.publish(rows) });
+  const dataPlane = new DataPlane({ config, pool, logger, listener, onRequestsCommitted: (rows) => liveBus.publish(rows) });
   const routingDeps = { db, pool, audit, registry: dataPlane.registry, routing: dataPlane.routing };
   // Every job is registered here, before start() creates the queues, workers and schedules.
   const jobRegistry = new JobRegistry<Services>()
@@ -84,10 +89,12 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       explorationRate: () => config.GATEWAY_EXPLORATION_RATE,
     }),
     liveBus,
+    listener,
     dataPlane,
     jobs,
     scheduler: new SchedulerService(db, jobs, audit),
     async start() {
+      await listener.start();
       await auth.start();
       await dataPlane.start();
       await jobs.start();
@@ -99,6 +106,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       await dataPlane.close();
       await liveBus.close();
       await auth.close();
+      await listener.close();
     },
   };
   return services;

@@ -1,50 +1,83 @@
 import pg from 'pg';
 import type { Logger } from '../lib/logger.js';
 
-// One LISTEN connection per channel and process, reconnecting when it drops, so changes made by
-// any gateway process (config edits, feedback) reach every process sharing the database.
+// One LISTEN connection per process for every channel that must always be heard (routing state,
+// token changes), reconnecting when it drops, so changes made by any gateway process reach every
+// process sharing the database. One connection rather than one per channel: a deployment of many
+// gateway nodes against a managed PostgreSQL counts its connections. (The live tap keeps its own:
+// it listens only while someone watches, and other processes detect it by its application name.)
+
+/** How the connection shows in pg_stat_activity. */
+export const LISTENER_APPLICATION_NAME = 'gateway listen';
+
+interface Channel {
+  onMessage: (payload: string) => void;
+  /** Called after a reconnect: messages may have been missed, so the subscriber reloads. */
+  onReconnect: () => void;
+}
 
 export class PgListener {
+  private readonly channels = new Map<string, Channel>();
   private client: pg.Client | undefined;
+  /** Channels LISTENed on the current client. */
+  private listened = new Set<string>();
   private closed = false;
   private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly url: string,
-    private readonly channel: string,
-    private readonly onMessage: (payload: string) => void,
     private readonly logger: Logger,
-    /** Called after a reconnect: messages may have been missed, so callers reload. */
-    private readonly onReconnect: () => void = () => undefined,
+    private readonly reconnectMs = 1_000,
   ) {}
 
+  /** Connects; throws when the first attempt fails (later drops reconnect on their own). */
   async start(): Promise<void> {
     await this.connect(false);
   }
 
-  /** Whether the LISTEN connection is up (notifications sent now will arrive). */
-  get connected(): boolean {
-    return this.client !== undefined;
+  /**
+   * Delivers `channel`'s notifications to `onMessage`. Resolves once the LISTEN is in place (at
+   * once when the connection is down: the channel is LISTENed when it comes back).
+   */
+  async listen(channel: string, onMessage: (payload: string) => void, onReconnect: () => void = () => undefined): Promise<void> {
+    if (this.channels.has(channel)) throw new Error(`already listening on ${channel}`);
+    this.channels.set(channel, { onMessage, onReconnect });
+    const client = this.client;
+    if (!client) return;
+    // A failure here is the connection dropping: the reconnect LISTENs the channel and calls onReconnect.
+    await this.listenAll(client).catch((err: unknown) => this.logger.debug({ channel, err: (err as Error).message }, 'LISTEN failed; retried on reconnect'));
+  }
+
+  /** Whether notifications sent on `channel` now will arrive. */
+  listening(channel: string): boolean {
+    return this.client !== undefined && this.listened.has(channel);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    await this.client?.end().catch(() => undefined);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
   }
 
   private async connect(isReconnect: boolean): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
+    const client = new pg.Client({ connectionString: this.url, application_name: LISTENER_APPLICATION_NAME });
     client.on('notification', (msg) => {
-      if (msg.channel === this.channel && msg.payload !== undefined) this.onMessage(msg.payload);
+      if (msg.payload !== undefined) this.channels.get(msg.channel)?.onMessage(msg.payload);
     });
-    client.on('error', () => this.scheduleReconnect());
-    client.on('end', () => this.scheduleReconnect());
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
     try {
       await client.connect();
-      await client.query(`listen ${pg.escapeIdentifier(this.channel)}`);
+      this.listened = new Set();
+      await this.listenAll(client);
+      if (this.closed) {
+        await client.end().catch(() => undefined);
+        return;
+      }
       this.client = client;
-      if (isReconnect) this.onReconnect();
+      if (isReconnect) for (const c of this.channels.values()) c.onReconnect();
     } catch (err) {
       await client.end().catch(() => undefined);
       if (!isReconnect) throw err;
@@ -52,14 +85,28 @@ export class PgListener {
     }
   }
 
+  /** LISTENs every registered channel not yet LISTENed on `client` (one statement for all of them). */
+  private async listenAll(client: pg.Client): Promise<void> {
+    const missing = [...this.channels.keys()].filter((c) => !this.listened.has(c));
+    if (!missing.length) return;
+    await client.query(missing.map((c) => `listen ${pg.escapeIdentifier(c)}`).join('; '));
+    for (const c of missing) this.listened.add(c);
+  }
+
+  private lost(client: pg.Client): void {
+    // Only the connection in use: a failed attempt is retried by connect() itself.
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.scheduleReconnect();
+  }
+
   private scheduleReconnect(): void {
     if (this.closed || this.retryTimer) return;
-    this.client = undefined;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
-      this.logger.debug({ channel: this.channel }, 'reconnecting LISTEN client');
+      this.logger.debug({ channels: [...this.channels.keys()] }, 'reconnecting LISTEN client');
       void this.connect(true);
-    }, 1_000);
+    }, this.reconnectMs);
     this.retryTimer.unref();
   }
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { PgListener } from '../db/listener.js';
 import { currentProviderEnv, type Config } from '../config.js';
 import type { Logger } from '../lib/logger.js';
 import { resolveProviderSettings, SIMULATOR_MODELS } from '../providers/catalog.js';
@@ -25,8 +26,8 @@ export const SIMULATOR_PROVIDER = 'simulator';
 export interface DataPlaneOptions {
   config: Config;
   pool: pg.Pool;
-  /** For the LISTEN connection that keeps routing state in step across processes. */
-  databaseUrl?: string;
+  /** The process's LISTEN connection, which keeps routing state in step across processes. */
+  listener?: PgListener;
   logger: Logger;
   onRequestsCommitted?: (rows: CommittedRequest[]) => void;
 }
@@ -53,7 +54,7 @@ export class DataPlane {
       onCommitted: opts.onRequestsCommitted,
     });
     configureHttp({ connectTimeoutMs: config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS });
-    this.routing = new RoutingState(opts.pool, opts.logger, opts.databaseUrl);
+    this.routing = new RoutingState(opts.pool, opts.logger, opts.listener);
     this.judgeSampler = new JudgeSampler(opts.pool, this.routing, Math.random, opts.logger);
     this.engine = new RoutingEngine({
       state: this.routing,

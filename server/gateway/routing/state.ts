@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { AbVariant } from '../../db/schema/ab-tests.js';
-import { notify, PgListener } from '../../db/listener.js';
+import { notify, type PgListener } from '../../db/listener.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Complexity, TaskType } from '../types.js';
 
@@ -48,9 +48,9 @@ const RELOAD_DEBOUNCE_MS = 250;
 
 export class RoutingState {
   private tenants = new Map<string, TenantState>();
-  private listener: PgListener | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly pendingReloads = new Map<string, NodeJS.Timeout>();
+  private closed = false;
   /**
    * Loads run concurrently (a notification's reload, a local change, the periodic full reload):
    * each takes a sequence number when it starts, and a workspace's state is only replaced by a
@@ -62,23 +62,25 @@ export class RoutingState {
   constructor(
     private readonly pool: pg.Pool,
     private readonly logger: Logger,
-    private readonly databaseUrl?: string,
+    /** Hears changes made by other processes; without it, only the periodic full reload does. */
+    private readonly listener?: PgListener,
   ) {}
 
   async start(): Promise<void> {
+    // LISTEN before the first load, so a change committed in between is not missed.
+    await this.listener?.listen(ROUTING_CHANNEL, (tenantId) => this.scheduleReload(tenantId), () => {
+      if (!this.closed) void this.reloadAll().catch(() => undefined);
+    });
     await this.reloadAll();
-    if (this.databaseUrl) {
-      this.listener = new PgListener(this.databaseUrl, ROUTING_CHANNEL, (tenantId) => this.scheduleReload(tenantId), this.logger, () => void this.reloadAll());
-      await this.listener.start();
-    }
     this.timer = setInterval(() => void this.reloadAll().catch(() => undefined), FULL_RELOAD_MS);
     this.timer.unref();
   }
 
   async close(): Promise<void> {
+    // The shared listener outlives this: notifications from now on are ignored.
+    this.closed = true;
     if (this.timer) clearInterval(this.timer);
     for (const t of this.pendingReloads.values()) clearTimeout(t);
-    await this.listener?.close();
   }
 
   judge(tenantId: string): JudgeSettings | null {
@@ -134,7 +136,7 @@ export class RoutingState {
 
   /** Coalesce bursts of notifications (a stream of feedback) into one reload per workspace. */
   private scheduleReload(tenantId: string): void {
-    if (this.pendingReloads.has(tenantId)) return;
+    if (this.closed || this.pendingReloads.has(tenantId)) return;
     const t = setTimeout(() => {
       this.pendingReloads.delete(tenantId);
       void this.reloadTenant(tenantId).catch((err: unknown) => this.logger.warn({ err: (err as Error).message }, 'routing state reload failed'));

@@ -1,9 +1,8 @@
 import type { Tier } from '../../config.js';
 import type { Database } from '../../db/client.js';
-import { PgListener } from '../../db/listener.js';
+import type { PgListener } from '../../db/listener.js';
 import { hashToken } from '../../lib/crypto.js';
 import { GatewayError } from '../../lib/errors.js';
-import type { Logger } from '../../lib/logger.js';
 import { TOKENS_CHANNEL, tokensRepository } from './repository.js';
 
 export interface Principal {
@@ -60,8 +59,8 @@ const TOUCH_FLUSH_MS = 5_000;
 export interface AuthenticatorOptions {
   db: Database;
   now?: () => number;
-  /** Listen for token changes on TOKENS_CHANNEL (start() connects). Without it, every cached token is re-read every second. */
-  listen?: { databaseUrl: string; logger: Logger };
+  /** Hears token changes on TOKENS_CHANNEL (from start()). Without it, every cached token is re-read every second. */
+  listener?: PgListener;
 }
 
 export class Authenticator {
@@ -75,7 +74,7 @@ export class Authenticator {
   private lastFullRefresh: number;
   /** Bumped by invalidate(): a read that started before it is not cached as current. */
   private generation = 0;
-  private listener: PgListener | undefined;
+  private listening = false;
 
   constructor(private readonly opts: AuthenticatorOptions) {
     this.lastFullRefresh = this.now();
@@ -85,13 +84,13 @@ export class Authenticator {
     this.refreshTimer.unref();
   }
 
-  /** Connects the LISTEN client for token changes (when configured). */
+  /** Listens for token changes (when a listener is configured). */
   async start(): Promise<void> {
-    const listen = this.opts.listen;
-    if (!listen || this.listener) return;
-    const listener = new PgListener(listen.databaseUrl, TOKENS_CHANNEL, () => this.invalidate(), listen.logger, () => this.invalidate());
-    await listener.start();
-    this.listener = listener;
+    const listener = this.opts.listener;
+    if (!listener || this.listening) return;
+    this.listening = true;
+    // A reconnect may have missed announcements: drop everything then too.
+    await listener.listen(TOKENS_CHANNEL, () => this.invalidate(), () => this.invalidate());
   }
 
   /** Resolves an Authorization header to a principal or throws 401 auth_error. */
@@ -121,13 +120,12 @@ export class Authenticator {
   async close(): Promise<void> {
     clearInterval(this.touchTimer);
     clearInterval(this.refreshTimer);
-    await this.listener?.close();
     await this.flushLastUsed();
   }
 
   /** Whether cached tokens without a spend limit may go FULL_REFRESH_MS between reads. */
   private get changesAnnounced(): boolean {
-    return this.listener?.connected === true;
+    return this.listening && this.opts.listener?.listening(TOKENS_CHANNEL) === true;
   }
 
   private staleAfter(e: Entry): number {
