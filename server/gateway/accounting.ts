@@ -103,8 +103,14 @@ export function buildMeta(call: ChatCall, o: Outcome, cost: number, errors: Call
 
 /** Log the call: one request row, plus the cost rows of its real upstream calls. */
 export function logCall(writer: LogWriter, call: ChatCall, outcome: Outcome, costs: CostLogRow[]): void {
-  if (call.costOnly) return writer.writeCosts(costs);
-  writer.write(requestRow(call, outcome), call.extraCosts ? [...call.extraCosts, ...costs] : costs, promptPreview(call));
+  const rows = call.extraCosts ? [...call.extraCosts, ...costs] : costs;
+  if (call.onCost) {
+    let usd = 0;
+    for (const c of rows) usd += c.cost;
+    if (usd > 0) call.onCost(usd);
+  }
+  if (call.costOnly) return writer.writeCosts(rows);
+  writer.write(requestRow(call, outcome), rows, promptPreview(call));
 }
 
 const PREVIEW_CHARS = 120;

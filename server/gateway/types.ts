@@ -47,6 +47,11 @@ export interface ChatCall {
   extraCosts?: CostLogRow[];
   /** A call the gateway makes itself (judge, evals): cost rows only, no request row. */
   costOnly?: boolean;
+  /**
+   * Told the USD total of the cost rows logged for this call, once, when they are logged (the
+   * token's spend limit counts it at once in this process; token_spend catches up when they commit).
+   */
+  onCost?: (usd: number) => void;
 }
 
 export interface UpstreamErrorSummary {

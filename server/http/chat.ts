@@ -70,15 +70,16 @@ export function chatHandler(services: Services, dataPlane: DataPlane) {
       signal: clientGone,
       startedAt,
       createdAt: new Date(),
+      // Every cost row of the call counts against the token here at once: failed attempts that
+      // cost something, the classifier's call, a stream that broke after its first byte.
+      onCost: (usd) => services.auth.addSpend(principal, usd),
     };
 
     if (body.stream) {
-      const meta = await dataPlane.pipeline.stream(call, sseSink(res));
-      if (meta?.cost) services.auth.addSpend(principal, meta.cost);
+      await dataPlane.pipeline.stream(call, sseSink(res));
       return;
     }
     const { completion, meta } = await dataPlane.pipeline.complete(call);
-    if (meta.cost) services.auth.addSpend(principal, meta.cost);
     const payload = jsonWithGateway(completion, meta);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...gatewayHeaders(meta) });
     res.end(payload);

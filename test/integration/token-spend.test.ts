@@ -107,6 +107,26 @@ describe('per-token spend limit', () => {
     expect((await listed(id)).spentUsd).toBeGreaterThan(0.5);
   });
 
+  it('a stream that breaks after its first byte counts against the limit at once', async () => {
+    const { id, token } = await createToken({ spendLimitUsd: 0.0001 });
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4o', cutStreamAfterChunks: 40 }]);
+    try {
+      const res = await fetch(`${c.env.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: MODEL, messages: user, temperature: 0.7, stream: true }),
+      });
+      expect(await res.text()).toContain('event: error');
+    } finally {
+      c.sim.setFaults([]);
+    }
+    // Refused by the next call, made at once: the process counted the broken stream's cost itself
+    // rather than waiting for its cost row to reach token_spend (re-read every second).
+    expectTypedError(await post(token), 402, 'spend_limit_error');
+    await c.waitForCount('select count(*)::int as n from cost_logs where token_id = $1', [id], 1);
+    expect(await costRowsOf(id)).toBeGreaterThanOrEqual(0.0001);
+  });
+
   it('a limit the column cannot hold is a 400, not a silent zero', async () => {
     const res = await c.env.http('POST', '/v1/admin/tokens', { token: c.tenant.token, body: { name: 'tiny', spendLimitUsd: 0.00001 } });
     expectTypedError(res, 400, 'invalid_request_error');

@@ -104,8 +104,8 @@ export class Authenticator {
   }
 
   /**
-   * Counts a finished call's cost against its token until the next load from the database (which
-   * then holds its cost row). The principal is the cached entry itself, so later calls see it.
+   * Counts a call's cost rows, as they are logged, against its token until the next load from the
+   * database (which then holds them). The principal is the cached entry itself, so later calls see it.
    */
   addSpend(principal: Principal, usd: number): void {
     principal.spentUsd += usd;
