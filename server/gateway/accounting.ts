@@ -73,7 +73,7 @@ export function requestRow(call: ChatCall, o: Outcome): RequestLogRow {
   };
 }
 
-export function buildMeta(call: ChatCall, o: Outcome, cost: number, errors: CallMeta['errors']): CallMeta {
+export function buildMeta(call: ChatCall, o: Outcome, cost: number, errors: CallMeta['errors'], upstreamMs = 0): CallMeta {
   const d = o.decision;
   const routing: CallMeta['routing'] = {
     taskType: d.taskType,
@@ -98,6 +98,7 @@ export function buildMeta(call: ChatCall, o: Outcome, cost: number, errors: Call
     usage: o.usage,
     routing,
     errors,
+    upstreamMs,
   };
 }
 

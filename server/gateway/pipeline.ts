@@ -74,6 +74,7 @@ export class ChatPipeline {
 
     const errors: UpstreamErrorSummary[] = [];
     const costs: CostLogRow[] = [];
+    let upstreamMs = 0;
     const fail = <E extends Error>(err: E, served: Target | null): E => {
       const status = err instanceof ClientClosedError ? 'client_closed' : 'error';
       const errorType = err instanceof GatewayError ? err.type : 'client_closed';
@@ -84,8 +85,10 @@ export class ChatPipeline {
     for (const [i, target] of this.ordered(plan.candidates).entries()) {
       const adapter = this.opts.registry.get(target.provider)?.adapter;
       if (!adapter) continue;
+      const sent = performance.now();
       try {
         const completion = await adapter.chat(upstreamBody(call, target.model, false), { signal: call.signal, timeoutMs: this.opts.upstreamTimeoutMs });
+        upstreamMs += performance.now() - sent;
         this.opts.breakers.success(target.provider);
         const usage = await usageOf(call, completion);
         costs.push(costRow(call, target, usage, 'ok'));
@@ -95,8 +98,9 @@ export class ChatPipeline {
         // Only the requested target's own answer is cached under its key.
         if (plan.cacheKey && i === 0) this.opts.cache!.set(plan.cacheKey, { completion, inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
         this.opts.onAnswer?.(call, () => answerText(completion));
-        return { completion, meta: buildMeta(call, outcome, costOf(target, usage), errors) };
+        return { completion, meta: buildMeta(call, outcome, costOf(target, usage), errors, upstreamMs) };
       } catch (err) {
+        upstreamMs += performance.now() - sent;
         let failure: AttemptFailure;
         try {
           failure = classifyFailure(err, target, this.opts.breakers, call.signal);

@@ -32,6 +32,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
 
   const errors: UpstreamErrorSummary[] = [];
   const costs: CostLogRow[] = [];
+  let upstreamMs = 0;
   const log = (decision: RoutingDecision, served: Target, usage: Usage, status: Outcome['status'], errorType: string | null) =>
     logCall(logWriter, call, { decision, served, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: true, status, errorType }, costs);
 
@@ -39,6 +40,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     const adapter = registry.get(target.provider)?.adapter;
     if (!adapter) continue;
     const body = upstreamBody(call, target.model, true);
+    const sent = performance.now();
     const iterator = adapter.chatStream(body, { signal: call.signal, timeoutMs: upstreamTimeoutMs })[Symbol.asyncIterator]();
     // The first next() sends the request; what the response head reports is built while the
     // upstream thinks, not after its first chunk.
@@ -49,6 +51,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     try {
       next = await first;
     } catch (err) {
+      upstreamMs += performance.now() - sent;
       let failure: AttemptFailure;
       try {
         failure = classifyFailure(err, target, breakers, call.signal);
@@ -67,6 +70,8 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     }
 
     // Committed to this target: the client gets headers and chunks from here on.
+    upstreamMs += performance.now() - sent;
+    partial.upstreamMs = upstreamMs;
     breakers.success(target.provider);
     sink.start(partial);
     const acc = new StreamAccumulator();
@@ -97,7 +102,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     const usage = acc.usage ?? (await estimateUsage(body, acc.producedText()));
     costs.push(costRow(call, target, usage, 'ok'));
     const outcome: Outcome = { decision, served: target, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: true, status: 'ok', errorType: null };
-    const meta = buildMeta(call, outcome, costOf(target, usage), errors);
+    const meta = buildMeta(call, outcome, costOf(target, usage), errors, upstreamMs);
     sink.end(finalChunk(acc.id, acc.created, acc.model, includeUsage ? usage : undefined), meta);
     logCall(logWriter, call, outcome, costs);
     p.opts.onAnswer?.(call, () => acc.producedText());

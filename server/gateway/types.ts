@@ -82,6 +82,11 @@ export interface CallMeta {
     variant?: string;
   };
   errors: UpstreamErrorSummary[];
+  /**
+   * Time spent waiting on providers, ms: every attempt from sending its request to its answer (for
+   * streams, to the first chunk). The rest of the latency is the gateway's own (Server-Timing).
+   */
+  upstreamMs: number;
 }
 
 export interface CompletionResult {

@@ -76,12 +76,12 @@ export function chatHandler(services: Services, dataPlane: DataPlane) {
     };
 
     if (body.stream) {
-      await dataPlane.pipeline.stream(call, sseSink(res));
+      await dataPlane.pipeline.stream(call, sseSink(res, startedAt));
       return;
     }
     const { completion, meta } = await dataPlane.pipeline.complete(call);
     const payload = jsonWithGateway(completion, meta);
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...gatewayHeaders(meta) });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...gatewayHeaders(meta, performance.now() - startedAt) });
     res.end(payload);
   };
 

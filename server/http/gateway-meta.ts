@@ -56,12 +56,20 @@ export function chunkJson(chunk: ChatChunk): string {
   return JSON.stringify(rest);
 }
 
-/** Headers known when a response starts (streams learn cost and latency only at the end). */
-export function gatewayHeaders(meta: Pick<CallMeta, 'requestId' | 'provider' | 'model' | 'cacheType' | 'errors'> & Partial<Pick<CallMeta, 'cost' | 'latencyMs'>>): Record<string, string> {
+/**
+ * Headers known when a response starts (streams learn cost and latency only at the end).
+ * `elapsedMs`: time since the request arrived, split in Server-Timing into the providers' share
+ * and the gateway's own.
+ */
+export function gatewayHeaders(
+  meta: Pick<CallMeta, 'requestId' | 'provider' | 'model' | 'cacheType' | 'errors' | 'upstreamMs'> & Partial<Pick<CallMeta, 'cost' | 'latencyMs'>>,
+  elapsedMs: number,
+): Record<string, string> {
   const h: Record<string, string> = {
     'x-gateway-request-id': meta.requestId,
     'x-gateway-provider': meta.provider,
     'x-gateway-model': meta.model,
+    'server-timing': `upstream;dur=${meta.upstreamMs.toFixed(2)}, gateway;dur=${Math.max(0, elapsedMs - meta.upstreamMs).toFixed(2)}`,
   };
   if (meta.cost !== undefined) h['x-gateway-cost'] = meta.cost.toFixed(8);
   if (meta.latencyMs !== undefined) h['x-gateway-latency'] = String(Math.round(meta.latencyMs));

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { ChatChunk } from '../providers/types.js';
 import type { CallMeta, StreamSink } from '../gateway/types.js';
 import { chunkJson, gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
@@ -7,7 +8,8 @@ import { chunkJson, gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
 // compression), the last data frame carries `_gateway`, and a failure after the first byte ends
 // with an `event: error` frame and no [DONE].
 
-export function sseSink(res: ServerResponse): StreamSink {
+/** `startedAt`: performance.now() when the request arrived (for Server-Timing). */
+export function sseSink(res: ServerResponse, startedAt: number): StreamSink {
   const write = (frame: string) => {
     if (!res.writableEnded && !res.destroyed) res.write(frame);
   };
@@ -17,7 +19,7 @@ export function sseSink(res: ServerResponse): StreamSink {
     start(meta) {
       // Added to the gateway's own header object: no spread of a per-request object. Connection
       // is Node's to set: keep-alive unless the client asked to close.
-      const headers = gatewayHeaders(meta);
+      const headers = gatewayHeaders(meta, performance.now() - startedAt);
       headers['content-type'] = 'text/event-stream; charset=utf-8';
       headers['cache-control'] = 'no-cache, no-transform';
       headers['x-accel-buffering'] = 'no';

@@ -244,3 +244,33 @@ describe('stream connection handling', () => {
     expect(closed).toMatchObject({ status: 200, connection: 'close' });
   });
 });
+
+describe('Server-Timing', () => {
+  const parse = (h: string | null) => Object.fromEntries((h ?? '').split(', ').map((m) => [m.split(';')[0], Number(m.split('dur=')[1])]));
+
+  it('splits each response\'s time into the providers\' share and the gateway\'s own, streamed or not', async () => {
+    c.sim.configure({ latencyMs: 40 });
+    try {
+      const { data, response } = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'timing' }], temperature: 0.5 }).withResponse();
+      const timing = parse(response.headers.get('server-timing'));
+      expect(timing.upstream).toBeGreaterThanOrEqual(40);
+      expect(timing.gateway).toBeGreaterThanOrEqual(0);
+      expect(timing.gateway).toBeLessThan(timing.upstream);
+      // Together they are the call's latency, up to the response's own encoding.
+      expect(Math.abs(timing.upstream + timing.gateway - (data as any)._gateway.latencyMs)).toBeLessThan(5);
+
+      const res = await fetch(`${c.env.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${c.tenant.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'timing' }], temperature: 0.5, stream: true }),
+      });
+      // A stream's header leaves with its first chunk: the providers' share is their time to it.
+      const streamed = parse(res.headers.get('server-timing'));
+      await res.text();
+      expect(streamed.upstream).toBeGreaterThanOrEqual(40);
+      expect(streamed.gateway).toBeLessThan(streamed.upstream);
+    } finally {
+      c.sim.configure({ latencyMs: 0 });
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CallMeta } from '../../server/gateway/types.js';
-import { jsonWithGateway } from '../../server/http/gateway-meta.js';
+import { gatewayHeaders, jsonWithGateway } from '../../server/http/gateway-meta.js';
 import { forgetRawJson, keepRawJson } from '../../server/providers/raw-json.js';
 
 describe('jsonWithGateway', () => {
@@ -9,6 +9,7 @@ describe('jsonWithGateway', () => {
     usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
     routing: { taskType: null, complexity: null, routedBy: 'user-override', usedFallback: false, usedLlmFallback: false },
     errors: [],
+    upstreamMs: 10.456,
   };
 
   it('appends _gateway as the last field without changing the answer object', () => {
@@ -17,6 +18,7 @@ describe('jsonWithGateway', () => {
     expect(Object.keys(parsed)).toEqual(['id', 'choices', '_gateway']);
     expect(parsed._gateway).toMatchObject({ requestId: 'req_1', cost: 0.000123, routing: { routedBy: 'user-override' } });
     expect(parsed._gateway).not.toHaveProperty('cacheType');
+    expect(parsed._gateway).not.toHaveProperty('upstreamMs');
     expect(answer).not.toHaveProperty('_gateway');
   });
 
@@ -40,5 +42,15 @@ describe('jsonWithGateway', () => {
   it('shows cacheType on cache hits, and handles an empty object', () => {
     const parsed = JSON.parse(jsonWithGateway({}, { ...meta, cached: true, cacheType: 'exact' }));
     expect(parsed._gateway.cacheType).toBe('exact');
+  });
+});
+
+describe('gatewayHeaders', () => {
+  const meta = { requestId: 'req_1', provider: 'openai', model: 'gpt-4o-mini', cacheType: null, errors: [], upstreamMs: 10.456 };
+
+  it('splits the time so far into the providers\' share and the gateway\'s own (Server-Timing, ms)', () => {
+    expect(gatewayHeaders(meta, 10.9)['server-timing']).toBe('upstream;dur=10.46, gateway;dur=0.44');
+    // A cache hit waited on no provider.
+    expect(gatewayHeaders({ ...meta, upstreamMs: 0 }, 0.2)['server-timing']).toBe('upstream;dur=0.00, gateway;dur=0.20');
   });
 });
