@@ -33,6 +33,7 @@ import {
   closedLoop, constantRate, fetchJson, keepAliveClient, keepAlivePool, sequentialInterleaved, streamOnce, target,
   type LoopResult, type RateResult, type StreamResult,
 } from './lib/load.js';
+import { splitTimings, type ServerTimingSample } from './lib/server-timing.js';
 import { InspectorSession } from './lib/inspector.js';
 import { summariseProfile, type CpuProfile } from './lib/profile.js';
 import { cleanup, installCleanupHandlers, isInterrupted, spawnNode, startDatabase, type ChildHandle } from './lib/processes.js';
@@ -394,13 +395,17 @@ async function main(): Promise<void> {
   phase(`fixed rate: ${PLAN.rateRps} req/s open loop for ${PLAN.rateMs / 1000} s per target, in ${PLAN.rateBlocks} interleaved blocks`);
   const rateBlocks = Object.fromEntries(KINDS.map((k) => [k, [] as RateResult[]])) as Record<Kind, RateResult[]>;
   const blockMs = PLAN.rateMs / PLAN.rateBlocks;
+  // The gateway's Server-Timing of every fixed-rate request: where its tail's time went.
+  const rateTimings: ServerTimingSample[] = (t.gateway.timings = []);
   for (let b = 0; b < PLAN.rateBlocks; b++) {
     for (const k of KINDS) {
       const run = () => measure(`fixedRate-${k}-${b}`, subjectOf(k), () => constantRate(pools[k], t[k], PLAN.rateRps, blockMs), (r) => r.latency.count);
       rateBlocks[k].push(k === 'gateway' ? await profiled(`fixed-rate-${b}`, run) : await run());
     }
   }
+  t.gateway.timings = undefined;
   const rate = Object.fromEntries(KINDS.map((k) => [k, mergeRates(rateBlocks[k])])) as Record<Kind, RateResult>;
+  const rateSplit = splitTimings(rateTimings);
   /** Per-request CPU over a target's blocks, weighted by the requests of each. */
   const rateCpu = (k: Kind, field: 'proxyCpuUsPerRequest' | 'postgresCpuUsPerRequest'): number => {
     const blocks = rateBlocks[k].map((_, b) => cpu[`fixedRate-${k}-${b}`]!);
@@ -512,6 +517,8 @@ async function main(): Promise<void> {
     `2. Fixed rate ${PLAN.rateRps} req/s, open loop, ${PLAN.rateMs / 1000} s per target in ${PLAN.rateBlocks} interleaved blocks (achieved ${KINDS.map((k) => int(rate[k].rps)).join(' / ')} req/s)${PROFILE ? ' (gateway run PROFILED)' : ''}`,
     { metric: 'latency p50', ...lat((k) => rs[k].p50) },
     { metric: 'latency p99', ...lat((k) => rs[k].p99), target: `added <= ${TARGETS.addedP99At500Ms} ms`, result: verdict(rateAddedP99 <= TARGETS.addedP99At500Ms) },
+    { metric: 'inside the gateway p50 / p99', gateway: pair(ms(rateSplit.gateway.p50), ms(rateSplit.gateway.p99)) },
+    { metric: 'slowest 1%: gateway / upstream / outside', gateway: [rateSplit.slowest.gateway, rateSplit.slowest.upstream, rateSplit.slowest.outside].map((v) => ms(v, 2)).join(' / ') },
     { metric: 'generator send lag p99', direct: ms(lag.direct.p99), bare: ms(lag.bare.p99), gateway: ms(lag.gateway.p99) },
     { metric: 'proxy CPU per request', bare: us(c.rate.bare.proxyCpuUsPerRequest), gateway: us(c.rate.gateway.proxyCpuUsPerRequest), own: us(c.rate.gateway.proxyCpuUsPerRequest - c.rate.bare.proxyCpuUsPerRequest) },
     { metric: 'PostgreSQL CPU per request', gateway: us(c.rate.gateway.postgresCpuUsPerRequest) },
@@ -550,6 +557,9 @@ async function main(): Promise<void> {
   log(`  ${placement.note}.`);
   log(`  Added = gateway - direct (the targets); Own = gateway - bare proxy (the gateway's own work). Same request body everywhere`);
   log(`  (the simulator and the bare proxy get the upstream model id "${UPSTREAM_MODEL}"). CPU ticks at ${clkTck()} Hz.`);
+  log(`  Inside the gateway: its Server-Timing "gateway" share (request event to response head, provider wait excluded). Slowest 1%: the`);
+  log(`  mean split of the slowest fixed-rate requests into the gateway's share, the upstream leg (through the simulator) and the rest, outside`);
+  log(`  both (client-side legs: load generator, kernel, queueing before the request event).`);
   log(`  Soak: ${int(soak.latency.count)} requests at ${int(soak.rps)} req/s, latency p50 ${ms(soak.latency.summary().p50)}, p99 ${ms(soak.latency.summary().p99)}; RSS every ${SOAK_SAMPLE_MS / 1000} s (MB): ${rssSamples.map((r) => r.rssMb.toFixed(0)).join(' ')}.`);
   const profileSummaries = Object.fromEntries(Object.entries(profiles).map(([name, p]) => [name, summariseProfile(p, `${process.cwd()}/`)]));
   for (const [name, summary] of Object.entries(profileSummaries)) {
@@ -603,6 +613,9 @@ async function main(): Promise<void> {
       gatewayCpuUsPerRequest: round(c.rate.gateway.proxyCpuUsPerRequest, 1),
       bareCpuUsPerRequest: round(c.rate.bare.proxyCpuUsPerRequest, 1),
       postgresCpuUsPerRequest: round(c.rate.gateway.postgresCpuUsPerRequest, 1),
+      // Server-Timing: the gateway's own time per request, and the slowest 1% split three ways.
+      insideGateway: latencyJson(rateSplit.gateway),
+      slowestSplitMs: { count: rateSplit.slowest.count, latency: round(rateSplit.slowest.latency), gateway: round(rateSplit.slowest.gateway), upstream: round(rateSplit.slowest.upstream), outside: round(rateSplit.slowest.outside) },
       pass: rateAddedP99 <= TARGETS.addedP99At500Ms,
     },
     throughput: {

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Pool, type Dispatcher } from 'undici';
 import { Samples } from './stats.js';
+import { parseServerTiming, type ServerTimingSample } from './server-timing.js';
 
 // A small keep-alive load generator on undici: sequential, constant-rate (open loop) and
 // closed-loop runs, plus streamed requests timed to their first SSE byte. Latency is measured
@@ -17,6 +18,8 @@ export interface Target {
   sent: number;
   failed: number;
   lastError?: string;
+  /** When set, every answered request adds its latency and its Server-Timing split here. */
+  timings?: ServerTimingSample[];
 }
 
 export function target(name: string, url: string, headers: Record<string, string>, body: unknown): Target {
@@ -52,7 +55,9 @@ export async function once(d: Dispatcher, t: Target, body = t.body): Promise<num
       t.lastError = `HTTP ${res.statusCode}`;
       return NaN;
     }
-    return performance.now() - start;
+    const latency = performance.now() - start;
+    if (t.timings) t.timings.push({ latency, ...parseServerTiming(res.headers['server-timing']) });
+    return latency;
   } catch (err) {
     t.failed++;
     t.lastError = (err as Error).message;
