@@ -2,6 +2,7 @@ import { providerDefinition } from './catalog.js';
 import { createAdapter } from './factory.js';
 import { getJson } from './http.js';
 import type { ProviderAdapter, ProviderFamily, ProviderSettings } from './types.js';
+import { isChatModel } from './model-kind.js';
 
 // The providers this process routes to and the models each serves, from the discovery pass.
 // Reads on the request path are plain map lookups; discovery replaces the whole view at once.
@@ -86,9 +87,16 @@ export class ProviderRegistry {
     return n;
   }
 
-  /** Every (provider, model) pair that can be routed to now. */
+  /** Every chat (provider, model) pair that can be routed to now. */
   targets(): ReadonlyArray<{ provider: string; model: string }> {
     return this.view.targets;
+  }
+
+  /** Every (provider, model) pair active providers serve, chat or not (what can be pinned). */
+  servable(): Array<{ provider: string; model: string }> {
+    const out: Array<{ provider: string; model: string }> = [];
+    for (const p of this.view.providers.values()) if (p.active) for (const model of p.models) out.push({ provider: p.name, model });
+    return out;
   }
 
   private async refreshLocal(): Promise<void> {
@@ -136,7 +144,8 @@ function buildView(providers: RegisteredProvider[]): View {
     map.set(p.name, p);
     if (!p.active) continue;
     for (const m of p.models) {
-      targets.push({ provider: p.name, model: m });
+      // Every model can be pinned; only chat models are routing targets (see model-kind.ts).
+      if (isChatModel(m)) targets.push({ provider: p.name, model: m });
       const list = byModel.get(m);
       if (list) list.push(p);
       else byModel.set(m, [p]);

@@ -84,6 +84,35 @@ describe('structured-output narrowing', () => {
   });
 });
 
+describe('models that are not for chat', () => {
+  it('are never routed to, explored or made the judge\'s cheapest grader, but stay pinnable', async () => {
+    // What a real models endpoint lists beside the chat models (OpenAI's, here).
+    const notChat = ['text-embedding-3-small', 'tts-1', 'whisper-1', 'dall-e-3', 'omni-moderation-latest', 'gpt-4o-transcribe', 'gpt-4o-realtime-preview'];
+    const { DEFAULT_MODELS } = await import('../../server/simulator/index.js');
+    const { cheapestTarget } = await import('../../server/gateway/routing/targets.js');
+    const wide = await startChatEnv({ sim: { models: { openai: [...DEFAULT_MODELS.openai, ...notChat] } }, env: { GATEWAY_EXPLORATION_RATE: '1', GATEWAY_ROUTING_SEED: '3' } });
+    try {
+      const picks = new Set<string>();
+      for (let i = 0; i < 60; i++) {
+        const res = await wide.env.http('POST', '/v1/chat/completions', { token: wide.tenant.token, body: { model: '', messages: [{ role: 'user', content: `x ${i}` }], routing_hint: 'general', complexity_hint: (['simple', 'medium', 'complex'] as const)[i % 3] } });
+        expect(res.status).toBe(200);
+        expect(res.body._gateway.routing.routedBy).toBe('exploration');
+        picks.add(res.body._gateway.model);
+      }
+      expect(picks.size).toBeGreaterThan(3);
+      expect([...picks].filter((m) => notChat.includes(m))).toEqual([]);
+      expect(notChat.map((m) => `openai/${m}`)).not.toContain(cheapestTarget(wide.env.services.dataPlane.registry));
+
+      const listed = await wide.env.http('GET', '/v1/models', { token: wide.tenant.token });
+      expect(listed.body.data.map((m: { id: string }) => m.id)).toContain('openai/text-embedding-3-small');
+      const pinned = await wide.env.http('POST', '/v1/chat/completions', { token: wide.tenant.token, body: { model: 'openai/tts-1', messages: [{ role: 'user', content: 'pinned' }] } });
+      expect(pinned.body._gateway.model).toBe('tts-1');
+    } finally {
+      await wide.close();
+    }
+  });
+});
+
 describe('no capable provider', () => {
   it('answers 502 no_capable_provider when no registered model is structured-output reliable; a pinned model bypasses it', async () => {
     const narrow = await startChatEnv({ sim: { models: { openai: ['gpt-4.1-nano', 'o3-mini'], anthropic: [], gemini: ['gemini-2.0-flash'] } }, env: { ANTHROPIC_API_KEY: '' } });

@@ -76,5 +76,5 @@ export const providerMeta = {
   reload: rest('POST', '/v1/providers/reload', tag, 'Re-read provider credentials and rediscover models, without a restart'),
   stats: rest('GET', '/v1/models/stats', tag, 'Per (provider, model): traffic, errors, latency, tokens and cost of this workspace'),
   pricing: rest('GET', '/v1/models/pricing', tag, 'The static pricing table (USD per million tokens) and capability flags'),
-  models: rest('GET', '/v1/models', tag, 'OpenAI-compatible model list of every routable model'),
+  models: rest('GET', '/v1/models', tag, 'OpenAI-compatible list of every model the providers serve (chat, embeddings and others; pin one as provider/model)'),
 };

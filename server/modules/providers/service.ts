@@ -94,7 +94,7 @@ export class ProvidersService {
     const created = Math.floor(Date.now() / 1000);
     return {
       object: 'list',
-      data: this.dataPlane.registry.targets().map((t) => ({ id: `${t.provider}/${t.model}`, object: 'model' as const, created, owned_by: t.provider })),
+      data: this.dataPlane.registry.servable().map((t) => ({ id: `${t.provider}/${t.model}`, object: 'model' as const, created, owned_by: t.provider })),
     };
   }
 
