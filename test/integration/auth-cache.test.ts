@@ -56,6 +56,31 @@ describe('token cache', () => {
     }
   });
 
+  it('keeps counting its own calls\' spend across a refresh that read the database before their cost rows reached it', async () => {
+    const auth = new Authenticator({ db: handle.db });
+    try {
+      const a = await token();
+      const first = await auth.authenticate(`Bearer ${a.secret}`);
+      auth.addSpend(first, 0.7);
+      // The timer re-reads the token (spend limit 1) and finds nothing spent: the call's cost row
+      // has not been committed yet.
+      const refreshed = await until(async () => (await auth.authenticate(`Bearer ${a.secret}`)) !== first);
+      expect(refreshed).toBeLessThan(2_500);
+      const current = await auth.authenticate(`Bearer ${a.secret}`);
+      expect(current.spentUsd).toBe(0);
+      expect(auth.spentOf(current)).toBeCloseTo(0.7, 10);
+      // A call that started before the refresh ends with the old principal in hand: still counted.
+      auth.addSpend(first, 0.5);
+      expect(auth.spentOf(current)).toBeCloseTo(1.2, 10);
+      // Once committed, the database's figure is the same or larger, and the larger one counts.
+      await handle.pool.query(`insert into token_spend (token_id, tenant_id, spent_usd, calls) values ($1, 'ten_a', 1.5, 3)`, [a.id]);
+      await until(async () => (await auth.authenticate(`Bearer ${a.secret}`)).spentUsd === 1.5);
+      expect(auth.spentOf(await auth.authenticate(`Bearer ${a.secret}`))).toBe(1.5);
+    } finally {
+      await auth.close();
+    }
+  });
+
   it('serves the tokens it knows while the database is down; unknown tokens fail without a 401', async () => {
     const auth = new Authenticator({ db: handle.db });
     const known = await token();

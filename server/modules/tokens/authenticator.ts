@@ -13,8 +13,8 @@ export interface Principal {
   spendLimitUsd: number | null;
   /**
    * USD spent with this token: the committed total as of the last load, plus what calls through
-   * this process added since (addSpend), so a token over its limit is refused here at once and in
-   * other processes within a refresh.
+   * this process added since (addSpend). Ask Authenticator.spentOf(), which also counts what calls
+   * holding an older copy of the principal added.
    */
   spentUsd: number;
   rateLimitPerMinute: number | null;
@@ -74,6 +74,14 @@ export class Authenticator {
   private lastFullRefresh: number;
   /** Bumped by invalidate(): a read that started before it is not cached as current. */
   private generation = 0;
+  /**
+   * Spend this process counted per token id: what it had read plus what its calls added. A load
+   * from the database can be older than those calls' cost rows (the log writer commits them a
+   * moment later), and a call can end holding a principal a refresh has replaced; this keeps their
+   * spend counted either way. Spend only grows, so the larger of this and a load is the better
+   * figure. Kept across cache drops, and forgotten once the database has surely caught up.
+   */
+  private readonly spent = new Map<string, { usd: number; at: number }>();
   private listening = false;
 
   constructor(private readonly opts: AuthenticatorOptions) {
@@ -108,7 +116,15 @@ export class Authenticator {
    * database (which then holds them). The principal is the cached entry itself, so later calls see it.
    */
   addSpend(principal: Principal, usd: number): void {
-    principal.spentUsd += usd;
+    const total = this.spentOf(principal) + usd;
+    this.spent.set(principal.tokenId, { usd: total, at: this.now() });
+    principal.spentUsd = total;
+  }
+
+  /** What the token has spent, as far as this process knows (for its spend limit). */
+  spentOf(principal: Principal): number {
+    const counted = this.spent.get(principal.tokenId)?.usd ?? 0;
+    return counted > principal.spentUsd ? counted : principal.spentUsd;
   }
 
   /** Forget every cached lookup (after a token change). */
@@ -174,6 +190,7 @@ export class Authenticator {
       else if (e.principal && (full || e.principal.spendLimitUsd !== null)) hashes.push(hash);
     }
     if (full) this.lastFullRefresh = asked;
+    for (const [id, s] of this.spent) if (asked - s.at > IDLE_MS) this.spent.delete(id);
     if (hashes.length === 0) return;
     const generation = this.generation;
     this.refreshing = true;
