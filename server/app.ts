@@ -2,8 +2,11 @@ import express, { type Express } from 'express';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Services } from './services.js';
 import type { RequestListener } from 'node:http';
+import { callGate } from './http/call-gate.js';
 import { CHAT_PATH, chatHandler } from './http/chat.js';
+import { EMBEDDINGS_PATH, embeddingsHandler } from './http/embeddings.js';
 import './http/chat-openapi.js';
+import './http/embeddings-openapi.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { mountLive } from './http/live.js';
 import { requestIdMiddleware } from './http/request-id.js';
@@ -13,14 +16,20 @@ import { openApiDocument } from './trpc/openapi.js';
 import { appRouter } from './trpc/router.js';
 
 /**
- * The request listener main.ts serves and tests mount on port 0: chat completions on a fast path
- * straight off the node server (no router, no middleware chain), everything else through Express.
+ * The request listener main.ts serves and tests mount on port 0: chat completions and embeddings on
+ * a fast path straight off the node server (no router, no middleware chain), everything else through
+ * Express.
  */
 export function createRequestListener(services: Services): RequestListener {
   const app = createApp(services);
-  const chat = chatHandler(services, services.dataPlane);
+  const admit = callGate(services);
+  const chat = chatHandler(services, services.dataPlane, admit);
+  const embeddings = embeddingsHandler(services, services.dataPlane, admit);
   return (req, res) => {
-    if (req.method === 'POST' && (req.url === CHAT_PATH || req.url?.startsWith(`${CHAT_PATH}?`))) return chat(req, res);
+    if (req.method === 'POST') {
+      if (req.url === CHAT_PATH || req.url?.startsWith(`${CHAT_PATH}?`)) return chat(req, res);
+      if (req.url === EMBEDDINGS_PATH || req.url?.startsWith(`${EMBEDDINGS_PATH}?`)) return embeddings(req, res);
+    }
     app(req, res);
   };
 }

@@ -5,7 +5,7 @@ import { CHAT_PATH } from './chat.js';
 
 // The hand-written chat endpoint in the OpenAPI document, next to the generated paths.
 
-const Gateway = z.object({
+export const Gateway = z.object({
   requestId: z.string(),
   provider: z.string(),
   model: z.string(),
@@ -34,7 +34,7 @@ const Completion = z.looseObject({
   _gateway: Gateway,
 });
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+export const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
 
 registerOpenApiPaths({
   [CHAT_PATH]: {

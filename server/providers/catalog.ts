@@ -23,7 +23,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
   {
     name: 'openai', family: 'openai-compatible', apiKeyEnv: 'OPENAI_API_KEY', baseUrlEnv: 'OPENAI_BASE_URL',
     defaultBaseUrl: 'https://api.openai.com/v1',
-    builtinModels: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini', 'o3', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'gpt-5-nano'],
+    builtinModels: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini', 'o3', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'gpt-5-nano', 'text-embedding-3-small', 'text-embedding-3-large'],
   },
   {
     name: 'anthropic', family: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY', baseUrlEnv: 'ANTHROPIC_BASE_URL',
@@ -33,12 +33,12 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
   {
     name: 'gemini', family: 'gemini', apiKeyEnv: 'GEMINI_API_KEY', baseUrlEnv: 'GEMINI_BASE_URL',
     defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
-    builtinModels: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.0-flash'],
+    builtinModels: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.0-flash', 'gemini-embedding-001'],
   },
   {
     name: 'mistral', family: 'openai-compatible', apiKeyEnv: 'MISTRAL_API_KEY', baseUrlEnv: 'MISTRAL_BASE_URL',
     defaultBaseUrl: 'https://api.mistral.ai/v1',
-    builtinModels: ['mistral-large-latest', 'mistral-medium-latest', 'mistral-small-latest', 'codestral-latest', 'ministral-8b-latest'],
+    builtinModels: ['mistral-large-latest', 'mistral-medium-latest', 'mistral-small-latest', 'codestral-latest', 'ministral-8b-latest', 'mistral-embed'],
     // Mistral rejects stream_options with 422 and always reports usage on its last chunk.
     openaiCompat: { streamUsageOption: false },
   },
@@ -123,9 +123,9 @@ export interface SimulatorBaseUrls { openai: string; anthropic: string; gemini: 
 
 /** Default models the simulator serves per wire format. */
 export const SIMULATOR_MODELS = {
-  openai: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini'],
+  openai: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini', 'text-embedding-3-small', 'text-embedding-3-large'],
   anthropic: ['claude-opus-4-1', 'claude-sonnet-4-5', 'claude-3-5-haiku-latest'],
-  gemini: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.0-flash'],
+  gemini: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.0-flash', 'gemini-embedding-001'],
 } as const;
 
 /**

@@ -87,7 +87,8 @@ export interface ChatChunk {
 export interface EmbeddingsRequest { model: string; input: string | string[]; [k: string]: unknown }
 export interface EmbeddingsResponse {
   object: 'list';
-  data: Array<{ object: 'embedding'; index: number; embedding: number[] }>;
+  /** Vectors as numbers, or as base64 of little-endian float32 when encoding_format is base64. */
+  data: Array<{ object: 'embedding'; index: number; embedding: number[] | string }>;
   model: string;
   usage: { prompt_tokens: number; total_tokens: number };
 }

@@ -4,9 +4,9 @@ import { FaultEngine } from './faults.js';
 import type { FaultRule, RecordedRequest, SimFormat, SimulatorOptions } from './types.js';
 
 export const DEFAULT_MODELS: Record<SimFormat, readonly string[]> = {
-  openai: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini'],
+  openai: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini', 'text-embedding-3-small', 'text-embedding-3-large'],
   anthropic: ['claude-opus-4-1', 'claude-sonnet-4-5', 'claude-3-5-haiku-latest'],
-  gemini: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.0-flash'],
+  gemini: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.0-flash', 'gemini-embedding-001'],
 };
 
 const DEFAULT_OUTPUT_TOKENS = 24;

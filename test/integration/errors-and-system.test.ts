@@ -28,7 +28,7 @@ describe('OpenAPI document', () => {
     const doc = res.body;
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.info.title).toBeTruthy();
-    for (const path of ['/health', '/v1/admin/tokens', '/v1/admin/tokens/{id}', '/v1/audit-logs', '/v1/chat/completions', '/v1/providers', '/v1/ab-tests/{id}', '/v1/feedback']) expect(doc.paths[path], path).toBeDefined();
+    for (const path of ['/health', '/v1/admin/tokens', '/v1/admin/tokens/{id}', '/v1/audit-logs', '/v1/chat/completions', '/v1/embeddings', '/v1/providers', '/v1/ab-tests/{id}', '/v1/feedback']) expect(doc.paths[path], path).toBeDefined();
     expect(Object.keys(doc.paths['/v1/admin/tokens/{id}'])).toEqual(expect.arrayContaining(['patch', 'delete']));
     expect(doc.components.schemas.Error.properties.error.required).toEqual(['type', 'message']);
     const errorRef = doc.paths['/v1/admin/tokens'].post.responses['401'] ?? doc.paths['/v1/admin/tokens'].post.responses['400'];

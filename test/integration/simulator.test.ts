@@ -183,7 +183,7 @@ describe('openai format', () => {
   it('lists models and serves the root /v1 alias', async () => {
     const list = await j(await fetch(sim.baseUrls.openai + '/models', { headers: OA }));
     expect(list.object).toBe('list');
-    expect(list.data.map((m: { id: string }) => m.id)).toEqual(['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini']);
+    expect(list.data.map((m: { id: string }) => m.id)).toEqual(['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini', 'text-embedding-3-small', 'text-embedding-3-large']);
     expect(list.data[0]).toMatchObject({ object: 'model', owned_by: expect.any(String), created: expect.any(Number) });
     const root = await fetch(sim.url + '/v1/chat/completions', { method: 'POST', headers: OA, body: json({ model: 'gpt-4o', messages: hello }) });
     expect(root.status).toBe(200);
@@ -372,7 +372,7 @@ describe('gemini format', () => {
     expect(batch.embeddings[0].values).toEqual(one.embedding.values);
 
     const models = await j(await fetch(`${sim.baseUrls.gemini}/models?key=abc`));
-    expect(models.models.map((m: { name: string }) => m.name)).toEqual(['models/gemini-2.5-pro', 'models/gemini-2.5-flash', 'models/gemini-2.0-flash']);
+    expect(models.models.map((m: { name: string }) => m.name)).toEqual(['models/gemini-2.5-pro', 'models/gemini-2.5-flash', 'models/gemini-2.0-flash', 'models/gemini-embedding-001']);
     expect(models.models[0].supportedGenerationMethods).toContain('generateContent');
 
     const noKey = await gemini('gemini-2.5-flash', 'generateContent', base, { 'content-type': 'application/json' });

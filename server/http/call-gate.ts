@@ -1,0 +1,43 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RateLimiter } from '../gateway/limits/rate-limiter.js';
+import { GatewayError } from '../lib/errors.js';
+import type { Principal } from '../modules/tokens/authenticator.js';
+import type { Services } from '../services.js';
+
+// What every data-plane call (chat completions, embeddings) passes before its body is read: the
+// token (cached), its rate limit and its spend limit. One gate per process, so a token's rate
+// limit counts all of its calls whatever the endpoint.
+
+export type CallGate = (req: IncomingMessage, res: ServerResponse) => Promise<Principal>;
+
+export function callGate(services: Services): CallGate {
+  const limiter = new RateLimiter();
+
+  /** Token rate limit: headers on every response of a limited token, 429 when exhausted. */
+  const checkRate = (principal: Principal, res: ServerResponse): void => {
+    if (!principal.rateLimitPerMinute) return;
+    const rate = limiter.take(principal.tokenId, principal.rateLimitPerMinute);
+    res.setHeader('x-ratelimit-limit', String(rate.limit));
+    res.setHeader('x-ratelimit-remaining', String(rate.remaining));
+    if (!rate.allowed) {
+      res.setHeader('retry-after', String(rate.retryAfterSeconds));
+      throw new GatewayError('rate_limit_error', `Rate limit of ${rate.limit} requests per minute reached for this token`);
+    }
+  };
+
+  /** Token spend limit: 402 once the token has spent it (the call that crosses it completes). */
+  const checkSpend = (principal: Principal): void => {
+    const limit = principal.spendLimitUsd;
+    if (limit === null) return;
+    const spent = services.auth.spentOf(principal);
+    if (spent < limit) return;
+    throw new GatewayError('spend_limit_error', `This token has spent $${spent.toFixed(4)} of its $${limit} spend limit`);
+  };
+
+  return async (req, res) => {
+    const principal = await services.auth.authenticate(req.headers.authorization);
+    checkRate(principal, res);
+    checkSpend(principal);
+    return principal;
+  };
+}

@@ -1,0 +1,28 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ClientClosedError } from '../gateway/attempts.js';
+import { GatewayError } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
+import { reportError, sendError } from './errors.js';
+import { reserveRequestId } from './request-id.js';
+
+// The request listener around a data-plane handler (chat completions, embeddings): a request id
+// before anything else, and every failure turned into a typed error response, or into the end of
+// a response already under way.
+
+export type CallHandler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
+
+export function serveCalls(logger: Logger, handle: CallHandler): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    // Its header leaves with the response head (gatewayHeaders) or the error (sendError).
+    const requestId = reserveRequestId(res);
+    handle(req, res, requestId).catch((err: unknown) => {
+      if (err instanceof ClientClosedError) return;
+      if (res.headersSent) {
+        res.end();
+        return;
+      }
+      if (err instanceof GatewayError) return sendError(res, err);
+      reportError(logger, res, err);
+    });
+  };
+}
