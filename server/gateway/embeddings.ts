@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import { GatewayError } from '../lib/errors.js';
 import { describeZodError } from '../lib/zod-errors.js';
+import { forgetRawJson } from '../providers/raw-json.js';
 import { countTokens } from '../providers/token-count.js';
 import type { EmbeddingsRequest, EmbeddingsResponse, Usage } from '../providers/types.js';
 import { buildMeta, costOf, costRow, logCall, ZERO_USAGE, type Outcome } from './accounting.js';
@@ -130,8 +131,11 @@ async function usageOf(response: EmbeddingsResponse, input: EmbeddingsBody['inpu
  * A provider that answered with number arrays (Gemini, or one that ignores encoding_format) gets
  * its vectors encoded here.
  */
-function encodeBase64(response: EmbeddingsResponse): void {
+export function encodeBase64(response: EmbeddingsResponse): void {
   for (const item of response.data) {
-    if (Array.isArray(item.embedding)) item.embedding = Buffer.from(new Float32Array(item.embedding).buffer).toString('base64');
+    if (!Array.isArray(item.embedding)) continue;
+    item.embedding = Buffer.from(new Float32Array(item.embedding).buffer).toString('base64');
+    // The upstream's JSON text no longer says what the answer holds.
+    forgetRawJson(response);
   }
 }

@@ -97,7 +97,9 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
   }
 
   async embeddings(req: EmbeddingsRequest, opts: CallOptions): Promise<EmbeddingsResponse> {
-    const res = await postJson<EmbeddingsResponse>(`${this.baseUrl}/embeddings`, this.headers, req, this.http(opts));
+    // The answer keeps its upstream JSON text: a batch of float vectors is large, and goes back to
+    // the client as it came instead of being encoded again.
+    const res = await postJson<EmbeddingsResponse>(`${this.baseUrl}/embeddings`, this.headers, req, this.http(opts), true);
     if (!res || !Array.isArray(res.data)) {
       throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned embeddings without data` });
     }
