@@ -50,7 +50,7 @@ export function registerProvidersCommand(program: Command): void {
 
   program
     .command('models')
-    .description('List the routable models (provider/model), or with --pricing the pricing table')
+    .description('List every model the providers serve (provider/model), or with --pricing the pricing table')
     .option('--pricing', 'show list prices (USD per million tokens) and capability flags instead')
     .action(async (opts: { pricing?: boolean }, command: Command) => {
       const client = clientFor(command);
