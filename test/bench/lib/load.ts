@@ -187,15 +187,21 @@ export interface StreamResult {
   contentChunks: number;
   /** Socket reads that delivered at least one content chunk: fewer than contentChunks means coalescing. */
   contentArrivals: number;
+  /** The gateway's Server-Timing split of its time to the first chunk (NaN elsewhere). */
+  gatewayMs: number;
+  upstreamMs: number;
 }
 
 /** One streamed request, timing the first `data:` byte and counting what arrives, and when. */
 export async function streamOnce(d: Dispatcher, t: Target, body: string): Promise<StreamResult> {
   t.sent++;
-  const r: StreamResult = { ok: false, firstChunkMs: NaN, totalMs: NaN, events: 0, choiceChunks: 0, contentChunks: 0, contentArrivals: 0 };
+  const r: StreamResult = { ok: false, firstChunkMs: NaN, totalMs: NaN, events: 0, choiceChunks: 0, contentChunks: 0, contentArrivals: 0, gatewayMs: NaN, upstreamMs: NaN };
   const start = performance.now();
   try {
     const res = await d.request({ path: t.path, method: 'POST', headers: t.headers, body });
+    const timing = parseServerTiming(res.headers['server-timing']);
+    r.gatewayMs = timing.gateway;
+    r.upstreamMs = timing.upstream;
     res.body.setEncoding('utf8');
     let buf = '';
     let seenData = false;
