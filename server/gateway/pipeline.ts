@@ -14,7 +14,7 @@ import { candidatesFor, resolvePinned, type Needs } from './routing/targets.js';
 import type { RoutingStrategy } from './routing/strategy.js';
 import { streamCall } from './stream.js';
 import { GATEWAY_FIELDS } from './validate.js';
-import type { CallMeta, ChatCall, CompletionResult, RoutingDecision, StreamSink, Target, UpstreamErrorSummary } from './types.js';
+import type { ChatCall, CompletionResult, RoutingDecision, StreamSink, Target, UpstreamErrorSummary } from './types.js';
 
 // The data-plane core: route -> cache lookup -> provider call with fallback -> account -> log.
 // Plain TypeScript: the HTTP handler, evals and the judge all call it.
@@ -116,7 +116,7 @@ export class ChatPipeline {
   }
 
   /** A streaming call, written to `sink`. Resolves when the stream has ended one way or another. */
-  stream(call: ChatCall, sink: StreamSink): Promise<CallMeta | null> {
+  stream(call: ChatCall, sink: StreamSink): Promise<void> {
     return streamCall(this, call, sink);
   }
 

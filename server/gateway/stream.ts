@@ -7,13 +7,13 @@ import type { CostLogRow } from './log-writer.js';
 import type { ChatPipeline } from './pipeline.js';
 import { upstreamBody, withFallback } from './pipeline.js';
 import { completionToChunks, StreamAccumulator } from './stream-accumulator.js';
-import type { CallMeta, ChatCall, RoutingDecision, StreamSink, Target, UpstreamErrorSummary } from './types.js';
+import type { ChatCall, RoutingDecision, StreamSink, Target, UpstreamErrorSummary } from './types.js';
 
 // The streaming path. Fallback stays possible until the first upstream chunk is in hand; from then
 // on chunks pass straight through (never buffered or coalesced), and a failure ends the stream
 // with an error event. The last frame carries `_gateway` (and usage when the client asked for it).
 
-export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSink): Promise<CallMeta | null> {
+export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSink): Promise<void> {
   const { registry, breakers, cache, logWriter, upstreamTimeoutMs } = p.opts;
   const plan = await p.plan(call);
   const includeUsage = call.body.stream_options?.include_usage === true;
@@ -27,7 +27,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     for (const c of completionToChunks(hit.completion)) sink.chunk(c);
     sink.end(finalChunk(hit.completion.id, hit.completion.created, hit.completion.model, includeUsage ? usage : undefined), meta);
     logCall(logWriter, call, outcome, []);
-    return meta;
+    return;
   }
 
   const errors: UpstreamErrorSummary[] = [];
@@ -90,13 +90,13 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       costs.push(costRow(call, target, usage, aborted ? 'ok' : 'error'));
       if (aborted) {
         log(decision, target, usage, 'client_closed', 'client_closed');
-        return null;
+        return;
       }
       breakers.failure(target.provider);
       const message = `Upstream stream from ${target.provider} broke after it started: ${(err as Error).message}`;
       sink.fail({ type: 'provider_error', message });
       log(decision, target, usage, 'error', 'provider_error');
-      return null;
+      return;
     }
 
     const usage = acc.usage ?? (await estimateUsage(body, acc.producedText()));
@@ -110,7 +110,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       const completion = acc.toCompletion(usage);
       if (completion) cache!.set(plan.cacheKey, { completion, inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
     }
-    return meta;
+    return;
   }
 
   const exhausted = exhaustedError(errors);
