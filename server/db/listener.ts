@@ -71,7 +71,8 @@ export class PgListener {
     try {
       await client.connect();
       this.listened = new Set();
-      await this.listenAll(client);
+      // Until none is missing: a channel registered while a LISTEN was on its way is taken too.
+      while ([...this.channels.keys()].some((c) => !this.listened.has(c))) await this.listenAll(client);
       if (this.closed) {
         await client.end().catch(() => undefined);
         return;
