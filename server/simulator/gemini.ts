@@ -1,6 +1,7 @@
 // Gemini (Generative Language API v1beta) wire format: models/{m}:generateContent,
 // :streamGenerateContent (SSE with ?alt=sse, else a streamed JSON array), :embedContent,
 // :batchEmbedContents, GET models.
+import { isEmbeddingModel } from '../providers/model-kind.js';
 import {
   asArray, bearer, defaultMessage, intOrUndef, isObj, queryParam, stopList, str,
   type Exchange, type FormatApi,
@@ -54,7 +55,8 @@ function modelObject(id: string): Record<string, unknown> {
   return {
     name: `models/${id}`, version: '001', displayName: displayName(id), description: `Simulated ${id}`,
     inputTokenLimit: 1048576, outputTokenLimit: 65536,
-    supportedGenerationMethods: ['generateContent', 'streamGenerateContent', 'countTokens'],
+    // As Gemini lists them: embedding models embed and count, they do not generate.
+    supportedGenerationMethods: isEmbeddingModel(id) ? ['embedContent', 'batchEmbedContents', 'countTextTokens'] : ['generateContent', 'streamGenerateContent', 'countTokens'],
   };
 }
 

@@ -22,6 +22,9 @@ import { GeminiStreamTranslator } from './stream.js';
 
 interface ModelList { models?: Array<{ name?: unknown; supportedGenerationMethods?: unknown }> }
 
+/** Generation methods of the models this adapter can serve: chat, and embeddings. */
+const SERVED_METHODS: ReadonlySet<unknown> = new Set(['generateContent', 'embedContent', 'batchEmbedContents']);
+
 export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
   readonly family = 'gemini' as const;
 
@@ -40,8 +43,9 @@ export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
       for (const m of Array.isArray(res?.models) ? res.models : []) {
         if (typeof m?.name !== 'string') continue;
         const methods = m.supportedGenerationMethods;
-        // Only models that can chat; embedding-only models are listed too.
-        if (Array.isArray(methods) && !methods.includes('generateContent')) continue;
+        // Models that chat or embed (routing keeps embedding models out of chat: model-kind.ts);
+        // not image, video or live-audio models, which take other methods.
+        if (Array.isArray(methods) && !methods.some((x) => SERVED_METHODS.has(x))) continue;
         ids.push(m.name.startsWith('models/') ? m.name.slice(7) : m.name);
       }
       return ids;
