@@ -1,13 +1,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ClientClosedError } from '../gateway/attempts.js';
+import { Cancellation } from '../lib/cancel-signal.js';
 import { GatewayError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { reportError, sendError } from './errors.js';
 import { reserveRequestId } from './request-id.js';
 
-// The request listener around a data-plane handler (chat completions, embeddings): a request id
-// before anything else, and every failure turned into a typed error response, or into the end of
-// a response already under way.
+// What every data-plane handler (chat completions, embeddings) runs inside: a request id before
+// anything else, every failure turned into a typed error response (or into the end of a response
+// already under way), and a cancellation for when the client goes away.
+
+/** Aborted when the client goes away before its response is finished: the upstream call stops too. */
+export function cancelledOnClose(res: ServerResponse): Cancellation {
+  const clientGone = new Cancellation();
+  res.on('close', () => {
+    if (!res.writableFinished) clientGone.abort();
+  });
+  return clientGone;
+}
 
 export type CallHandler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
 

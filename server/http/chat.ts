@@ -3,10 +3,9 @@ import { performance } from 'node:perf_hooks';
 import type { DataPlane } from '../gateway/data-plane.js';
 import type { ChatCall } from '../gateway/types.js';
 import { parseChatBody } from '../gateway/validate.js';
-import { Cancellation } from '../lib/cancel-signal.js';
 import type { Services } from '../services.js';
 import type { CallGate } from './call-gate.js';
-import { serveCalls } from './call-handler.js';
+import { cancelledOnClose, serveCalls } from './call-handler.js';
 import { gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
 import { readJsonBody } from './read-body.js';
 import { sseSink } from './sse-sink.js';
@@ -25,11 +24,6 @@ export function chatHandler(services: Services, dataPlane: DataPlane, admit: Cal
     const startedAt = performance.now();
     const principal = await admit(req, res);
     const body = parseChatBody(await readJsonBody(req, maxBody));
-    // The client going away aborts the upstream call.
-    const clientGone = new Cancellation();
-    res.on('close', () => {
-      if (!res.writableFinished) clientGone.abort();
-    });
     const call: ChatCall = {
       requestId,
       tenantId: principal.tenantId,
@@ -41,7 +35,7 @@ export function chatHandler(services: Services, dataPlane: DataPlane, admit: Cal
         complexity: header(req, 'x-gateway-complexity'),
         noCache: header(req, 'x-gateway-no-cache'),
       },
-      signal: clientGone,
+      signal: cancelledOnClose(res),
       startedAt,
       createdAt: new Date(),
       // Every cost row of the call counts against the token here at once: failed attempts that

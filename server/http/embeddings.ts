@@ -3,10 +3,9 @@ import { performance } from 'node:perf_hooks';
 import type { DataPlane } from '../gateway/data-plane.js';
 import { embed, parseEmbeddingsBody } from '../gateway/embeddings.js';
 import type { ChatCall } from '../gateway/types.js';
-import { Cancellation } from '../lib/cancel-signal.js';
 import type { Services } from '../services.js';
 import type { CallGate } from './call-gate.js';
-import { serveCalls } from './call-handler.js';
+import { cancelledOnClose, serveCalls } from './call-handler.js';
 import { gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
 import { readJsonBody } from './read-body.js';
 
@@ -22,10 +21,6 @@ export function embeddingsHandler(services: Services, dataPlane: DataPlane, admi
     const startedAt = performance.now();
     const principal = await admit(req, res);
     const body = parseEmbeddingsBody(await readJsonBody(req, maxBody));
-    const clientGone = new Cancellation();
-    res.on('close', () => {
-      if (!res.writableFinished) clientGone.abort();
-    });
     // The call as the core's accounting knows it; its one message is the first input, which the
     // live tap previews.
     const first = typeof body.input === 'string' ? body.input : typeof body.input[0] === 'string' ? body.input[0] : '[tokens]';
@@ -36,7 +31,7 @@ export function embeddingsHandler(services: Services, dataPlane: DataPlane, admi
       body: { model: body.model, messages: [] },
       messages: [{ role: 'user', content: first }],
       headerHints: {},
-      signal: clientGone,
+      signal: cancelledOnClose(res),
       startedAt,
       createdAt: new Date(),
       onCost: (usd) => services.auth.addSpend(principal, usd),
