@@ -13,9 +13,12 @@ const NOT_CHAT_WORDS = new Set([
   'tts', 'whisper', 'transcribe', 'speech', 'audio', 'realtime', 'live', 'sonic', 'playai',
   // images and video
   'dall', 'image', 'imagen', 'flux', 'sdxl', 'diffusion', 'sora', 'veo', 'ocr',
-  // classifiers and legacy or tool-only models
-  'moderation', 'guard', 'aqa', 'davinci', 'babbage', 'computer',
+  // classifiers, legacy completion models, and models OpenAI serves only through its Responses API
+  'moderation', 'guard', 'aqa', 'davinci', 'babbage', 'computer', 'codex', 'research',
 ]);
+
+/** OpenAI's `o1-pro`, `o3-pro`: Responses API only (Gemini's `-pro` models chat). */
+const RESPONSES_ONLY = /^(?:openai\/)?o\d+-pro(?:-|$)/i;
 
 /** Words that mark an embedding model (a subset of the above). */
 const EMBEDDING_WORDS = new Set(['embed', 'embedding', 'embeddings', 'bge', 'minilm', 'retrieval']);
@@ -26,7 +29,7 @@ function words(model: string): string[] {
 
 /** Whether a chat completion may be routed to this model. */
 export function isChatModel(model: string): boolean {
-  return !words(model).some((w) => NOT_CHAT_WORDS.has(w));
+  return !RESPONSES_ONLY.test(model) && !words(model).some((w) => NOT_CHAT_WORDS.has(w));
 }
 
 /** Whether this model turns text into embedding vectors. */

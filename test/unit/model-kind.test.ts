@@ -6,6 +6,7 @@ const CHAT = [
   'gpt-4o-mini', 'gpt-4.1-2025-04-14', 'o3-mini', 'gpt-4o-search-preview', 'claude-sonnet-4-5', 'gemini-2.5-flash', 'models/gemini-2.0-flash',
   'mistral-small-latest', 'codestral-latest', 'llama-3.3-70b-versatile', 'openai/gpt-oss-120b', 'meta-llama/Llama-3.3-70B-Instruct-Turbo',
   'deepseek-ai/DeepSeek-V3', 'llama3.2:3b', 'qwen2.5-coder:7b', 'llama-3.2-11b-vision-preview',
+  'gemini-2.5-pro', 'o3', 'o4-mini', 'codestral-2501', 'chatgpt-4o-latest',
 ];
 const EMBEDDING = ['text-embedding-3-small', 'text-embedding-ada-002', 'gemini-embedding-001', 'models/text-embedding-004', 'mistral-embed', 'codestral-embed', 'nomic-embed-text', 'mxbai-embed-large', 'all-minilm', 'BAAI/bge-large-en-v1.5', 'togethercomputer/m2-bert-80M-8k-retrieval'];
 const OTHER = [
@@ -13,6 +14,7 @@ const OTHER = [
   'gpt-4o-audio-preview', 'dall-e-3', 'gpt-image-1', 'imagen-3.0-generate-002', 'black-forest-labs/FLUX.1-schnell', 'omni-moderation-latest',
   'mistral-moderation-latest', 'mistral-ocr-latest', 'meta-llama/llama-guard-4-12b', 'gemini-2.0-flash-live-001', 'Salesforce/Llama-Rank-V1',
   'davinci-002', 'babbage-002', 'aqa', 'veo-2.0-generate-001', 'playai-tts', 'computer-use-preview',
+  'o1-pro', 'o3-pro-2025-06-10', 'o3-deep-research', 'o4-mini-deep-research', 'codex-mini-latest',
 ];
 
 describe('model kinds', () => {
@@ -21,7 +23,7 @@ describe('model kinds', () => {
     expect(CHAT.filter(isEmbeddingModel)).toEqual([]);
   });
 
-  it('tells embedding models apart, and keeps them and every other non-chat model out of routing', () => {
+  it('tells embedding models apart, and keeps them, every other non-chat model and the Responses-only ones out of routing', () => {
     expect(EMBEDDING.filter((m) => !isEmbeddingModel(m))).toEqual([]);
     expect([...EMBEDDING, ...OTHER].filter(isChatModel)).toEqual([]);
     expect(OTHER.filter(isEmbeddingModel)).toEqual([]);
