@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costUsd } from '../../server/providers/pricing.js';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
+import { expectTypedError } from '../support/security.js';
 
 // The official OpenAI client, unchanged, against the gateway, with each provider family played by
 // the simulator in its own wire format.
@@ -188,6 +189,17 @@ describe('provider endpoints', () => {
     expect(ollama).toMatchObject({ active: false, source: 'local', modelCount: 0 });
     expect(res.body.activeCount).toBe(3);
     expect(JSON.stringify(res.body)).not.toContain('sk-test');
+  });
+
+  it('GET /v1/models/{model} answers the OpenAI client\'s models.retrieve, for provider/model and bare ids', async () => {
+    const pinned = await c.openai().models.retrieve('anthropic/claude-sonnet-4-5');
+    expect(pinned).toMatchObject({ id: 'anthropic/claude-sonnet-4-5', object: 'model', owned_by: 'anthropic' });
+    const bare = await c.openai().models.retrieve('gemini-2.5-flash');
+    expect(bare).toMatchObject({ id: 'gemini-2.5-flash', owned_by: 'gemini' });
+    expectTypedError(await c.env.http('GET', `/v1/models/${encodeURIComponent('openai/no-such-model')}`, { token: c.tenant.token }), 404, 'not_found_error');
+    expectTypedError(await c.env.http('GET', '/v1/models/nothing-serves-this', { token: c.tenant.token }), 404, 'not_found_error');
+    expectTypedError(await c.env.http('GET', '/v1/models/%E0%A4%A', { token: c.tenant.token }), 400, 'invalid_request_error');
+    expectTypedError(await c.env.http('GET', '/v1/models/gpt-4o'), 401, 'auth_error');
   });
 
   it('GET /v1/models/pricing lists prices with their date and the structured-output list', async () => {

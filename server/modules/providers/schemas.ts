@@ -57,16 +57,16 @@ export const ModelStats = z.object({
 
 export const ModelStatsList = z.object({ items: z.array(ModelStats) });
 
+export const OpenAiModel = z.object({
+  id: z.string().describe('`provider/model`; the bare model id works too'),
+  object: z.literal('model'),
+  created: z.number().int(),
+  owned_by: z.string().describe('The provider serving it'),
+});
+
 export const OpenAiModelList = z.object({
   object: z.literal('list'),
-  data: z.array(
-    z.object({
-      id: z.string().describe('`provider/model`; the bare model id works too'),
-      object: z.literal('model'),
-      created: z.number().int(),
-      owned_by: z.string().describe('The provider serving it'),
-    }),
-  ),
+  data: z.array(OpenAiModel),
 });
 
 export const ReloadResult = ProviderList;
@@ -76,5 +76,6 @@ export const providerMeta = {
   reload: rest('POST', '/v1/providers/reload', tag, 'Re-read provider credentials and rediscover models, without a restart'),
   stats: rest('GET', '/v1/models/stats', tag, 'Per (provider, model): traffic, errors, latency, tokens and cost of this workspace'),
   pricing: rest('GET', '/v1/models/pricing', tag, 'The static pricing table (USD per million tokens) and capability flags'),
+  model: rest('GET', '/v1/models/{model}', tag, 'One model of GET /v1/models, by `provider/model` (its slash URL-encoded, as the OpenAI SDKs send it) or a bare model id'),
   models: rest('GET', '/v1/models', tag, 'OpenAI-compatible list of every model the providers serve (chat, embeddings and others; pin one as provider/model)'),
 };

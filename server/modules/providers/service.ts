@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import type { Database } from '../../db/client.js';
 import type { DataPlane } from '../../gateway/data-plane.js';
+import { resolvePinned } from '../../gateway/routing/targets.js';
 import { capabilitiesFor, isStructuredOutputReliable, modelTier } from '../../providers/capabilities.js';
 import { PRICING_AS_OF, priceFor, pricedModels } from '../../providers/pricing.js';
 import type { ActorRef, AuditService } from '../audit/service.js';
 import { modelStatsRepository } from './repository.js';
-import type { ModelStatsList, OpenAiModelList, PricingTable, ProviderList } from './schemas.js';
+import type { ModelStatsList, OpenAiModel, OpenAiModelList, PricingTable, ProviderList } from './schemas.js';
 
 export class ProvidersService {
   constructor(
@@ -88,6 +89,12 @@ export class ProvidersService {
       items.push({ provider: c.provider, model: c.model, requests: 0, errors: 0, cacheHits: 0, avgLatencyMs: null, inputTokens: 0, outputTokens: 0, upstreamCalls: c.calls, totalCostUsd: c.cost, lastUsedAt: null });
     }
     return { items: items.sort((a, b) => b.requests - a.requests || a.model.localeCompare(b.model)) };
+  }
+
+  /** One servable model, as `provider/model` or a bare id (the first provider serving it); 404 otherwise. */
+  openAiModel(id: string): z.infer<typeof OpenAiModel> {
+    const target = resolvePinned(this.dataPlane.registry, id);
+    return { id, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: target.provider };
   }
 
   openAiModels(): z.infer<typeof OpenAiModelList> {
