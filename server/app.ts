@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Services } from './services.js';
 import type { RequestListener } from 'node:http';
@@ -55,8 +55,21 @@ export function createApp(services: Services): Express {
 
   // Generated REST for every procedure with OpenAPI metadata; unknown paths fall through to 404.
   app.use(express.json({ limit: services.config.GATEWAY_MAX_BODY_BYTES }));
+  app.use(modelIdAsOneSegment);
   app.use(restHandler(services, logger));
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;
+}
+
+const MODEL_PATH_WITH_SLASHES = /^\/v1\/models\/([^/?]+\/[^?]+)(\?.*)?$/;
+
+/**
+ * `GET /v1/models/openai/gpt-4o`, as a curl user writes it, to the REST route's one-segment form
+ * (`/v1/models/openai%2Fgpt-4o`, what the OpenAI SDKs send).
+ */
+function modelIdAsOneSegment(req: Request, _res: Response, next: NextFunction): void {
+  const m = req.method === 'GET' ? MODEL_PATH_WITH_SLASHES.exec(req.url) : null;
+  if (m) req.url = `/v1/models/${m[1]!.replaceAll('/', '%2F')}${m[2] ?? ''}`;
+  next();
 }

@@ -196,6 +196,8 @@ describe('provider endpoints', () => {
     expect(pinned).toMatchObject({ id: 'anthropic/claude-sonnet-4-5', object: 'model', owned_by: 'anthropic' });
     const bare = await c.openai().models.retrieve('gemini-2.5-flash');
     expect(bare).toMatchObject({ id: 'gemini-2.5-flash', owned_by: 'gemini' });
+    // As a curl user writes it, slash and all.
+    expect((await c.env.http('GET', '/v1/models/openai/gpt-4o-mini', { token: c.tenant.token })).body).toMatchObject({ id: 'openai/gpt-4o-mini', owned_by: 'openai' });
     expectTypedError(await c.env.http('GET', `/v1/models/${encodeURIComponent('openai/no-such-model')}`, { token: c.tenant.token }), 404, 'not_found_error');
     expectTypedError(await c.env.http('GET', '/v1/models/nothing-serves-this', { token: c.tenant.token }), 404, 'not_found_error');
     expectTypedError(await c.env.http('GET', '/v1/models/%E0%A4%A', { token: c.tenant.token }), 400, 'invalid_request_error');
