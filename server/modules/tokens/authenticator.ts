@@ -12,9 +12,8 @@ export interface Principal {
   admin: boolean;
   spendLimitUsd: number | null;
   /**
-   * USD spent with this token: the committed total as of the last load, plus what calls through
-   * this process added since (addSpend). Ask Authenticator.spentOf(), which also counts what calls
-   * holding an older copy of the principal added.
+   * USD spent with this token: the committed total as of the last load. Authenticator.spentOf()
+   * also counts what this process's calls added since (addSpend).
    */
   spentUsd: number;
   rateLimitPerMinute: number | null;
@@ -111,14 +110,9 @@ export class Authenticator {
     return principal;
   }
 
-  /**
-   * Counts a call's cost rows, as they are logged, against its token until the next load from the
-   * database (which then holds them). The principal is the cached entry itself, so later calls see it.
-   */
+  /** Counts a call's cost rows, as they are logged, against its token (see `spent`). */
   addSpend(principal: Principal, usd: number): void {
-    const total = this.spentOf(principal) + usd;
-    this.spent.set(principal.tokenId, { usd: total, at: this.now() });
-    principal.spentUsd = total;
+    this.spent.set(principal.tokenId, { usd: this.spentOf(principal) + usd, at: this.now() });
   }
 
   /** What the token has spent, as far as this process knows (for its spend limit). */
