@@ -7,7 +7,9 @@
 // nothing.
 //
 // COMPARE_BLOCKS (default 10), COMPARE_BLOCK_MS (fixed-rate block length, default 4000) and
-// COMPARE_STREAMS (streams per build, default 300) size the run.
+// COMPARE_STREAMS (streams per build, default 300) size the run. COMPARE_BASE_ENV and
+// COMPARE_WORK_ENV ("NAME=value NAME=value") add settings to one build, to compare configurations
+// (e.g. `COMPARE_WORK_ENV="GATEWAY_LOG_FLUSH_MS=10" npm run bench:compare`).
 
 import { execFileSync } from 'node:child_process';
 import { symlinkSync } from 'node:fs';
@@ -37,6 +39,17 @@ const STREAM_BODY = JSON.stringify({ ...BODY, stream: true });
 
 type Build = 'base' | 'work';
 const BUILDS: Build[] = ['base', 'work'];
+const EXTRA_ENV: Record<Build, Record<string, string>> = { base: envList(process.env.COMPARE_BASE_ENV), work: envList(process.env.COMPARE_WORK_ENV) };
+
+function envList(spec: string | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of (spec ?? '').split(/\s+/).filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new Error(`expected NAME=value in the build's settings, got "${pair}"`);
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return env;
+}
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -76,6 +89,7 @@ async function main(): Promise<void> {
   const pinned = hasTaskset() && onlineCores() >= 2;
   if (pinned) pinSelf(1);
   log(`Comparing ${ref} (base) with the working tree (work)${pinned ? ': gateways on core 0; load, simulator and PostgreSQL on core 1' : ' UNPINNED'}`);
+  for (const b of BUILDS) if (Object.keys(EXTRA_ENV[b]).length) log(`  ${b} runs with ${Object.entries(EXTRA_ENV[b]).map(([k, v]) => `${k}=${v}`).join(' ')}`);
 
   log('- building both');
   const base = await buildRef(ref);
@@ -105,6 +119,7 @@ async function main(): Promise<void> {
         OPENAI_API_KEY: 'sk-bench-openai',
         OPENAI_BASE_URL: `${simUrl}/openai/v1`,
         OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1',
+        ...EXTRA_ENV[b],
       }, { core: pinned ? 0 : undefined, nodeArgs: ['--max-semi-space-size=16', '--heap-growing-percent=100'], compiled: true });
       gatewayUrl[b] = (await gw.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
     }
