@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { corkedQuery } from '../db/corked-query.js';
 import type { Logger } from '../lib/logger.js';
-import { RowJsonCache } from './row-json.js';
+import { EncodeAhead, RowCodec, type Column } from './row-json.js';
 
 // Group commit for the analytics rows. The request path only pushes into memory; a timer (or a
 // full batch) writes the rows of both tables in one statement. On database errors the
@@ -83,7 +83,7 @@ export interface LogWriterOptions {
   onCommitted?: (rows: CommittedRequest[]) => void;
 }
 
-const REQUEST_COLUMNS: Array<[keyof RequestLogRow, string, string]> = [
+const REQUEST_COLUMNS: Array<Column<RequestLogRow>> = [
   ['id', 'id', 'text'],
   ['tenantId', 'tenant_id', 'text'],
   ['createdAt', 'created_at', 'timestamptz'],
@@ -110,7 +110,7 @@ const REQUEST_COLUMNS: Array<[keyof RequestLogRow, string, string]> = [
   ['promptVersionId', 'prompt_version_id', 'text'],
 ];
 
-const COST_COLUMNS: Array<[keyof CostLogRow, string, string]> = [
+const COST_COLUMNS: Array<Column<CostLogRow>> = [
   ['tenantId', 'tenant_id', 'text'],
   ['requestId', 'request_id', 'text'],
   ['tokenId', 'token_id', 'text'],
@@ -123,16 +123,8 @@ const COST_COLUMNS: Array<[keyof CostLogRow, string, string]> = [
   ['createdAt', 'created_at', 'timestamptz'],
 ];
 
-/**
- * `insert ... select` from one JSON array of rows: JSON.stringify is native and cheap, where
- * binding one Postgres array literal per column escapes every value in JavaScript.
- */
-function insertFromJson<T>(table: string, columns: Array<[keyof T, string, string]>, param: string, conflict = ''): string {
-  const names = columns.map(([, c]) => c).join(', ');
-  const fields = columns.map(([key]) => `"${String(key)}"`).join(', ');
-  const shape = columns.map(([key, , type]) => `"${String(key)}" ${type}`).join(', ');
-  return `insert into ${table} (${names}) select ${fields} from json_to_recordset(${param}::json) as r(${shape})${conflict}`;
-}
+const REQUESTS = new RowCodec<RequestLogRow>('requests', REQUEST_COLUMNS);
+const COSTS = new RowCodec<CostLogRow>('cost_logs', COST_COLUMNS);
 
 /**
  * A whole batch in one statement (one round trip, atomic without begin/commit), prepared once per
@@ -140,9 +132,7 @@ function insertFromJson<T>(table: string, columns: Array<[keyof T, string, strin
  */
 const INSERT_BATCH = {
   name: 'gateway_log_batch',
-  text:
-    `with requests_added as (${insertFromJson<RequestLogRow>('requests', REQUEST_COLUMNS, '$1', ' on conflict (id) do nothing')}), ` +
-    `costs_added as (${insertFromJson<CostLogRow>('cost_logs', COST_COLUMNS, '$2')}) select 1`,
+  text: `with requests_added as (${REQUESTS.insertFrom('$1', ' on conflict (id) do nothing')}), costs_added as (${COSTS.insertFrom('$2')}) select 1`,
 };
 
 export class LogWriter {
@@ -150,7 +140,7 @@ export class LogWriter {
   /** Live-tap extras by request id, kept only until the row is committed. */
   private extras = new Map<string, { costUsd: number; preview: string | null }>();
   private costs: CostLogRow[] = [];
-  private readonly rowJson = new RowJsonCache();
+  private readonly encodeQueue = new EncodeAhead();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private backoffMs = 0;
@@ -301,7 +291,7 @@ export class LogWriter {
   }
 
   private async commit(requests: RequestLogRow[], costs: CostLogRow[]): Promise<void> {
-    await corkedQuery(this.opts.pool, { name: INSERT_BATCH.name, text: INSERT_BATCH.text, values: [this.rowJson.param(requests), this.rowJson.param(costs)] });
+    await corkedQuery(this.opts.pool, { name: INSERT_BATCH.name, text: INSERT_BATCH.text, values: [REQUESTS.param(requests), COSTS.param(costs)] });
   }
 
   /**
@@ -310,8 +300,8 @@ export class LogWriter {
    */
   private encodeAhead(request: RequestLogRow, costs: CostLogRow[]): void {
     if (this.requests.length + this.costs.length > ENCODE_AHEAD_MAX_QUEUED) return;
-    this.rowJson.encodeSoon(request);
-    for (const c of costs) this.rowJson.encodeSoon(c);
+    this.encodeQueue.add(request, REQUESTS);
+    for (const c of costs) this.encodeQueue.add(c, COSTS);
   }
 
   private enforceBound(): void {

@@ -55,6 +55,38 @@ describe('log writer', () => {
     expect(committed.reduce((a, b) => a + b, 0)).toBe(300);
   });
 
+  it('stores every field as written: text that needs escaping, nulls, booleans, millisecond timestamps, small costs', async () => {
+    const tenant = newId('ten');
+    const [request, costs] = row(tenant);
+    const createdAt = new Date('2026-11-25T07:01:02.345Z');
+    Object.assign(request, {
+      createdAt, tokenId: 'tok_"quoted"\\back', taskType: 'code', complexity: null, routedBy: 'auto-ab', model: 'mödel/ünïcode ✓ \n tab\t', usedFallback: true,
+      cached: true, cacheType: 'exact', tokensSavedInput: 7, latencyMs: 0, status: 'error', errorType: 'provider_error', variant: 'b', abTestId: 'ab_1',
+    });
+    Object.assign(costs[0]!, { createdAt, cost: 2.5e-7, inputTokens: 3, outputTokens: 0, status: 'error' });
+    const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 10, maxBuffered: 100 });
+    writer.write(request, costs);
+    // Encoded ahead (the next turn) and at flush time must read back the same.
+    const [later, laterCosts] = row(tenant);
+    await new Promise((r) => setImmediate(r));
+    writer.write(later, laterCosts);
+    await writer.drain();
+
+    const { rows: stored } = await handle.pool.query(`select * from requests where id = $1`, [request.id]);
+    expect(stored[0]).toMatchObject({
+      tenant_id: tenant, created_at: createdAt, token_id: 'tok_"quoted"\\back', latency_ms: 0, task_type: 'code', complexity: null, routed_by: 'auto-ab',
+      provider: 'openai', model: 'mödel/ünïcode ✓ \n tab\t', used_fallback: true, used_llm_fallback: false, cached: true, cache_type: 'exact',
+      tokens_saved_input: 7, tokens_saved_output: 0, input_tokens: 10, output_tokens: 20, streamed: false, status: 'error', error_type: 'provider_error',
+      ab_test_id: 'ab_1', variant: 'b', prompt_version_id: null,
+    });
+    const { rows: storedCosts } = await handle.pool.query(`select *, cost::text as cost_text from cost_logs where request_id = $1`, [request.id]);
+    expect(storedCosts[0]).toMatchObject({ tenant_id: tenant, token_id: null, provider: 'openai', model: 'gpt-4o-mini', input_tokens: 3, output_tokens: 0, status: 'error', created_at: createdAt });
+    expect(Number(storedCosts[0].cost_text)).toBeCloseTo(2.5e-7, 12);
+    expect(await count('requests', tenant)).toBe(2);
+    const { rows: other } = await handle.pool.query(`select created_at from requests where id = $1`, [later.id]);
+    expect(other[0].created_at).toEqual(later.createdAt);
+  });
+
   it('drops only the rows PostgreSQL rejects and commits the rest of their batch', async () => {
     const committed: string[] = [];
     const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 60_000, maxBuffered: 10_000, onCommitted: (rows) => committed.push(...rows.map((c) => c.row.id)) });
