@@ -4,7 +4,7 @@
 // milliseconds: a request row is about 270 bytes instead of 700 as a keyed object, and encoding it
 // walks a fixed column list instead of JSON.stringify's generic object walk and Date.toJSON.
 // PostgreSQL reads the arrays with jsonb_array_elements and picks each column by position, which
-// also costs it less than matching keys in json_to_recordset.
+// costs it slightly less than matching keys in json_to_recordset (about 3% of a batch's CPU).
 //
 // Encoding a whole batch when it is flushed blocks the event loop in one piece, and every upstream
 // answer that arrives meanwhile waits for it. Each row is encoded instead on the turn of the event
