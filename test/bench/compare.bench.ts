@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { constantRate, keepAliveClient, keepAlivePool, streamOnce, target } from './lib/load.js';
-import { cleanup, installCleanupHandlers, spawnNode, startDatabase } from './lib/processes.js';
+import { cleanup, HARNESS_NODE_ARGS, installCleanupHandlers, spawnNode, startDatabase } from './lib/processes.js';
 import { hasTaskset, onlineCores, pinSelf } from './lib/proc.js';
 import Table from 'cli-table3';
 import { ms, signedMs } from './lib/report.js';
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     await admin.end();
     const urls: Record<Build, string> = { base: db.url.replace(/\/gateway$/, '/gateway_base'), work: db.url };
 
-    const sim = spawnNode('simulator', 'server/simulator/main.ts', { PORT: '0', HOST: '127.0.0.1' }, { core: pinned ? 1 : undefined });
+    const sim = spawnNode('simulator', 'server/simulator/main.ts', { PORT: '0', HOST: '127.0.0.1' }, { core: pinned ? 1 : undefined, nodeArgs: HARNESS_NODE_ARGS });
     const simUrl = (await sim.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
     await fetch(`${simUrl}/_simulator/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outputTokens: 20, chunkDelayMs: 0, latencyMs: 0 }) });
 

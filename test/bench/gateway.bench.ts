@@ -36,7 +36,7 @@ import {
 import { splitTimings, type ServerTimingSample } from './lib/server-timing.js';
 import { InspectorSession } from './lib/inspector.js';
 import { summariseProfile, type CpuProfile } from './lib/profile.js';
-import { cleanup, installCleanupHandlers, isInterrupted, spawnNode, startDatabase, type ChildHandle } from './lib/processes.js';
+import { cleanup, HARNESS_NODE_ARGS, installCleanupHandlers, isInterrupted, spawnNode, startDatabase, type ChildHandle } from './lib/processes.js';
 import {
   allowedCpus, busySecondsBetween, childrenOf, clkTck, coreBusyBetween, cpuSecondsBetween, hasTaskset, interruptSecondsBetween, onlineCores, pinSelf,
   readCoreTimes, readCpuTicks, readForkCount, readMemory, readTreeTicks, snapshotProcesses, topProcessesBetween,
@@ -284,7 +284,7 @@ async function main(): Promise<void> {
   // --- processes -----------------------------------------------------------------------------
   phase('starting PostgreSQL, simulator, gateway and bare proxy');
   const db = await startDatabase();
-  const sim = spawnNode('simulator', 'server/simulator/main.ts', { PORT: '0', HOST: '127.0.0.1' }, { core: placement.sideCore });
+  const sim = spawnNode('simulator', 'server/simulator/main.ts', { PORT: '0', HOST: '127.0.0.1' }, { core: placement.sideCore, nodeArgs: HARNESS_NODE_ARGS });
   const simUrl = (await sim.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
   await simulatorConfig(simUrl, { outputTokens: OUTPUT_TOKENS, chunkDelayMs: 0, latencyMs: 0 });
   const simChatUrl = `${simUrl}/openai/v1/chat/completions`;
@@ -310,7 +310,7 @@ async function main(): Promise<void> {
     PORT: '0',
     HOST: '127.0.0.1',
     UPSTREAM_URL: simChatUrl,
-  }, { core: placement.gatewayCore });
+  }, { core: placement.gatewayCore, nodeArgs: HARNESS_NODE_ARGS });
   const gatewayUrl = (await gateway.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
   const bareUrl = (await bare.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
   const inspector = await InspectorSession.connect((await gateway.waitFor(/Debugger listening on (ws:\/\/127\.0\.0\.1:\d+\/[\w-]+)/))[1]!);
