@@ -9,7 +9,9 @@
 // COMPARE_BLOCKS (default 10), COMPARE_BLOCK_MS (fixed-rate block length, default 4000) and
 // COMPARE_STREAMS (streams per build, default 300) size the run. COMPARE_BASE_ENV and
 // COMPARE_WORK_ENV ("NAME=value NAME=value") add settings to one build, to compare configurations
-// (e.g. `COMPARE_WORK_ENV="GATEWAY_LOG_FLUSH_MS=10" npm run bench:compare`).
+// (e.g. `COMPARE_WORK_ENV="GATEWAY_LOG_FLUSH_MS=10" npm run bench:compare`). COMPARE_BASE_NODE_ARGS and
+// COMPARE_WORK_NODE_ARGS add node/V8 flags to one build's command line, after the production ones
+// (e.g. `COMPARE_WORK_NODE_ARGS="--single-threaded-gc"`).
 
 import { execFileSync } from 'node:child_process';
 import { symlinkSync } from 'node:fs';
@@ -18,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { constantRate, keepAliveClient, keepAlivePool, streamOnce, target } from './lib/load.js';
-import { cleanup, HARNESS_NODE_ARGS, installCleanupHandlers, spawnNode, startDatabase } from './lib/processes.js';
+import { cleanup, GATEWAY_NODE_ARGS, HARNESS_NODE_ARGS, installCleanupHandlers, spawnNode, startDatabase } from './lib/processes.js';
 import { hasTaskset, onlineCores, pinSelf } from './lib/proc.js';
 import Table from 'cli-table3';
 import { ms, signedMs } from './lib/report.js';
@@ -40,6 +42,11 @@ const STREAM_BODY = JSON.stringify({ ...BODY, stream: true });
 type Build = 'base' | 'work';
 const BUILDS: Build[] = ['base', 'work'];
 const EXTRA_ENV: Record<Build, Record<string, string>> = { base: envList(process.env.COMPARE_BASE_ENV), work: envList(process.env.COMPARE_WORK_ENV) };
+const EXTRA_NODE_ARGS: Record<Build, string[]> = { base: flagList(process.env.COMPARE_BASE_NODE_ARGS), work: flagList(process.env.COMPARE_WORK_NODE_ARGS) };
+
+function flagList(spec: string | undefined): string[] {
+  return (spec ?? '').split(/\s+/).filter(Boolean);
+}
 
 function envList(spec: string | undefined): Record<string, string> {
   const env: Record<string, string> = {};
@@ -90,6 +97,7 @@ async function main(): Promise<void> {
   if (pinned) pinSelf(1);
   log(`Comparing ${ref} (base) with the working tree (work)${pinned ? ': gateways on core 0; load, simulator and PostgreSQL on core 1' : ' UNPINNED'}`);
   for (const b of BUILDS) if (Object.keys(EXTRA_ENV[b]).length) log(`  ${b} runs with ${Object.entries(EXTRA_ENV[b]).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  for (const b of BUILDS) if (EXTRA_NODE_ARGS[b].length) log(`  ${b} runs with node ${EXTRA_NODE_ARGS[b].join(' ')}`);
 
   log('- building both');
   const base = await buildRef(ref);
@@ -120,7 +128,7 @@ async function main(): Promise<void> {
         OPENAI_BASE_URL: `${simUrl}/openai/v1`,
         OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1',
         ...EXTRA_ENV[b],
-      }, { core: pinned ? 0 : undefined, nodeArgs: ['--max-semi-space-size=16', '--heap-growing-percent=100'], compiled: true });
+      }, { core: pinned ? 0 : undefined, nodeArgs: [...GATEWAY_NODE_ARGS, ...EXTRA_NODE_ARGS[b]], compiled: true });
       gatewayUrl[b] = (await gw.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
     }
     const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
