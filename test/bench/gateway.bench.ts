@@ -44,7 +44,6 @@ import {
 import { check, int, mb, ms, pct, renderTable, signedMb, signedMs, verdict, type Row } from './lib/report.js';
 import { median, round, Samples, summarize, type Summary } from './lib/stats.js';
 
-
 const QUICK = process.env.BENCH_QUICK === '1';
 const PROFILE = process.env.BENCH_PROFILE === '1';
 
