@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { constantRate, keepAliveClient, keepAlivePool, streamOnce, target } from './lib/load.js';
-import { cleanup, GATEWAY_NODE_ARGS, HARNESS_NODE_ARGS, installCleanupHandlers, spawnNode, startDatabase } from './lib/processes.js';
+import { cleanup, flagList, GATEWAY_NODE_ARGS, HARNESS_NODE_ARGS, installCleanupHandlers, spawnNode, startDatabase } from './lib/processes.js';
 import { hasTaskset, onlineCores, pinSelf } from './lib/proc.js';
 import Table from 'cli-table3';
 import { ms, signedMs } from './lib/report.js';
@@ -43,10 +43,6 @@ type Build = 'base' | 'work';
 const BUILDS: Build[] = ['base', 'work'];
 const EXTRA_ENV: Record<Build, Record<string, string>> = { base: envList(process.env.COMPARE_BASE_ENV), work: envList(process.env.COMPARE_WORK_ENV) };
 const EXTRA_NODE_ARGS: Record<Build, string[]> = { base: flagList(process.env.COMPARE_BASE_NODE_ARGS), work: flagList(process.env.COMPARE_WORK_NODE_ARGS) };
-
-function flagList(spec: string | undefined): string[] {
-  return (spec ?? '').split(/\s+/).filter(Boolean);
-}
 
 function envList(spec: string | undefined): Record<string, string> {
   const env: Record<string, string> = {};

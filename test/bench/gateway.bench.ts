@@ -36,7 +36,7 @@ import {
 import { splitTimings, type ServerTimingSample } from './lib/server-timing.js';
 import { InspectorSession } from './lib/inspector.js';
 import { summariseProfile, type CpuProfile } from './lib/profile.js';
-import { cleanup, GATEWAY_NODE_ARGS, HARNESS_NODE_ARGS, installCleanupHandlers, isInterrupted, spawnNode, startDatabase, type ChildHandle } from './lib/processes.js';
+import { cleanup, flagList, GATEWAY_NODE_ARGS, HARNESS_NODE_ARGS, installCleanupHandlers, isInterrupted, spawnNode, startDatabase, type ChildHandle } from './lib/processes.js';
 import {
   allowedCpus, busySecondsBetween, childrenOf, clkTck, coreBusyBetween, cpuSecondsBetween, hasTaskset, interruptSecondsBetween, onlineCores, pinSelf,
   readCoreTimes, readCpuTicks, readForkCount, readMemory, readTreeTicks, snapshotProcesses, topProcessesBetween,
@@ -302,7 +302,7 @@ async function main(): Promise<void> {
     // Nothing listens on the discard port: the local-provider probe finds no server.
     OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1',
     // Port 0: the inspector picks a free loopback port and prints its address on stderr.
-  }, { core: placement.gatewayCore, nodeArgs: ['--inspect=127.0.0.1:0', ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? GATEWAY_NODE_ARGS)], compiled: !fromSource });
+  }, { core: placement.gatewayCore, nodeArgs: ['--inspect=127.0.0.1:0', ...(process.env.BENCH_NODE_ARGS === undefined ? GATEWAY_NODE_ARGS : flagList(process.env.BENCH_NODE_ARGS))], compiled: !fromSource });
   const bare: ChildHandle = spawnNode('bare proxy', fileURLToPath(new URL('./lib/bare-proxy.ts', import.meta.url)), {
     PORT: '0',
     HOST: '127.0.0.1',

@@ -32,6 +32,11 @@ export const GATEWAY_NODE_ARGS = ['--max-semi-space-size=16', '--heap-growing-pe
  */
 export const HARNESS_NODE_ARGS = ['--no-memory-reducer'];
 
+/** Space-separated command-line flags from a setting such as BENCH_NODE_ARGS (none when unset). */
+export function flagList(spec: string | undefined): string[] {
+  return (spec ?? '').split(/\s+/).filter(Boolean);
+}
+
 /**
  * Runs `node --import tsx <entry>` (or plain `node <entry>` for compiled JavaScript) with exactly
  * `env` (plus PATH and HOME), under `taskset -c <core>` when a core is given.
