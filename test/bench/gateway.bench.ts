@@ -35,6 +35,7 @@ import {
 } from './lib/load.js';
 import { splitTimings, type ServerTimingSample } from './lib/server-timing.js';
 import { InspectorSession } from './lib/inspector.js';
+import { describeMachineFloor, measureMachineFloor } from './lib/machine-floor.js';
 import { summariseProfile, type CpuProfile } from './lib/profile.js';
 import { cleanup, flagList, GATEWAY_NODE_ARGS, HARNESS_NODE_ARGS, installCleanupHandlers, isInterrupted, spawnNode, startDatabase, type ChildHandle } from './lib/processes.js';
 import {
@@ -277,6 +278,8 @@ async function main(): Promise<void> {
   log(`  ${placement.note}`);
   const quiet = await waitForQuietMachine();
   log(`  machine before start: ${pct(quiet.busyCores)} of a core busy${quiet.quiet ? '' : ` (still busy after ${QUIET_WAIT_MS / 1000} s: other work is running, figures will be noisy)`}`);
+  const floor = placement.pinned ? await measureMachineFloor(placement.sideCore!, placement.gatewayCore!) : undefined;
+  if (floor) log(`  machine floor: ${describeMachineFloor(floor)}`);
 
   // --- processes -----------------------------------------------------------------------------
   phase('starting PostgreSQL, simulator, gateway and bare proxy');
@@ -569,6 +572,10 @@ async function main(): Promise<void> {
     log('   by area:');
     for (const a of summary.areas) log(`    ${(a.share * 100).toFixed(1).padStart(5)}%  ${a.name}`);
   }
+  if (floor) {
+    log(`  Machine floor, measured before the run: ${describeMachineFloor(floor)}. A proxied request makes two round trips`);
+    log(`  across cores (generator -> proxy -> generator, proxy -> simulator -> proxy) where a direct one makes none: part of "added" is the machine's.`);
+  }
   log(`  Log rows settled ${Math.round(waitedMs)} ms after the last request.`);
   if (!placement.pinned) log('  NOTE: processes were not pinned to cores; throughput and CPU figures share the machine with the load generator.');
   if (loadSideMayLimit) {
@@ -596,6 +603,7 @@ async function main(): Promise<void> {
     cpu: os.cpus()[0]?.model ?? null,
     cores: onlineCores(),
     placement,
+    machineFloor: floor ? { otherCoreRoundTrip: latencyJson(floor.otherCore), sameCoreRoundTrip: latencyJson(floor.sameCore), pageFaultUs: round(floor.pageFaultUs, 2) } : null,
     plan: { ...PLAN, streamChunkDelayMs: STREAM_CHUNK_DELAY_MS, outputTokens: OUTPUT_TOKENS },
     targets: TARGETS,
     oneConnection: {
