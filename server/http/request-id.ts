@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
-import { newId } from '../lib/ids.js';
+import { newTimeOrderedId } from '../lib/ids.js';
 
 // Every response carries X-Gateway-Request-Id. The id is made before anything else so the chat
 // path can use it for its log row and the error path for the log line.
@@ -19,7 +19,7 @@ export function assignRequestId(res: ServerResponse): string {
  * chat path passes them all to writeHead() at once. Error answers add it (sendError).
  */
 export function reserveRequestId(res: ServerResponse): string {
-  const id = newId('req');
+  const id = newTimeOrderedId('req');
   (res as WithId)[REQUEST_ID] = id;
   return id;
 }
