@@ -14,6 +14,10 @@ const ConfigSchema = z.object({
   PORT: int(8080),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().url().optional(),
+  /** Shared rate-limit counters for several gateway nodes; unset: each node counts in memory. */
+  REDIS_URL: z.string().url().optional(),
+  /** How often a node exchanges its rate-limit counts with Redis (the overshoot window). */
+  GATEWAY_RATE_SYNC_MS: z.coerce.number().int().min(10).max(60_000).default(100),
   GATEWAY_DATA_DIR: z.string().default('./.gateway'),
   GATEWAY_MODE: z.enum(['single', 'multi']).default('single'),
   GATEWAY_ADMIN_TOKEN: z.string().min(16, 'GATEWAY_ADMIN_TOKEN must be at least 16 characters').optional(),

@@ -1,6 +1,10 @@
 import type { Config } from './config.js';
 import type { DbHandle } from './db/client.js';
 import { PgListener } from './db/listener.js';
+import { RateLimiter } from './gateway/limits/rate-limiter.js';
+import { RedisRateStore } from './gateway/limits/redis-rate-store.js';
+import { SharedRateLimiter } from './gateway/limits/shared-rate-limiter.js';
+import type { RateLimit } from './gateway/limits/sliding-window.js';
 import { DataPlane } from './gateway/data-plane.js';
 import { LiveBus } from './gateway/live-bus.js';
 import { JobRunner } from './jobs/boss.js';
@@ -39,6 +43,8 @@ export interface Services {
   /** The process's LISTEN connection (routing state, token changes). */
   listener: PgListener;
   dataPlane: DataPlane;
+  /** Per-token requests-per-minute limits: in memory, or shared through Redis (REDIS_URL). */
+  rateLimits: RateLimit;
   jobs: JobRunner<Services>;
   scheduler: SchedulerService;
   start(): Promise<void>;
@@ -53,6 +59,9 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
   const audit = new AuditService(db);
   const liveBus = new LiveBus({ pool, connectionString: database.url, logger });
   const dataPlane = new DataPlane({ config, pool, logger, listener, onRequestsCommitted: (rows) => liveBus.publish(rows) });
+  const sharedRateLimits = config.REDIS_URL
+    ? new SharedRateLimiter(new RedisRateStore(config.REDIS_URL, logger), { syncMs: config.GATEWAY_RATE_SYNC_MS, logger })
+    : undefined;
   const routingDeps = { db, pool, audit, registry: dataPlane.registry, routing: dataPlane.routing };
   // Every job is registered here, before start() creates the queues, workers and schedules.
   const jobRegistry = new JobRegistry<Services>()
@@ -91,12 +100,14 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     liveBus,
     listener,
     dataPlane,
+    rateLimits: sharedRateLimits ?? new RateLimiter(),
     jobs,
     scheduler: new SchedulerService(db, jobs, audit),
     async start() {
       await listener.start();
       await auth.start();
       await dataPlane.start();
+      sharedRateLimits?.start();
       await jobs.start();
     },
     async close() {
@@ -105,6 +116,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       // Draining the log writer still publishes its last batches to the live tap.
       await dataPlane.close();
       await liveBus.close();
+      await sharedRateLimits?.close();
       await auth.close();
       await listener.close();
     },

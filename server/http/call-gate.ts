@@ -1,17 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RateLimiter } from '../gateway/limits/rate-limiter.js';
 import { GatewayError } from '../lib/errors.js';
 import type { Principal } from '../modules/tokens/authenticator.js';
 import type { Services } from '../services.js';
 
 // What every data-plane call (chat completions, embeddings) passes before its body is read: the
-// token (cached), its rate limit and its spend limit. One gate per process, so a token's rate
-// limit counts all of its calls whatever the endpoint.
+// token (cached), its rate limit and its spend limit. The services' one rate limiter counts all of
+// a token's calls whatever the endpoint (and, with REDIS_URL, whatever the node).
 
 export type CallGate = (req: IncomingMessage, res: ServerResponse) => Promise<Principal>;
 
 export function callGate(services: Services): CallGate {
-  const limiter = new RateLimiter();
+  const limiter = services.rateLimits;
 
   /** Token rate limit: headers on every response of a limited token, 429 when exhausted. */
   const checkRate = (principal: Principal, res: ServerResponse): void => {
@@ -36,6 +35,10 @@ export function callGate(services: Services): CallGate {
 
   return async (req, res) => {
     const principal = await services.auth.authenticate(req.headers.authorization);
+    if (principal.rateLimitPerMinute) {
+      const ready = limiter.ready?.(principal.tokenId);
+      if (ready) await ready;
+    }
     checkRate(principal, res);
     checkSpend(principal);
     return principal;

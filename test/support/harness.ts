@@ -31,6 +31,8 @@ export interface TestEnv {
   /** Plain HTTP against the app; JSON bodies are sent and parsed. */
   http<T = any>(method: string, path: string, opts?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<HttpResult<T>>;
   sdk(token: string): ReturnType<typeof createGatewayClient>;
+  /** Another gateway node on this database, with the same settings plus `env`; closed with this env. */
+  addNode(env?: Record<string, string>): Promise<TestNode>;
   close(): Promise<void>;
 }
 
@@ -39,17 +41,42 @@ export interface TestEnvOptions {
   env?: Record<string, string>;
 }
 
-/** A real database and the real app on port 0, for one test file. */
-export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> {
-  const db = await createTestDatabase();
-  // No provider unless a test configures one; the simulator and a local server stay off by default.
-  const config = loadConfig({ GATEWAY_MODE: 'multi', LOG_LEVEL: 'silent', DATABASE_URL: db.url, GATEWAY_SIMULATOR: 'off', GATEWAY_JOBS: 'off', OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1', ...opts.env });
-  const database = connectDatabase(db.url, 10);
+/** One more gateway node on a test env's database (a scaled-out deployment). */
+export interface TestNode {
+  baseUrl: string;
+  services: Services;
+  close(): Promise<void>;
+}
+
+/** A gateway node: its own services, pool and HTTP server on port 0, on `config`'s database. */
+async function startNode(config: Config): Promise<TestNode & { database: DbHandle }> {
+  const database = connectDatabase(config.DATABASE_URL!, 10);
   const services = createServices(config, database, createLogger(config.LOG_LEVEL));
   await services.start();
   const server: Server = createServer(createRequestListener(services));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    services,
+    database,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await services.close();
+      await database.close();
+    },
+  };
+}
+
+/** A real database and the real app on port 0, for one test file. */
+export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> {
+  const db = await createTestDatabase();
+  // No provider unless a test configures one; the simulator and a local server stay off by default.
+  const env = { GATEWAY_MODE: 'multi', LOG_LEVEL: 'silent', DATABASE_URL: db.url, GATEWAY_SIMULATOR: 'off', GATEWAY_JOBS: 'off', OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1', ...opts.env };
+  const config = loadConfig(env);
+  const node = await startNode(config);
+  const { baseUrl, services, database } = node;
+  const extraNodes: TestNode[] = [];
 
   return {
     baseUrl,
@@ -80,11 +107,14 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
       return { status: res.status, headers: res.headers, body: parsed as any };
     },
     sdk: (token) => createGatewayClient({ baseUrl, token }),
+    async addNode(overrides = {}) {
+      const extra = await startNode(loadConfig({ ...env, ...overrides }));
+      extraNodes.push(extra);
+      return extra;
+    },
     async close() {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-      await services.close();
-      await database.close();
+      for (const extra of extraNodes) await extra.close();
+      await node.close();
       await db.drop();
     },
   };

@@ -8,4 +8,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ GATEWAY_JOBS_POLL_SECONDS: '0.1' })).toThrow(/GATEWAY_JOBS_POLL_SECONDS/);
     expect(() => loadConfig({ GATEWAY_JOBS_POLL_SECONDS: 'soon' })).toThrow(/GATEWAY_JOBS_POLL_SECONDS/);
   });
+
+  it('shares rate limits only when REDIS_URL is a URL, syncing every 100 ms unless told otherwise', () => {
+    expect(loadConfig({}).REDIS_URL).toBeUndefined();
+    expect(loadConfig({}).GATEWAY_RATE_SYNC_MS).toBe(100);
+    expect(loadConfig({ REDIS_URL: 'redis://10.0.0.5:6379/2' }).REDIS_URL).toBe('redis://10.0.0.5:6379/2');
+    expect(() => loadConfig({ REDIS_URL: 'localhost' })).toThrow(/REDIS_URL/);
+    expect(() => loadConfig({ GATEWAY_RATE_SYNC_MS: '5' })).toThrow(/GATEWAY_RATE_SYNC_MS/);
+  });
 });

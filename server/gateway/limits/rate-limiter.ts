@@ -1,14 +1,7 @@
-// Per-token requests-per-minute limit, in memory (per process). A sliding window over the current
-// and previous minute keeps bursts at a window edge from doubling the allowance. With several
-// gateway nodes each enforces its own share; DESIGN.md section 9 moves this to Redis.
+import { decide, minuteOf, type RateLimit, type RateState } from './sliding-window.js';
 
-export interface RateState {
-  limit: number;
-  remaining: number;
-  allowed: boolean;
-  /** Seconds until a request would be allowed again (when refused). */
-  retryAfterSeconds: number;
-}
+// Per-token requests-per-minute limit, in memory: the limiter of a single gateway node. With
+// several nodes, REDIS_URL switches to SharedRateLimiter (shared-rate-limiter.ts).
 
 interface Window {
   minute: number;
@@ -16,17 +9,15 @@ interface Window {
   previous: number;
 }
 
-const WINDOW_MS = 60_000;
 const MAX_KEYS = 100_000;
 
-export class RateLimiter {
+export class RateLimiter implements RateLimit {
   private readonly windows = new Map<string, Window>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
   take(key: string, limit: number): RateState {
-    const t = this.now();
-    const minute = Math.floor(t / WINDOW_MS);
+    const { minute, elapsed } = minuteOf(this.now());
     let w = this.windows.get(key);
     if (!w) {
       if (this.windows.size >= MAX_KEYS) this.windows.clear();
@@ -37,12 +28,8 @@ export class RateLimiter {
       w.current = 0;
       w.minute = minute;
     }
-    const elapsed = (t % WINDOW_MS) / WINDOW_MS;
-    const used = w.previous * (1 - elapsed) + w.current;
-    if (used + 1 > limit) {
-      return { limit, remaining: 0, allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(((1 - elapsed) * WINDOW_MS) / 1000)) };
-    }
-    w.current++;
-    return { limit, remaining: Math.max(0, Math.floor(limit - used - 1)), allowed: true, retryAfterSeconds: 0 };
+    const state = decide(limit, w.current, w.previous, elapsed);
+    if (state.allowed) w.current++;
+    return state;
   }
 }

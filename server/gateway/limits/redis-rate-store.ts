@@ -1,0 +1,57 @@
+import { Redis } from 'ioredis';
+import type { Logger } from '../../lib/logger.js';
+import type { RateCount, RateStore, RateTotals } from './shared-rate-limiter.js';
+
+// The shared rate-limit counters in Redis: one integer per token and minute
+// (`gateway:rate:<token id>:<minute>`), kept three minutes. A sync is one pipeline: INCRBY (or GET
+// when there is nothing to add) on the minute's counter and GET on the minute before, per token.
+
+const PREFIX = 'gateway:rate:';
+const KEEP_MS = 3 * 60_000;
+
+export class RedisRateStore implements RateStore {
+  private readonly redis: Redis;
+
+  constructor(url: string, logger: Logger) {
+    this.redis = new Redis(url, {
+      // A sync that cannot reach Redis fails at once and is retried by the next one; commands are
+      // never queued while disconnected, and the client reconnects on its own.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2_000,
+      lazyConnect: false,
+    });
+    // Outages are reported by the limiter; without a listener the client would print each error.
+    this.redis.on('error', (err: Error) => logger.debug({ err: err.message }, 'redis connection error'));
+  }
+
+  async sync(counts: RateCount[]): Promise<RateTotals[]> {
+    const pipeline = this.redis.pipeline();
+    for (const c of counts) {
+      const key = PREFIX + c.key + ':' + c.minute;
+      if (c.add > 0) pipeline.incrby(key, c.add).pexpire(key, KEEP_MS);
+      else pipeline.get(key);
+      pipeline.get(PREFIX + c.key + ':' + (c.minute - 1));
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    const totals: RateTotals[] = [];
+    let i = 0;
+    for (const c of counts) {
+      const current = value(replies[i++]);
+      if (c.add > 0) value(replies[i++]); // PEXPIRE's answer
+      totals.push({ current, previous: value(replies[i++]) });
+    }
+    return totals;
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+/** A pipeline reply as a count; a failed command fails the whole sync. */
+function value(reply: [Error | null, unknown] | undefined): number {
+  if (!reply) throw new Error('redis: missing reply');
+  if (reply[0]) throw reply[0];
+  return Number(reply[1] ?? 0);
+}

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { SharedRateLimiter, type RateCount, type RateStore, type RateTotals } from '../../server/gateway/limits/shared-rate-limiter.js';
+import { createLogger } from '../../server/lib/logger.js';
+
+// The shared limiter's bookkeeping against a store that behaves like the Redis one (counters per
+// key and minute) and can be switched off. The Redis store itself is tested in
+// test/integration/shared-rate-limits.test.ts.
+
+class CounterStore implements RateStore {
+  readonly counters = new Map<string, number>();
+  down = false;
+  exchanges = 0;
+
+  async sync(counts: RateCount[]): Promise<RateTotals[]> {
+    this.exchanges++;
+    await new Promise((r) => setImmediate(r));
+    if (this.down) throw new Error('connection refused');
+    return counts.map((c) => {
+      const key = `${c.key}:${c.minute}`;
+      const current = (this.counters.get(key) ?? 0) + c.add;
+      this.counters.set(key, current);
+      return { current, previous: this.counters.get(`${c.key}:${c.minute - 1}`) ?? 0 };
+    });
+  }
+
+  async close(): Promise<void> {}
+}
+
+const MINUTE = 60_000;
+const logger = createLogger('silent');
+
+function nodes(store: RateStore, clock: { t: number }, n = 2): SharedRateLimiter[] {
+  return Array.from({ length: n }, () => new SharedRateLimiter(store, { syncMs: 100, logger, now: () => clock.t }));
+}
+
+const admitted = (limiter: SharedRateLimiter, key: string, limit: number, tries: number) =>
+  Array.from({ length: tries }, () => limiter.take(key, limit)).filter((s) => s.allowed).length;
+
+describe('SharedRateLimiter', () => {
+  it('shares one limit between nodes once they have synced', async () => {
+    const store = new CounterStore();
+    const clock = { t: 1000 * MINUTE + 1_000 };
+    const [a, b] = nodes(store, clock);
+    expect(admitted(a!, 'tok_1', 10, 6)).toBe(6);
+    await a!.sync();
+    // b has not seen the token yet: made ready, its first decision already counts a's six.
+    await b!.ready('tok_1');
+    expect(b!.ready('tok_1')).toBeUndefined();
+    expect(b!.take('tok_1', 10).remaining).toBe(3);
+    expect(admitted(b!, 'tok_1', 10, 10)).toBe(3);
+    await b!.sync();
+    await a!.sync();
+    const refused = a!.take('tok_1', 10);
+    expect(refused.allowed).toBe(false);
+    expect(refused.remaining).toBe(0);
+    expect(refused.retryAfterSeconds).toBe(59);
+    expect(store.counters.get(`tok_1:1000`)).toBe(10);
+    // Other tokens are counted apart.
+    expect(a!.take('tok_2', 10).allowed).toBe(true);
+  });
+
+  it('decides a token it was not made ready for on its own counts, and learns the others at once', async () => {
+    const store = new CounterStore();
+    const clock = { t: 1000 * MINUTE + 1_000 };
+    const [a, b] = nodes(store, clock);
+    expect(admitted(a!, 'tok_1', 3, 3)).toBe(3);
+    await a!.sync();
+    expect(b!.take('tok_1', 3).remaining).toBe(2);
+    // That first take started an exchange by itself; once it is done b knows all four.
+    await b!.sync();
+    expect(b!.take('tok_1', 3).allowed).toBe(false);
+    expect(store.counters.get('tok_1:1000')).toBe(4);
+  });
+
+  it('counts on its own while the store is down and hands over what it admitted when it is back', async () => {
+    const store = new CounterStore();
+    const clock = { t: 1000 * MINUTE + 1_000 };
+    const [a, b] = nodes(store, clock);
+    store.down = true;
+    expect(admitted(a!, 'tok_1', 5, 8)).toBe(5);
+    await a!.sync();
+    expect(admitted(b!, 'tok_1', 5, 8)).toBe(5);
+    store.down = false;
+    await a!.sync();
+    await b!.sync();
+    expect(store.counters.get('tok_1:1000')).toBe(10);
+    await a!.sync();
+    expect(a!.take('tok_1', 5).allowed).toBe(false);
+  });
+
+  it('sends admissions queued when a minute ends to that minute, and weights the minute before', async () => {
+    const store = new CounterStore();
+    const clock = { t: 1000 * MINUTE + 50_000 };
+    const [a, b] = nodes(store, clock);
+    await a!.sync();
+    expect(admitted(a!, 'tok_1', 10, 10)).toBe(10);
+    // The minute ends before a syncs: the 10 belong to minute 1000, not 1001.
+    clock.t = 1001 * MINUTE + 30_000;
+    await a!.sync();
+    expect(store.counters.get('tok_1:1000')).toBe(10);
+    expect(store.counters.get('tok_1:1001') ?? 0).toBe(0);
+    // Half of the minute before still counts: 10 x 0.5 = 5 used, so 5 more fit, on either node.
+    b!.take('tok_1', 10);
+    await b!.sync();
+    expect(admitted(b!, 'tok_1', 10, 10)).toBe(4);
+    await b!.sync();
+    await a!.sync();
+    expect(a!.take('tok_1', 10).allowed).toBe(false);
+  });
+
+  it('makes many tokens new to it ready in one or two exchanges, not one each', async () => {
+    const store = new CounterStore();
+    const clock = { t: 1000 * MINUTE };
+    const [a] = nodes(store, clock, 1);
+    await Promise.all(Array.from({ length: 100 }, (_, i) => a!.ready(`tok_${i}`)));
+    expect(store.exchanges).toBeLessThanOrEqual(2);
+    expect(a!.ready('tok_5')).toBeUndefined();
+  });
+
+  it('pushes what is left when it closes', async () => {
+    const store = new CounterStore();
+    const clock = { t: 1000 * MINUTE };
+    const [a] = nodes(store, clock, 1);
+    await a!.sync();
+    a!.take('tok_1', 100);
+    a!.take('tok_1', 100);
+    await a!.close();
+    expect(store.counters.get('tok_1:1000')).toBe(2);
+  });
+});
