@@ -84,7 +84,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     audit,
     tokens: new TokenService(db, audit, auth),
     tenants: new TenantService(db),
-    system: new SystemService(pool, config.GATEWAY_MODE),
+    system: new SystemService(pool, config.GATEWAY_MODE, sharedRateLimits && (() => sharedRateLimits.storeReachable)),
     providers: new ProvidersService(db, dataPlane, audit),
     abTests: new AbTestService(routingDeps),
     feedback: new FeedbackService({

@@ -14,7 +14,7 @@ function formatUptime(seconds: number): string {
 export function registerHealthCommand(program: Command): void {
   program
     .command('health')
-    .description('Show whether the gateway and its database are up (no token needed)')
+    .description('Show whether the gateway, its database and its rate-limit Redis are up (no token needed)')
     .action(async (_opts, command: Command) => {
       const health = await clientFor(command, { auth: false }).system.health.query();
       if (globalOptions(command).json) return printJson(health);
@@ -23,6 +23,7 @@ export function registerHealthCommand(program: Command): void {
         MODE: health.mode,
         VERSION: health.version,
         DATABASE: health.database.reachable ? 'reachable' : 'unreachable',
+        'RATE LIMITS': health.rateLimits.shared ? `shared through Redis (${health.rateLimits.reachable ? 'reachable' : 'unreachable'})` : 'per process',
         UPTIME: formatUptime(health.uptimeSeconds),
       });
     });

@@ -35,6 +35,7 @@ describe('gatewayctl', () => {
     expect(table).toMatchObject({ code: 0, stderr: '' });
     expect(table.stdout).toMatch(/STATUS\s*│\s*ok/);
     expect(table.stdout).toMatch(/DATABASE\s*│\s*reachable/);
+    expect(table.stdout).toMatch(/RATE LIMITS\s*│\s*per process/);
 
     const json = await cli(['--json', 'health', '--url', env.baseUrl], { url: 'http://127.0.0.1:1', token: '' });
     expect(json.code).toBe(0);

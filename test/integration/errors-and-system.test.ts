@@ -15,7 +15,7 @@ describe('health', () => {
   it('answers without auth with status, mode, version and database reachability', async () => {
     const res = await env.http('GET', '/health');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'ok', mode: 'multi', database: { reachable: true } });
+    expect(res.body).toMatchObject({ status: 'ok', mode: 'multi', database: { reachable: true }, rateLimits: { shared: false, reachable: null } });
     expect(res.body.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(res.headers.get('x-gateway-request-id')).toMatch(/^req_/);
   });

@@ -68,6 +68,11 @@ describe.skipIf(!(await redisAnswers(REDIS_URL)))('rate limits shared through Re
     }
   });
 
+  it('reports the shared store in /health', async () => {
+    const health = await c.env.http('GET', '/health');
+    expect(health.body).toMatchObject({ status: 'ok', rateLimits: { shared: true, reachable: true } });
+  });
+
   it('keeps other tokens apart', async () => {
     const a = await limitedToken(c, 1);
     const b = await limitedToken(c, 1);
@@ -96,5 +101,8 @@ describe('rate limits with an unreachable Redis', () => {
     await synced();
     expect((await chat(c.env.baseUrl, token)).status).toBe(200);
     expectTypedError(await chat(c.env.baseUrl, token), 429, 'rate_limit_error');
+    const health = await c.env.http('GET', '/health');
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: 'degraded', database: { reachable: true }, rateLimits: { shared: true, reachable: false } });
   });
 });

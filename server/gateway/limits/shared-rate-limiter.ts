@@ -63,6 +63,11 @@ export class SharedRateLimiter implements RateLimit {
     private readonly opts: { syncMs: number; logger: Logger; now?: () => number },
   ) {}
 
+  /** Whether the last exchange with the store succeeded (true until one has failed). */
+  get storeReachable(): boolean {
+    return !this.storeDown;
+  }
+
   private now(): number {
     return this.opts.now ? this.opts.now() : Date.now();
   }

@@ -10,15 +10,19 @@ export class SystemService {
   constructor(
     private readonly pool: pg.Pool,
     private readonly mode: 'single' | 'multi',
+    /** Whether the shared rate-limit store answered last time; undefined when limits are per process. */
+    private readonly rateLimitStoreReachable?: () => boolean,
   ) {}
 
   async health(): Promise<z.infer<typeof Health>> {
     const reachable = await isDatabaseReachable(this.pool);
+    const redis = this.rateLimitStoreReachable?.() ?? null;
     return {
-      status: reachable ? 'ok' : 'degraded',
+      status: reachable && redis !== false ? 'ok' : 'degraded',
       mode: this.mode,
       version: VERSION,
       database: { reachable },
+      rateLimits: { shared: redis !== null, reachable: redis },
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
     };
   }
