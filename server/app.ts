@@ -3,6 +3,7 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Services } from './services.js';
 import type { RequestListener } from 'node:http';
 import { callGate } from './http/call-gate.js';
+import { mountMetrics } from './http/metrics.js';
 import { CHAT_PATH, chatHandler } from './http/chat.js';
 import { EMBEDDINGS_PATH, embeddingsHandler } from './http/embeddings.js';
 import './http/chat-openapi.js';
@@ -48,7 +49,8 @@ export function createApp(services: Services): Express {
 
   // The live tap (SSE), hand-written like chat completions.
   mountLive(app, services);
-
+  // Prometheus metrics.
+  mountMetrics(app, services);
 
   // Typed SDK transport (superjson).
   app.use('/trpc', createExpressMiddleware({ router: appRouter, createContext: makeContextFactory(services), maxBodySize: services.config.GATEWAY_MAX_BODY_BYTES }));

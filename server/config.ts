@@ -47,6 +47,10 @@ const ConfigSchema = z.object({
    * every node, and the jobs run every minute or less often, so the default is 10, not pg-boss's 2.
    */
   GATEWAY_JOBS_POLL_SECONDS: z.coerce.number().min(0.5).max(600).default(10),
+  /** Prometheus metrics at GET /metrics. */
+  GATEWAY_METRICS: bool.default(true),
+  /** When set, GET /metrics asks for it as a bearer token. */
+  GATEWAY_METRICS_TOKEN: z.string().min(16, 'GATEWAY_METRICS_TOKEN must be at least 16 characters').optional(),
   /** Days of request and cost logs the daily log-retention job keeps; 0 keeps everything. */
   GATEWAY_RETENTION_DAYS: int(0),
 });

@@ -5,6 +5,7 @@ import { RateLimiter } from './gateway/limits/rate-limiter.js';
 import { RedisRateStore } from './gateway/limits/redis-rate-store.js';
 import { SharedRateLimiter } from './gateway/limits/shared-rate-limiter.js';
 import type { RateLimit } from './gateway/limits/sliding-window.js';
+import { Metrics } from './metrics/registry.js';
 import { DataPlane } from './gateway/data-plane.js';
 import { LiveBus } from './gateway/live-bus.js';
 import { JobRunner } from './jobs/boss.js';
@@ -45,6 +46,8 @@ export interface Services {
   dataPlane: DataPlane;
   /** Per-token requests-per-minute limits: in memory, or shared through Redis (REDIS_URL). */
   rateLimits: RateLimit;
+  /** Prometheus metrics (GET /metrics); null when GATEWAY_METRICS is off. */
+  metrics: Metrics | null;
   jobs: JobRunner<Services>;
   scheduler: SchedulerService;
   start(): Promise<void>;
@@ -58,10 +61,12 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
   const auth = new Authenticator({ db, listener });
   const audit = new AuditService(db);
   const liveBus = new LiveBus({ pool, connectionString: database.url, logger });
-  const dataPlane = new DataPlane({ config, pool, logger, listener, onRequestsCommitted: (rows) => liveBus.publish(rows) });
+  const metrics = config.GATEWAY_METRICS ? new Metrics() : null;
+  const dataPlane = new DataPlane({ config, pool, logger, listener, onRequestsCommitted: (rows) => liveBus.publish(rows), onRowsQueued: metrics ? (r, c) => metrics.requests.observe(r, c) : undefined });
   const sharedRateLimits = config.REDIS_URL
     ? new SharedRateLimiter(new RedisRateStore(config.REDIS_URL, logger), { syncMs: config.GATEWAY_RATE_SYNC_MS, logger })
     : undefined;
+  metrics?.watch({ logWriter: dataPlane.logWriter, breakers: dataPlane.breakers, rateLimitStoreReachable: sharedRateLimits && (() => sharedRateLimits.storeReachable) });
   const routingDeps = { db, pool, audit, registry: dataPlane.registry, routing: dataPlane.routing };
   // Every job is registered here, before start() creates the queues, workers and schedules.
   const jobRegistry = new JobRegistry<Services>()
@@ -101,6 +106,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     listener,
     dataPlane,
     rateLimits: sharedRateLimits ?? new RateLimiter(),
+    metrics,
     jobs,
     scheduler: new SchedulerService(db, jobs, audit),
     async start() {

@@ -8,7 +8,7 @@ import { ProviderRegistry, settingsFromCatalog, type RegistrySettings } from '..
 import { startSimulator, type Simulator } from '../simulator/index.js';
 import { CircuitBreakers } from './breaker.js';
 import { ExactCache } from './cache/exact-cache.js';
-import { LogWriter, type CommittedRequest } from './log-writer.js';
+import { LogWriter, type CommittedRequest, type LogWriterOptions } from './log-writer.js';
 import { JudgeSampler } from './judge-sampler.js';
 import { ChatPipeline } from './pipeline.js';
 import { classify, LOW_CONFIDENCE } from './classifier/index.js';
@@ -30,6 +30,8 @@ export interface DataPlaneOptions {
   listener?: PgListener;
   logger: Logger;
   onRequestsCommitted?: (rows: CommittedRequest[]) => void;
+  /** Every log row as it is queued (metrics). */
+  onRowsQueued?: LogWriterOptions['onQueued'];
 }
 
 export class DataPlane {
@@ -52,6 +54,7 @@ export class DataPlane {
       flushIntervalMs: config.GATEWAY_LOG_FLUSH_MS,
       maxBuffered: config.GATEWAY_LOG_BUFFER_MAX,
       onCommitted: opts.onRequestsCommitted,
+      onQueued: opts.onRowsQueued,
     });
     configureHttp({ connectTimeoutMs: config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS });
     this.routing = new RoutingState(opts.pool, opts.logger, opts.listener);

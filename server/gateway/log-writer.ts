@@ -81,6 +81,8 @@ export interface LogWriterOptions {
   maxBuffered: number;
   /** Called with the request rows of every committed batch (the live tap publishes from here). */
   onCommitted?: (rows: CommittedRequest[]) => void;
+  /** Called with every row as it is queued (a request row, or null for cost rows alone): metrics. Must be cheap. */
+  onQueued?: (request: RequestLogRow | null, costs: readonly CostLogRow[]) => void;
 }
 
 const REQUEST_COLUMNS: Array<Column<RequestLogRow>> = [
@@ -158,6 +160,7 @@ export class LogWriter {
       costUsd += c.cost;
     }
     if (this.opts.onCommitted) this.extras.set(request.id, { costUsd, preview });
+    this.opts.onQueued?.(request, costs);
     this.encodeAhead(request, costs);
     this.enforceBound();
     if (this.requests.length + this.costs.length >= (this.opts.batchSize ?? 1000)) this.flushSoon(0);
@@ -167,6 +170,7 @@ export class LogWriter {
   /** Rows of eval runs and jobs that have no request row. */
   writeCosts(costs: CostLogRow[]): void {
     for (const c of costs) this.costs.push(c);
+    this.opts.onQueued?.(null, costs);
     this.enforceBound();
     this.flushSoon(this.opts.flushIntervalMs);
   }

@@ -21,7 +21,8 @@ export function cancelledOnClose(res: ServerResponse): Cancellation {
 
 export type CallHandler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
 
-export function serveCalls(logger: Logger, handle: CallHandler): (req: IncomingMessage, res: ServerResponse) => void {
+/** `countError`: told the type of every error answer (metrics). */
+export function serveCalls(logger: Logger, handle: CallHandler, countError?: (type: string) => void): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     // Its header leaves with the response head (gatewayHeaders) or the error (sendError).
     const requestId = reserveRequestId(res);
@@ -31,7 +32,11 @@ export function serveCalls(logger: Logger, handle: CallHandler): (req: IncomingM
         res.end();
         return;
       }
-      if (err instanceof GatewayError) return sendError(res, err);
+      if (err instanceof GatewayError) {
+        countError?.(err.type);
+        return sendError(res, err);
+      }
+      countError?.('internal_error');
       reportError(logger, res, err);
     });
   };

@@ -53,7 +53,7 @@ export function chatHandler(services: Services, dataPlane: DataPlane, admit: Cal
     res.end(payload);
   };
 
-  return serveCalls(services.logger, handle);
+  return serveCalls(services.logger, handle, services.metrics?.countError);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

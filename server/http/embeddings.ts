@@ -42,5 +42,5 @@ export function embeddingsHandler(services: Services, dataPlane: DataPlane, admi
     res.end(payload);
   };
 
-  return serveCalls(services.logger, handle);
+  return serveCalls(services.logger, handle, services.metrics?.countError);
 }

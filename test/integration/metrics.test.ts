@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
+import { startTestEnv } from '../support/harness.js';
+import { expectTypedError } from '../support/security.js';
+
+// GET /metrics (Prometheus text) after real calls through the official openai client: each counter
+// against what the calls' own answers said (usage, cost, cache, fallback).
+
+const METRICS_TOKEN = 'metrics-token-0123456789';
+let c: ChatEnv;
+
+beforeAll(async () => {
+  c = await startChatEnv({ groq: true, env: { GATEWAY_METRICS_TOKEN: METRICS_TOKEN } });
+}, 60_000);
+afterAll(() => c?.close());
+
+async function scrape(): Promise<string> {
+  const res = await fetch(`${c.env.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return res.text();
+}
+
+/** The value of one series, `name{labels}` exactly as exposed (labels in declaration order). */
+function value(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+const user = (content: string) => [{ role: 'user' as const, content }];
+
+describe('GET /metrics', () => {
+  it('asks for GATEWAY_METRICS_TOKEN when one is set', async () => {
+    expectTypedError(await c.env.http('GET', '/metrics'), 401, 'auth_error');
+    expectTypedError(await c.env.http('GET', '/metrics', { token: c.tenant.token }), 401, 'auth_error');
+    expect((await c.env.http('GET', '/metrics', { token: METRICS_TOKEN })).status).toBe(200);
+  });
+
+  it('counts calls, upstream calls, tokens, cost, cache hits, fallbacks and error answers', async () => {
+    const before = await scrape();
+    const series = {
+      miss: 'gateway_requests_total{provider="openai",model="gpt-4o-mini",status="ok",cache="miss"}',
+      hit: 'gateway_requests_total{provider="openai",model="gpt-4o-mini",status="ok",cache="exact"}',
+      calls: 'gateway_upstream_calls_total{provider="openai",model="gpt-4o-mini",status="ok"}',
+      input: 'gateway_upstream_tokens_total{provider="openai",model="gpt-4o-mini",direction="input"}',
+      output: 'gateway_upstream_tokens_total{provider="openai",model="gpt-4o-mini",direction="output"}',
+      cost: 'gateway_upstream_cost_usd_total{provider="openai",model="gpt-4o-mini"}',
+      saved: 'gateway_cache_tokens_saved_total{direction="output"}',
+      duration: 'gateway_request_duration_seconds_count{provider="openai",streamed="false"}',
+      failed: 'gateway_upstream_calls_total{provider="openai",model="gpt-4.1-mini",status="error"}',
+      fallback: 'gateway_fallback_requests_total{provider="groq"}',
+      auth: 'gateway_error_responses_total{type="auth_error"}',
+      invalid: 'gateway_error_responses_total{type="invalid_request_error"}',
+    };
+    const base = Object.fromEntries(Object.entries(series).map(([k, s]) => [k, value(before, s)])) as Record<keyof typeof series, number>;
+
+    // The same cacheable request twice: a miss that goes upstream, then an exact hit.
+    const first: any = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user('metrics, please') });
+    const second: any = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user('metrics, please') });
+    expect(first._gateway.cached).toBe(false);
+    expect(second._gateway.cached).toBe(true);
+    // A fallback: openai answers 503 once, groq serves the same model.
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1-mini', status: 503, times: 1 }]);
+    const fell: any = await c.openai().chat.completions.create({ model: 'gpt-4.1-mini', messages: user('fall back') });
+    expect(fell._gateway.routing.usedFallback).toBe(true);
+    // Two error answers before any row: a bad token and an empty message list.
+    await expect(c.openai('gw_not_a_token').chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user('x') })).rejects.toMatchObject({ status: 401 });
+    await expect(c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [] })).rejects.toMatchObject({ status: 400 });
+
+    const after = await scrape();
+    const delta = (k: keyof typeof series) => value(after, series[k]) - base[k];
+    expect(delta('miss')).toBe(1);
+    expect(delta('hit')).toBe(1);
+    expect(delta('calls')).toBe(1);
+    expect(delta('input')).toBe(first.usage.prompt_tokens);
+    expect(delta('output')).toBe(first.usage.completion_tokens);
+    expect(delta('cost')).toBeCloseTo(first._gateway.cost, 12);
+    expect(delta('saved')).toBe(second.usage.completion_tokens);
+    expect(delta('duration')).toBe(1);
+    expect(delta('failed')).toBe(1);
+    expect(delta('fallback')).toBe(1);
+    expect(delta('auth')).toBe(1);
+    expect(delta('invalid')).toBe(1);
+    // Live state and Node's own metrics are there too.
+    expect(after).toMatch(/^gateway_log_queue_rows\{table="requests"\} \d+$/m);
+    expect(after).toMatch(/^gateway_log_rows_written_total\{table="requests"\} \d+$/m);
+    expect(after).toMatch(/^gateway_provider_breaker_state\{provider="openai",state="closed"\} 1$/m);
+    expect(after).toMatch(/^process_cpu_seconds_total \d/m);
+    expect(after).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+    // No tenant or token id anywhere.
+    expect(after).not.toContain(c.tenant.tenantId);
+  });
+
+  it('is absent with GATEWAY_METRICS=off', async () => {
+    const env = await startTestEnv({ env: { GATEWAY_METRICS: 'off' } });
+    try {
+      expectTypedError(await env.http('GET', '/metrics'), 404, 'not_found_error');
+      expect(env.services.metrics).toBeNull();
+    } finally {
+      await env.close();
+    }
+  });
+});
