@@ -128,3 +128,19 @@ describe('SharedRateLimiter', () => {
     expect(store.counters.get('tok_1:1000')).toBe(2);
   });
 });
+
+describe('SharedRateLimiter at a minute boundary', () => {
+  it('sends what a window queued in the minute that ended in the first exchange after it', async () => {
+    const store = new CounterStore();
+    const clock = { t: 1000 * MINUTE + 59_000 };
+    const [a] = nodes(store, clock, 1);
+    await a!.ready('tok_1');
+    a!.take('tok_1', 100);
+    a!.take('tok_1', 100);
+    clock.t = 1001 * MINUTE + 1_000;
+    const exchanges = store.exchanges;
+    await a!.sync();
+    expect(store.exchanges).toBe(exchanges + 1);
+    expect(store.counters.get('tok_1:1000')).toBe(2);
+  });
+});

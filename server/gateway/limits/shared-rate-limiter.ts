@@ -143,11 +143,12 @@ export class SharedRateLimiter implements RateLimit {
   private async exchange(): Promise<void> {
     const t = this.now();
     const { minute } = minuteOf(t);
+    // Windows move to this minute first, so what they queued in the last one goes out now too.
+    for (const [key, w] of this.windows) this.roll(key, w, minute);
     const sent: Array<{ key: string; w: SharedWindow | undefined; count: RateCount }> = [];
     for (const c of this.carried) sent.push({ key: c.key, w: this.windows.get(c.key), count: c });
     this.carried = [];
     for (const [key, w] of this.windows) {
-      this.roll(key, w, minute);
       if (w.queued === 0 && t - w.lastUsed > ACTIVE_MS) continue;
       sent.push({ key, w, count: { key, minute: w.minute, add: w.queued } });
       w.queued = 0;
