@@ -66,7 +66,8 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
   const sharedRateLimits = config.REDIS_URL
     ? new SharedRateLimiter(new RedisRateStore(config.REDIS_URL, logger), { syncMs: config.GATEWAY_RATE_SYNC_MS, logger })
     : undefined;
-  metrics?.watch({ logWriter: dataPlane.logWriter, breakers: dataPlane.breakers, rateLimitStoreReachable: sharedRateLimits && (() => sharedRateLimits.storeReachable) });
+  const rateLimitStoreReachable = sharedRateLimits && (() => sharedRateLimits.storeReachable);
+  metrics?.watch({ logWriter: dataPlane.logWriter, breakers: dataPlane.breakers, rateLimitStoreReachable });
   const routingDeps = { db, pool, audit, registry: dataPlane.registry, routing: dataPlane.routing };
   // Every job is registered here, before start() creates the queues, workers and schedules.
   const jobRegistry = new JobRegistry<Services>()
@@ -89,7 +90,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     audit,
     tokens: new TokenService(db, audit, auth),
     tenants: new TenantService(db),
-    system: new SystemService(pool, config.GATEWAY_MODE, sharedRateLimits && (() => sharedRateLimits.storeReachable)),
+    system: new SystemService(pool, config.GATEWAY_MODE, rateLimitStoreReachable),
     providers: new ProvidersService(db, dataPlane, audit),
     abTests: new AbTestService(routingDeps),
     feedback: new FeedbackService({

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Express } from 'express';
 import { hashToken } from '../lib/crypto.js';
 import { GatewayError } from '../lib/errors.js';
+import { parseBearer } from '../modules/tokens/authenticator.js';
 import type { Services } from '../services.js';
 import { reportError, sendError } from './errors.js';
 
@@ -16,8 +17,13 @@ export function mountMetrics(app: Express, services: Services): void {
   const expected = config.GATEWAY_METRICS_TOKEN ? Buffer.from(hashToken(config.GATEWAY_METRICS_TOKEN)) : null;
   app.get('/metrics', (req, res) => {
     if (expected) {
-      const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-      if (!given || !timingSafeEqual(Buffer.from(hashToken(given)), expected)) {
+      let given: string;
+      try {
+        given = parseBearer(req.headers.authorization);
+      } catch (err) {
+        return sendError(res, err as GatewayError);
+      }
+      if (!timingSafeEqual(Buffer.from(hashToken(given)), expected)) {
         return sendError(res, new GatewayError('auth_error', 'GET /metrics needs the GATEWAY_METRICS_TOKEN bearer token'));
       }
     }

@@ -7,9 +7,6 @@ import type { CostLogRow, RequestLogRow } from '../gateway/log-writer.js';
 // later turn of the event loop, in a batch, so the request path only appends to a list. No tenant
 // or token id is ever a label.
 
-type Child = { inc(value?: number): void };
-type HistogramChild = { observe(value: number): void };
-
 /** Latency buckets (seconds) for whole LLM calls: cache hits and fast models up to long generations. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
@@ -21,8 +18,6 @@ export class RequestMetrics {
   private readonly upstreamCalls: Counter<'provider' | 'model' | 'status'>;
   private readonly tokens: Counter<'provider' | 'model' | 'direction'>;
   private readonly cost: Counter<'provider' | 'model'>;
-  /** Label children per metric, by their joined values: prom-client hashes the label object on every call otherwise. */
-  private readonly children = new Map<object, Map<string, Child | HistogramChild>>();
   private pendingRequests: RequestLogRow[] = [];
   private pendingCosts: CostLogRow[] = [];
   private scheduled: NodeJS.Immediate | undefined;
@@ -74,7 +69,7 @@ export class RequestMetrics {
     const sums = new Sums();
     for (const r of requests) this.countRequest(r, sums);
     for (const c of costs) this.countCost(c, sums);
-    sums.apply((metric, values, sum) => this.child(metric, ...values).inc(sum));
+    sums.apply((metric, values, sum) => metric.labels(...values).inc(sum));
   };
 
   private countRequest(r: RequestLogRow, sums: Sums): void {
@@ -86,7 +81,7 @@ export class RequestMetrics {
       if (r.tokensSavedOutput) sums.add(this.tokensSaved, r.tokensSavedOutput, 'output');
       return;
     }
-    if (r.status === 'ok') this.histogram(provider, r.streamed ? 'true' : 'false').observe(r.latencyMs / 1000);
+    if (r.status === 'ok') this.duration.labels(provider, r.streamed ? 'true' : 'false').observe(r.latencyMs / 1000);
     if (r.usedFallback) sums.add(this.fallbacks, 1, provider);
   }
 
@@ -95,29 +90,6 @@ export class RequestMetrics {
     if (c.inputTokens) sums.add(this.tokens, c.inputTokens, c.provider, c.model, 'input');
     if (c.outputTokens) sums.add(this.tokens, c.outputTokens, c.provider, c.model, 'output');
     if (c.cost > 0) sums.add(this.cost, c.cost, c.provider, c.model);
-  }
-
-  private child(metric: Counter<string>, ...values: string[]): Child {
-    return this.bound(metric, values, () => metric.labels(...values));
-  }
-
-  private histogram(provider: string, streamed: string): HistogramChild {
-    return this.bound(this.duration, [provider, streamed], () => this.duration.labels(provider, streamed));
-  }
-
-  private bound<T extends Child | HistogramChild>(metric: object, values: string[], make: () => T): T {
-    let byValues = this.children.get(metric);
-    if (!byValues) {
-      byValues = new Map();
-      this.children.set(metric, byValues);
-    }
-    const key = values.join('\u0000');
-    let child = byValues.get(key) as T | undefined;
-    if (!child) {
-      child = make();
-      byValues.set(key, child);
-    }
-    return child;
   }
 }
 

@@ -29,8 +29,11 @@ class CounterStore implements RateStore {
 const MINUTE = 60_000;
 const logger = createLogger('silent');
 
-function nodes(store: RateStore, clock: { t: number }, n = 2): SharedRateLimiter[] {
-  return Array.from({ length: n }, () => new SharedRateLimiter(store, { syncMs: 100, logger, now: () => clock.t }));
+/** `n` nodes sharing one store and one settable clock that starts at `t`. */
+function cluster(t: number, n = 2): { store: CounterStore; clock: { t: number }; nodes: SharedRateLimiter[] } {
+  const store = new CounterStore();
+  const clock = { t };
+  return { store, clock, nodes: Array.from({ length: n }, () => new SharedRateLimiter(store, { syncMs: 100, logger, now: () => clock.t })) };
 }
 
 const admitted = (limiter: SharedRateLimiter, key: string, limit: number, tries: number) =>
@@ -38,9 +41,7 @@ const admitted = (limiter: SharedRateLimiter, key: string, limit: number, tries:
 
 describe('SharedRateLimiter', () => {
   it('shares one limit between nodes once they have synced', async () => {
-    const store = new CounterStore();
-    const clock = { t: 1000 * MINUTE + 1_000 };
-    const [a, b] = nodes(store, clock);
+    const { store, clock, nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
     expect(admitted(a!, 'tok_1', 10, 6)).toBe(6);
     await a!.sync();
     // b has not seen the token yet: made ready, its first decision already counts a's six.
@@ -60,9 +61,7 @@ describe('SharedRateLimiter', () => {
   });
 
   it('decides a token it was not made ready for on its own counts, and learns the others at once', async () => {
-    const store = new CounterStore();
-    const clock = { t: 1000 * MINUTE + 1_000 };
-    const [a, b] = nodes(store, clock);
+    const { store, clock, nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
     expect(admitted(a!, 'tok_1', 3, 3)).toBe(3);
     await a!.sync();
     expect(b!.take('tok_1', 3).remaining).toBe(2);
@@ -73,9 +72,7 @@ describe('SharedRateLimiter', () => {
   });
 
   it('counts on its own while the store is down and hands over what it admitted when it is back', async () => {
-    const store = new CounterStore();
-    const clock = { t: 1000 * MINUTE + 1_000 };
-    const [a, b] = nodes(store, clock);
+    const { store, clock, nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
     store.down = true;
     expect(admitted(a!, 'tok_1', 5, 8)).toBe(5);
     await a!.sync();
@@ -89,9 +86,7 @@ describe('SharedRateLimiter', () => {
   });
 
   it('sends admissions queued when a minute ends to that minute, and weights the minute before', async () => {
-    const store = new CounterStore();
-    const clock = { t: 1000 * MINUTE + 50_000 };
-    const [a, b] = nodes(store, clock);
+    const { store, clock, nodes: [a, b] } = cluster(1000 * MINUTE + 50_000);
     await a!.sync();
     expect(admitted(a!, 'tok_1', 10, 10)).toBe(10);
     // The minute ends before a syncs: the 10 belong to minute 1000, not 1001.
@@ -109,18 +104,14 @@ describe('SharedRateLimiter', () => {
   });
 
   it('makes many tokens new to it ready in one or two exchanges, not one each', async () => {
-    const store = new CounterStore();
-    const clock = { t: 1000 * MINUTE };
-    const [a] = nodes(store, clock, 1);
+    const { store, clock, nodes: [a] } = cluster(1000 * MINUTE, 1);
     await Promise.all(Array.from({ length: 100 }, (_, i) => a!.ready(`tok_${i}`)));
     expect(store.exchanges).toBeLessThanOrEqual(2);
     expect(a!.ready('tok_5')).toBeUndefined();
   });
 
   it('pushes what is left when it closes', async () => {
-    const store = new CounterStore();
-    const clock = { t: 1000 * MINUTE };
-    const [a] = nodes(store, clock, 1);
+    const { store, clock, nodes: [a] } = cluster(1000 * MINUTE, 1);
     await a!.sync();
     a!.take('tok_1', 100);
     a!.take('tok_1', 100);
@@ -131,9 +122,7 @@ describe('SharedRateLimiter', () => {
 
 describe('SharedRateLimiter at a minute boundary', () => {
   it('sends what a window queued in the minute that ended in the first exchange after it', async () => {
-    const store = new CounterStore();
-    const clock = { t: 1000 * MINUTE + 59_000 };
-    const [a] = nodes(store, clock, 1);
+    const { store, clock, nodes: [a] } = cluster(1000 * MINUTE + 59_000, 1);
     await a!.ready('tok_1');
     a!.take('tok_1', 100);
     a!.take('tok_1', 100);

@@ -238,7 +238,8 @@ function principalOf({ token, tier, spentUsd }: TokenRow): Principal | null {
   };
 }
 
-function parseBearer(header: string | undefined): string {
+/** The token of an `Authorization: Bearer <token>` header; a typed auth_error when it has none. */
+export function parseBearer(header: string | undefined): string {
   if (!header) throw new GatewayError('auth_error', 'Missing Authorization header (expected "Bearer <token>")');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw new GatewayError('auth_error', 'Malformed Authorization header (expected "Bearer <token>")');
