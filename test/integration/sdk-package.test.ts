@@ -45,7 +45,10 @@ const health: RouterOutputs['system']['health'] = await gw.system.health.query()
 const tokens = await gw.tokens.list.query();
 const names: string[] = tokens.items.map((t) => t.name);
 const err = await gw.tokens.remove.mutate({ id: 'tok_missing' }).catch((e: unknown) => gatewayErrorOf(e));
-console.log(JSON.stringify({ status: health.status, names, err }));
+const chat = await gw.chat.completions
+  .create({ model: 'openai/none', messages: [{ role: 'user', content: 'hi' }] })
+  .then((a) => a._gateway.provider, (e: unknown) => gatewayErrorOf(e)?.type);
+console.log(JSON.stringify({ status: health.status, names, err, chat }));
 declare const process: { argv: string[] };
 `,
     );
@@ -56,6 +59,7 @@ declare const process: { argv: string[] };
     expect(out.status).toBe('ok');
     expect(out.names).toEqual(['admin']);
     expect(out.err).toMatchObject({ type: 'not_found_error', status: 404 });
+    expect(out.chat).toBe('not_found_error');
   });
 
   it('rejects wrong use at compile time', async () => {

@@ -1,0 +1,29 @@
+import type { gatewayMeta } from '../server/http/gateway-meta.js';
+import type { ChatChunk, ChatCompletion, ChatRequest } from '../server/providers/types.js';
+import type { Complexity } from '../server/gateway/types.js';
+import type { ROUTING_HINTS } from '../server/gateway/validate.js';
+
+// The chat endpoint's types as the SDK shows them: the OpenAI body and answers plus the gateway's
+// own fields (SPEC.md chat request and chat response).
+
+/** `_gateway` on every answer (the last chunk of a stream): request id, who served, latency, cost, routing. */
+export type GatewayMeta = ReturnType<typeof gatewayMeta>;
+
+/** The OpenAI chat-completion body plus the gateway's fields. An empty or missing `model` lets the gateway route. */
+export interface GatewayChatRequest extends Omit<ChatRequest, 'model'> {
+  /** `provider/model`, a bare model id, or '' (or absent) to let the gateway pick. */
+  model?: string;
+  /** false keeps this call out of the exact-match cache. */
+  cache?: boolean;
+  /** Pre-labels the task type and skips the classifier. */
+  routing_hint?: (typeof ROUTING_HINTS)[number];
+  complexity_hint?: Complexity;
+  /** Forces (true) or waives (false) structured-output-reliable routing. */
+  requires_structured_output?: boolean;
+  prompt_version_id?: string;
+}
+
+export type GatewayChatCompletion = ChatCompletion & { _gateway: GatewayMeta };
+
+/** A stream chunk; only the last one before [DONE] carries `_gateway` (and usage, when asked for). */
+export type GatewayChatChunk = ChatChunk & { _gateway?: GatewayMeta };
