@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../lib/logger.js';
 import { GatewayError, errorBody } from '../lib/errors.js';
 import { toGatewayError } from '../trpc/errors.js';
+import { openApiDocument } from '../trpc/openapi.js';
 import { existingRequestId } from './request-id.js';
 
 // Every error on every path leaves as {"error": {"type", "message"}} with the SPEC.md status.
@@ -29,8 +30,47 @@ export function reportError(logger: Logger, res: ServerResponse, raw: unknown): 
   sendError(res, err);
 }
 
+/** The last handler: 405 with `Allow` for a known path called with another method, 404 otherwise. */
 export function notFoundHandler(req: Request, res: Response): void {
-  sendError(res, new GatewayError('not_found_error', `No route for ${req.method} ${req.path}`));
+  const allowed = allowedMethods(req.path);
+  // A documented method that still got here (a malformed path parameter, say) is not a method problem.
+  if (allowed.length === 0 || allowed.includes(req.method)) return sendError(res, new GatewayError('not_found_error', `No route for ${req.method} ${req.path}`));
+  res.setHeader('Allow', allowed.join(', '));
+  sendError(res, new GatewayError('invalid_request_error', `Method ${req.method} is not allowed on ${req.path} (allowed: ${allowed.join(', ')})`, { status: 405 }));
+}
+
+interface KnownPath {
+  pattern: RegExp;
+  methods: string[];
+}
+
+/** Served by Express itself, outside the OpenAPI document. */
+const UNDOCUMENTED_PATHS: Record<string, string[]> = { '/openapi.json': ['GET'] };
+
+let knownPaths: KnownPath[] | undefined;
+
+/** Every path of the OpenAPI document (generated and hand-written routes alike), built on first use. */
+function loadKnownPaths(): KnownPath[] {
+  const doc = openApiDocument() as { paths?: Record<string, Record<string, unknown>> };
+  const methodsByPath: Record<string, string[]> = { ...UNDOCUMENTED_PATHS };
+  for (const [path, item] of Object.entries(doc.paths ?? {})) methodsByPath[path] = Object.keys(item).map((m) => m.toUpperCase());
+  return Object.entries(methodsByPath).map(([path, methods]) => ({ pattern: pathPattern(path), methods }));
+}
+
+/** `/v1/ab-tests/{id}` as a regular expression where each parameter is one path segment. */
+function pathPattern(path: string): RegExp {
+  const source = path
+    .split(/\{[^}]+\}/)
+    .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[^/]+');
+  return new RegExp(`^${source}$`);
+}
+
+function allowedMethods(path: string): string[] {
+  knownPaths ??= loadKnownPaths();
+  const methods = new Set<string>();
+  for (const known of knownPaths) if (known.pattern.test(path)) for (const m of known.methods) methods.add(m);
+  return [...methods];
 }
 
 /** Express's error handler: body-parser failures (malformed JSON, too large, bad charset) and anything thrown. */

@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import { ZodError } from 'zod';
+import { ZodError, type core } from 'zod';
 import { GatewayError } from '../lib/errors.js';
 import { describeZodError } from '../lib/zod-errors.js';
 
@@ -31,7 +31,7 @@ export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof TRPCError) {
     const cause = err.cause;
     if (cause instanceof GatewayError) return cause;
-    if (cause instanceof ZodError) return new GatewayError('invalid_request_error', describeZodError(cause));
+    if (cause instanceof ZodError) return new GatewayError('invalid_request_error', describeInputError(cause));
     switch (err.code) {
       case 'BAD_REQUEST':
         return new GatewayError('invalid_request_error', err.message);
@@ -48,9 +48,41 @@ export function toGatewayError(err: unknown): GatewayError {
       case 'UNAUTHORIZED':
         return new GatewayError('auth_error', err.message);
       default:
-        return new GatewayError('internal_error', err.message, { cause: err });
+        return refusedInputValue(err) ?? new GatewayError('internal_error', err.message, { cause: err });
     }
   }
-  if (err instanceof ZodError) return new GatewayError('invalid_request_error', describeZodError(err));
-  return new GatewayError('internal_error', 'unexpected error', { cause: err });
+  if (err instanceof ZodError) return new GatewayError('invalid_request_error', describeInputError(err));
+  return refusedInputValue(err) ?? new GatewayError('internal_error', 'unexpected error', { cause: err });
+}
+
+/** Zod's message, with each unknown field named like every other field ("admin: unknown field"). */
+function describeInputError(err: ZodError): string {
+  if (!err.issues.some((i) => i.code === 'unrecognized_keys')) return describeZodError(err);
+  const issues = err.issues.flatMap((i): core.$ZodIssue[] =>
+    i.code === 'unrecognized_keys' ? i.keys.map((key) => ({ ...i, keys: [key], path: [...i.path, key], message: 'unknown field' })) : [i],
+  );
+  return describeZodError(new ZodError(issues));
+}
+
+// PostgreSQL data exceptions (SQLSTATE class 22) that only a value sent by the client can cause.
+// The database's own message may quote SQL or the value, so each gets a fixed one.
+const REFUSED_VALUE_MESSAGES: Record<string, string> = {
+  '22001': 'a value is too long',
+  '22003': 'a number is out of range',
+  '22007': 'a date or time is not valid',
+  '22008': 'a date or time is out of range',
+  '22009': 'a date or time is not valid',
+  '22021': 'a string contains a NUL character (\\u0000) or invalid text',
+  '22P02': 'a value has an invalid format',
+  '22P05': 'a string contains a character that cannot be stored (such as \\u0000)',
+};
+
+/** A 400 for a value the database refused, found anywhere in the error's cause chain. */
+function refusedInputValue(err: unknown): GatewayError | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    const message = typeof code === 'string' ? REFUSED_VALUE_MESSAGES[code] : undefined;
+    if (message) return new GatewayError('invalid_request_error', `The request was refused: ${message}`, { cause: err });
+  }
+  return undefined;
 }

@@ -41,6 +41,18 @@ describe('OpenAPI document', () => {
       }
     }
   });
+
+  it('lists the error statuses each operation can give', async () => {
+    const { paths } = (await env.http('GET', '/openapi.json')).body;
+    const statuses = (path: string, method: string) => Object.keys(paths[path][method].responses);
+    expect(statuses('/v1/audit-logs', 'get')).toEqual(expect.arrayContaining(['400', '401', '402', '403']));
+    expect(statuses('/v1/admin/scheduler/jobs/{name}/run', 'post')).toEqual(expect.arrayContaining(['403', '404', '409']));
+    expect(statuses('/v1/feedback', 'post')).toEqual(expect.arrayContaining(['400', '404']));
+    expect(statuses('/v1/admin/tokens/{id}', 'patch')).toEqual(expect.arrayContaining(['400', '401', '403', '404']));
+    expect(statuses('/health', 'get')).not.toContain('401');
+    const conflict = paths['/v1/admin/scheduler/jobs/{name}/run'].post.responses['409'];
+    expect(conflict.content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+  });
 });
 
 describe('typed errors on every path', () => {
@@ -50,6 +62,22 @@ describe('typed errors on every path', () => {
       expectTypedError(res, 404, 'not_found_error');
       expect(res.headers.get('x-gateway-request-id')).toMatch(/^req_/);
     }
+  });
+
+  it.each([
+    ['PUT', '/v1/admin/tokens', 'GET, POST'],
+    ['PATCH', '/v1/ab-tests', 'GET, POST'],
+    ['POST', '/health', 'GET'],
+    ['PUT', '/v1/admin/tokens/tok_x', 'PATCH, DELETE'],
+    ['GET', '/v1/chat/completions', 'POST'],
+    ['GET', '/v1/embeddings', 'POST'],
+    ['POST', '/openapi.json', 'GET'],
+  ])('%s %s (a known path, another method) answers 405 with Allow', async (method, path, allow) => {
+    const res = await env.http(method, path, { token: tenant.token });
+    expectTypedError(res, 405, 'invalid_request_error');
+    expect(res.headers.get('allow')).toBe(allow);
+    expect(res.body.error.message).toContain(`Method ${method}`);
+    expect(res.headers.get('x-gateway-request-id')).toMatch(/^req_/);
   });
 
   it('malformed JSON answers 400 invalid_request_error', async () => {

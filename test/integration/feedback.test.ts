@@ -108,6 +108,50 @@ describe('quality reports', () => {
   });
 });
 
+describe('paging', () => {
+  it('walks feedback written within one millisecond exactly once each (the cursor keeps microseconds)', async () => {
+    const t = await c.env.createTenant();
+    const rows = [
+      ['fb_m1', '2024-05-01T00:00:00.123100Z'],
+      ['fb_m2', '2024-05-01T00:00:00.123200Z'],
+      ['fb_m3', '2024-05-01T00:00:00.123300Z'],
+      ['fb_m0', '2024-05-01T00:00:00.123300Z'],
+    ];
+    for (const [id, createdAt] of rows) {
+      await c.query(`insert into feedback (id, tenant_id, request_id, score, source, created_at) values ($1, $2, $3, 4, 'user', $4)`, [id, t.tenantId, `req_${id}`, createdAt]);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await c.env.http('GET', `/v1/feedback?limit=1${cursor ? `&cursor=${cursor}` : ''}`, { token: t.token });
+      seen.push(...page.body.items.map((f: any) => f.id));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(['fb_m3', 'fb_m0', 'fb_m2', 'fb_m1']);
+  });
+
+  it.each([
+    ['a NUL in requestId', { requestId: 'req\u0000x', score: 3 }, 'requestId'],
+    ['a NUL in comment', { requestId: 'req_x', score: 3, comment: 'a\u0000' }, 'comment'],
+    ['an unknown field', { requestId: 'req_x', score: 3, rating: 5 }, 'rating'],
+  ])('rejects %s with 400 naming the field', async (_what, body, field) => {
+    const res = await rate(body);
+    expectTypedError(res, 400, 'invalid_request_error');
+    expect(res.body.error.message).toContain(`${field}:`);
+  });
+
+  it.each([
+    ['/v1/feedback?requestId=a%00b', 'requestId'],
+    ['/v1/feedback/quality/trend?provider=a%00b', 'provider'],
+    [`/v1/feedback?cursor=${Buffer.from('0000-01-01T00:00:00Z|x').toString('base64url')}`, 'cursor'],
+    [`/v1/feedback?cursor=${Buffer.from('+275760-09-13T00:00:00.000Z|x').toString('base64url')}`, 'cursor'],
+  ])('GET %s answers 400', async (path, field) => {
+    const res = await c.env.http('GET', path, { token: c.tenant.token });
+    expectTypedError(res, 400, 'invalid_request_error');
+    expect(res.body.error.message).toContain(field);
+  });
+});
+
 describe('LLM judge', () => {
   it('has a configuration with a default grader, changed by admins and audited', async () => {
     const initial = await c.env.http('GET', '/v1/feedback/judge/config', { token: c.tenant.token });

@@ -1,9 +1,11 @@
 import { router } from '../../trpc/init.js';
-import { requireTier, tenantProcedure } from '../../trpc/procedures.js';
+import { adminProcedure, requireTier } from '../../trpc/procedures.js';
 import { AuditLogPage, ListAuditLogsInput, listAuditLogsMeta } from './schemas.js';
 
 export const auditRouter = router({
-  list: tenantProcedure
+  // Admin only: the log shows every token's id, name, admin flag and limits, which only admin
+  // tokens may otherwise see.
+  list: adminProcedure
     .use(requireTier('team'))
     .meta(listAuditLogsMeta)
     .input(ListAuditLogsInput)

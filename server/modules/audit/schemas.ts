@@ -17,16 +17,22 @@ export const AuditLogEntry = z.object({
   createdAt: z.string().describe('ISO 8601 timestamp'),
 });
 
-export const ListAuditLogsInput = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(100).describe('Page size (1-500, default 100)'),
-  cursor: z.string().optional().describe('nextCursor of the previous page'),
-  action: z.string().optional().describe('Only this action'),
-  targetType: z.string().optional().describe('Only this target type'),
-});
+export const ListAuditLogsInput = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(500).default(100).describe('Page size (1-500, default 100)'),
+    cursor: z.string().optional().describe('nextCursor of the previous page'),
+    action: z.string().optional().describe('Only this action'),
+    targetType: z.string().optional().describe('Only this target type'),
+  })
+  .strict();
 
 export const AuditLogPage = z.object({
   items: z.array(AuditLogEntry),
   nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null at the end'),
 });
 
-export const listAuditLogsMeta = rest('GET', '/v1/audit-logs', 'Audit', 'List configuration changes, newest first');
+export const listAuditLogsMeta = rest('GET', '/v1/audit-logs', 'Audit', 'List configuration changes, newest first', {
+  admin: true,
+  errors: [402],
+  description: 'Admin tokens only (the log shows token ids, names, admin flags and limits); needs the team tier or above.',
+});

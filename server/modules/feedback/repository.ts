@@ -1,7 +1,7 @@
-import { and, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { feedback, judgeConfig, requests, type FeedbackRow, type JudgeConfigRow } from '../../db/schema/index.js';
-import type { Cursor } from '../../lib/cursor.js';
+import { exactTime, olderThan, type Cursor, type KeysetRow } from '../../lib/cursor.js';
 
 /** The rated target, as grouped by the quality reports. */
 const targetColumns = {
@@ -42,12 +42,17 @@ export const feedbackRepository = {
     return saved!;
   },
 
-  list(db: Executor, tenantId: string, q: { limit: number; requestId?: string; source?: string; before?: Cursor }): Promise<FeedbackRow[]> {
+  list(db: Executor, tenantId: string, q: { limit: number; requestId?: string; source?: string; before?: Cursor }): Promise<Array<FeedbackRow & KeysetRow>> {
     const filters: SQL[] = [eq(feedback.tenantId, tenantId)];
     if (q.requestId) filters.push(eq(feedback.requestId, q.requestId));
     if (q.source) filters.push(eq(feedback.source, q.source));
-    if (q.before) filters.push(or(lt(feedback.createdAt, q.before.createdAt), and(eq(feedback.createdAt, q.before.createdAt), lt(feedback.id, q.before.id)))!);
-    return db.select().from(feedback).where(and(...filters)).orderBy(desc(feedback.createdAt), desc(feedback.id)).limit(q.limit);
+    if (q.before) filters.push(olderThan(feedback.createdAt, feedback.id, q.before));
+    return db
+      .select({ ...getTableColumns(feedback), cursorTime: exactTime(feedback.createdAt) })
+      .from(feedback)
+      .where(and(...filters))
+      .orderBy(desc(feedback.createdAt), desc(feedback.id))
+      .limit(q.limit);
   },
 
   async byModel(db: Executor, tenantId: string) {

@@ -10,6 +10,7 @@ export const SubmitFeedbackInput = z
     thumbs: z.enum(['up', 'down']).optional().describe('Alternative to score: up counts as 5, down as 1'),
     comment: z.string().max(2000).optional(),
   })
+  .strict()
   .refine((v) => (v.score === undefined) !== (v.thumbs === undefined), { message: 'give exactly one of score (1-5) or thumbs (up|down)', path: ['score'] });
 
 export const Feedback = z.object({
@@ -26,12 +27,14 @@ export const Feedback = z.object({
   updatedAt: z.string(),
 });
 
-export const ListFeedbackInput = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-  cursor: z.string().optional(),
-  requestId: z.string().optional(),
-  source: z.enum(['user', 'judge']).optional(),
-});
+export const ListFeedbackInput = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+    cursor: z.string().optional(),
+    requestId: z.string().optional(),
+    source: z.enum(['user', 'judge']).optional(),
+  })
+  .strict();
 export const FeedbackPage = z.object({ items: z.array(Feedback), nextCursor: z.string().nullable() });
 
 const QualityRow = z.object({
@@ -45,11 +48,13 @@ export const QualityByCell = z.object({
   items: z.array(QualityRow.extend({ taskType: z.string(), complexity: z.string(), provider: z.string(), model: z.string() })),
   minSamples: z.number().int().describe('Feedback count from which a model\'s own scores drive adaptive routing in a cell'),
 });
-export const TrendInput = z.object({
-  range: z.enum(['24h', '7d', '30d']).default('7d').describe('24h: hourly buckets; 7d, 30d: daily buckets'),
-  provider: z.string().optional(),
-  model: z.string().optional(),
-});
+export const TrendInput = z
+  .object({
+    range: z.enum(['24h', '7d', '30d']).default('7d').describe('24h: hourly buckets; 7d, 30d: daily buckets'),
+    provider: z.string().optional(),
+    model: z.string().optional(),
+  })
+  .strict();
 export const QualityTrend = z.object({
   range: z.string(),
   bucket: z.enum(['hour', 'day']),
@@ -62,18 +67,27 @@ export const JudgeConfig = z.object({
   sampleRate: z.number().min(0).max(1).describe('Share of eligible live requests sent to the judge'),
   effectiveModel: z.string().nullable().describe('The model the judge would use now'),
 });
-export const UpdateJudgeConfigInput = z.object({
-  enabled: z.boolean().optional(),
-  model: z.string().min(3).nullable().optional(),
-  sampleRate: z.number().min(0).max(1).optional(),
-});
+export const UpdateJudgeConfigInput = z
+  .object({
+    enabled: z.boolean().optional(),
+    model: z.string().min(3).nullable().optional(),
+    sampleRate: z.number().min(0).max(1).optional(),
+  })
+  .strict();
 
 export const feedbackMeta = {
-  submit: rest('POST', '/v1/feedback', tag, 'Rate a request 1-5 (or thumbs up/down); rating the same request again replaces the score'),
+  submit: rest('POST', '/v1/feedback', tag, 'Rate a request 1-5 (or thumbs up/down); rating the same request again replaces the score', {
+    errors: [404],
+    description: 'A request id that is not one of this workspace\'s answers 404.',
+  }),
   list: rest('GET', '/v1/feedback', tag, 'List feedback, newest first'),
   byModel: rest('GET', '/v1/feedback/quality/by-model', tag, 'Average score and count per (provider, model)'),
   byCell: rest('GET', '/v1/feedback/quality/by-cell', tag, 'Average score and count per routing cell and model'),
   trend: rest('GET', '/v1/feedback/quality/trend', tag, 'Average score over time'),
   getJudge: rest('GET', '/v1/feedback/judge/config', tag, 'LLM judge configuration'),
-  putJudge: rest('PUT', '/v1/feedback/judge/config', tag, 'Change the LLM judge configuration'),
+  putJudge: rest('PUT', '/v1/feedback/judge/config', tag, 'Change the LLM judge configuration', {
+    admin: true,
+    errors: [404],
+    description: 'A pinned `model` that no provider serves answers 404.',
+  }),
 };

@@ -73,7 +73,7 @@ export const ReloadResult = ProviderList;
 
 export const providerMeta = {
   list: rest('GET', '/v1/providers', tag, 'Registered providers, their models and circuit state'),
-  reload: rest('POST', '/v1/providers/reload', tag, 'Re-read provider credentials and rediscover models, without a restart'),
+  reload: rest('POST', '/v1/providers/reload', tag, 'Re-read provider credentials and rediscover models, without a restart', { admin: true }),
   stats: rest('GET', '/v1/models/stats', tag, 'Per (provider, model): traffic, errors, latency, tokens and cost of this workspace'),
   pricing: rest('GET', '/v1/models/pricing', tag, 'The static pricing table (USD per million tokens) and capability flags'),
   model: rest('GET', '/v1/models/{model}', tag, 'One model of GET /v1/models, by `provider/model` (its slash URL-encoded, as the OpenAI SDKs send it) or a bare model id'),

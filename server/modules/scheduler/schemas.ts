@@ -15,12 +15,14 @@ export const JobState = z.object({
 
 export const JobList = z.object({ items: z.array(JobState) });
 
-export const RunJobInput = z.object({ name: z.string().min(1).max(64).describe('Job name') });
+export const RunJobInput = z.object({ name: z.string().min(1).max(64).describe('Job name') }).strict();
 
 const tag = 'Scheduler';
 export const schedulerMeta = {
-  list: rest('GET', '/v1/admin/scheduler/jobs', tag, 'List background jobs with their schedule and this workspace\'s last run'),
+  list: rest('GET', '/v1/admin/scheduler/jobs', tag, 'List background jobs with their schedule and this workspace\'s last run', { admin: true }),
   run: rest('POST', '/v1/admin/scheduler/jobs/{name}/run', tag, 'Run a job now for this workspace and return its outcome', {
+    admin: true,
+    errors: [409],
     description: 'Waits for the run to finish. A failing job answers 200 with outcome "failed" and its error; a run already in progress answers 409.',
   }),
 };

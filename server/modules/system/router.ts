@@ -6,6 +6,7 @@ import { Health, healthMeta } from './schemas.js';
 export const systemRouter = router({
   health: publicProcedure
     .meta(healthMeta)
+    // Deliberately lenient: a load balancer's probe that adds a query parameter must still see 200.
     .input(z.object({}).optional())
     .output(Health)
     .query(({ ctx }) => ctx.services.system.health()),

@@ -24,29 +24,40 @@ export const CreatedApiToken = ApiToken.extend({
 /** The column keeps 4 decimals (1/100 of a cent): a smaller limit would be stored as 0. */
 const SpendLimit = z.number().min(0.0001).max(1e9).describe('USD, at least 0.0001');
 
-export const TokenIdInput = z.object({ id: z.string().min(1).describe('Token id') });
+export const TokenIdInput = z.object({ id: z.string().min(1).describe('Token id') }).strict();
 
-export const CreateTokenInput = z.object({
-  name: z.string().trim().min(1).max(100),
-  admin: z.boolean().default(false),
-  spendLimitUsd: SpendLimit.nullish(),
-  rateLimitPerMinute: z.number().int().positive().max(1e7).nullish(),
-});
+export const CreateTokenInput = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    admin: z.boolean().default(false),
+    spendLimitUsd: SpendLimit.nullish(),
+    rateLimitPerMinute: z.number().int().positive().max(1e7).nullish(),
+  })
+  .strict();
 
+// Strict: `admin` (fixed at creation) or a misspelt field is a 400, never silently ignored.
 export const UpdateTokenInput = TokenIdInput.extend({
   name: z.string().trim().min(1).max(100).optional(),
   enabled: z.boolean().optional(),
   spendLimitUsd: SpendLimit.nullable().optional().describe('null removes the limit'),
   rateLimitPerMinute: z.number().int().positive().max(1e7).nullable().optional().describe('null removes the limit'),
-});
+}).strict();
 
 export const TokenList = z.object({ items: z.array(ApiToken) });
 export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) });
 
 const tag = 'API tokens';
 export const tokenMeta = {
-  list: rest('GET', '/v1/admin/tokens', tag, 'List API tokens'),
-  create: rest('POST', '/v1/admin/tokens', tag, 'Create an API token (the response alone carries the secret)'),
-  update: rest('PATCH', '/v1/admin/tokens/{id}', tag, 'Rename, enable, disable or change limits of a token'),
-  remove: rest('DELETE', '/v1/admin/tokens/{id}', tag, 'Delete a token; it is refused at once'),
+  list: rest('GET', '/v1/admin/tokens', tag, 'List API tokens', { admin: true }),
+  create: rest('POST', '/v1/admin/tokens', tag, 'Create an API token (the response alone carries the secret)', { admin: true }),
+  update: rest('PATCH', '/v1/admin/tokens/{id}', tag, 'Rename, enable, disable or change limits of a token', {
+    admin: true,
+    errors: [409],
+    description: 'Whether a token is an admin token is fixed when it is created: `admin` is refused here (400). Disabling the last enabled admin token is a 409.',
+  }),
+  remove: rest('DELETE', '/v1/admin/tokens/{id}', tag, 'Delete a token; it is refused at once', {
+    admin: true,
+    errors: [409],
+    description: 'Deleting the last enabled admin token is a 409.',
+  }),
 };
