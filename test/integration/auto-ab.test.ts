@@ -61,6 +61,53 @@ describe('auto-ab job', () => {
     expect((await runJob(t.token)).body.summary).toContain('created 0 tests');
   });
 
+  it('ignores requests a fallback model answered: they say nothing about the variant', async () => {
+    const t = await c.env.createTenant();
+    await seedFeedback(t.tenantId, 'openai', 'gpt-4o-mini', [4, 4, 5, 4, 3, 4]);
+    await seedFeedback(t.tenantId, 'gemini', 'gemini-2.0-flash', [4, 4, 4, 5, 3, 4]);
+    expect((await runJob(t.token)).body.summary).toContain('created 1 test');
+    const test = (await c.env.http('GET', '/v1/ab-tests', { token: t.token })).body.items[0];
+
+    // gpt-4o-mini fails every call: the requests the test gives it are answered by another model,
+    // and those answers are rated far above the other variant's.
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4o-mini', status: 503 }]);
+    try {
+      const client = c.openai(t.token);
+      let fellBack = 0;
+      for (let i = 0; i < 30; i++) {
+        const res: any = await client.chat.completions.create({ model: '', messages: [{ role: 'user', content: `f ${i}` }], routing_hint: 'qa', complexity_hint: 'simple' } as any);
+        const gw = res._gateway;
+        expect(gw.routing.abTestId).toBe(test.id);
+        if (gw.routing.variant === 'openai/gpt-4o-mini') fellBack++;
+        await c.env.http('POST', '/v1/feedback', { token: t.token, body: { requestId: gw.requestId, score: gw.routing.variant === 'openai/gpt-4o-mini' ? 5 : 2 } });
+      }
+      expect(fellBack).toBeGreaterThanOrEqual(6);
+    } finally {
+      c.sim.clearFaults();
+    }
+
+    // No evidence on gpt-4o-mini itself, so no winner.
+    expect((await runJob(t.token)).body.summary).toContain('completed 0');
+    const after = (await c.env.http('GET', `/v1/ab-tests/${test.id}`, { token: t.token })).body;
+    expect(after.status).toBe('active');
+    expect(after.results.find((r: any) => r.model === 'gpt-4o-mini')).toMatchObject({ requests: 0, feedbackCount: 0 });
+  });
+
+  it('leaves a cell alone while an active test on "any" covers it', async () => {
+    const t = await c.env.createTenant();
+    const any = await c.env.http('POST', '/v1/ab-tests', {
+      token: t.token,
+      body: { name: 'everything', variants: [{ provider: 'openai', model: 'gpt-4.1', weight: 1 }, { provider: 'openai', model: 'gpt-4o', weight: 1 }] },
+    });
+    expect(any.status).toBe(200);
+    await seedFeedback(t.tenantId, 'openai', 'gpt-4o-mini', [4, 4, 5, 4, 3, 4]);
+    await seedFeedback(t.tenantId, 'gemini', 'gemini-2.0-flash', [4, 4, 4, 5, 3, 4]);
+    const run = await runJob(t.token);
+    expect(run.body).toMatchObject({ outcome: 'succeeded' });
+    expect(run.body.summary).toContain('created 0 tests');
+    expect((await c.env.http('GET', '/v1/ab-tests', { token: t.token })).body.items).toHaveLength(1);
+  });
+
   it('runs per workspace: another tenant gets no test', async () => {
     const other = await c.env.createTenant();
     await runJob(other.token);

@@ -46,6 +46,8 @@ describe('OpenAPI document', () => {
     const { paths } = (await env.http('GET', '/openapi.json')).body;
     const statuses = (path: string, method: string) => Object.keys(paths[path][method].responses);
     expect(statuses('/v1/audit-logs', 'get')).toEqual(expect.arrayContaining(['400', '401', '402', '403']));
+    expect(statuses('/v1/ab-tests', 'post')).toContain('409');
+    expect(statuses('/v1/ab-tests/{id}', 'patch')).toContain('409');
     expect(statuses('/v1/admin/scheduler/jobs/{name}/run', 'post')).toEqual(expect.arrayContaining(['403', '404', '409']));
     expect(statuses('/v1/feedback', 'post')).toEqual(expect.arrayContaining(['400', '404']));
     expect(statuses('/v1/admin/tokens/{id}', 'patch')).toEqual(expect.arrayContaining(['400', '401', '403', '404']));

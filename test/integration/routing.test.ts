@@ -41,6 +41,29 @@ describe('routing stages', () => {
     expect(gw.routing).toMatchObject({ routedBy: 'routing-hint', taskType: 'summarization', complexity: 'simple' });
   });
 
+  it.each([
+    ['x-gateway-task-type', 'vision'],
+    ['x-gateway-task-type', 'poetry'],
+    ['x-gateway-complexity', 'hard'],
+  ])('refuses %s: %s with 400, as the body refuses the same value in its hint field', async (header, value) => {
+    const bodyField = header === 'x-gateway-task-type' ? 'routing_hint' : 'complexity_hint';
+    const viaBody = await c.openai().chat.completions.create({ model: '', messages: [{ role: 'user', content: 'hi' }], [bodyField]: value } as any).catch((e: unknown) => e);
+    const viaHeader = await c
+      .openai()
+      .chat.completions.create({ model: '', messages: [{ role: 'user', content: 'hi' }] }, { headers: { [header]: value } })
+      .catch((e: unknown) => e);
+    for (const err of [viaBody, viaHeader] as any[]) {
+      expect(err?.status, String(err)).toBe(400);
+      expect(err.error?.type).toBe('invalid_request_error');
+    }
+    expect((viaHeader as any).error.message).toContain(header);
+  });
+
+  it('takes the pre-label headers regardless of case and surrounding blanks', async () => {
+    const gw = await route({}, { 'x-gateway-task-type': ' QA ', 'x-gateway-complexity': 'Complex' });
+    expect(gw.routing).toMatchObject({ routedBy: 'routing-hint', taskType: 'qa', complexity: 'complex' });
+  });
+
   it('takes one hinted dimension and classifies the other', async () => {
     const gw = await route({ routing_hint: 'qa' });
     expect(gw.routing).toMatchObject({ routedBy: 'routing-hint', taskType: 'qa' });

@@ -128,6 +128,58 @@ describe('API tokens over REST', () => {
   });
 });
 
+describe('the last enabled admin token', () => {
+  it('cannot be disabled or deleted (409), so the workspace is never locked out', async () => {
+    const t = await env.createTenant('team');
+    expectTypedError(await env.http('PATCH', `/v1/admin/tokens/${t.tokenId}`, { token: t.token, body: { enabled: false } }), 409, 'conflict_error');
+    const del = await env.http('DELETE', `/v1/admin/tokens/${t.tokenId}`, { token: t.token });
+    expectTypedError(del, 409, 'conflict_error');
+    expect(del.body.error.message).toContain(t.tokenId);
+    // Still there, still enabled, still works; other changes to it are allowed.
+    const renamed = await env.http('PATCH', `/v1/admin/tokens/${t.tokenId}`, { token: t.token, body: { name: 'owner' } });
+    expect(renamed.body).toMatchObject({ name: 'owner', enabled: true });
+
+    // With a second enabled admin token, the first may go; then the second is the last one.
+    const second = await env.http('POST', '/v1/admin/tokens', { token: t.token, body: { name: 'second', admin: true } });
+    expect((await env.http('PATCH', `/v1/admin/tokens/${t.tokenId}`, { token: second.body.token, body: { enabled: false } })).status).toBe(200);
+    expectTypedError(await env.http('DELETE', `/v1/admin/tokens/${second.body.id}`, { token: second.body.token }), 409, 'conflict_error');
+    expectTypedError(await env.http('PATCH', `/v1/admin/tokens/${second.body.id}`, { token: second.body.token, body: { enabled: false } }), 409, 'conflict_error');
+    // A disabled admin token and a member token may always be deleted.
+    expect((await env.http('DELETE', `/v1/admin/tokens/${t.tokenId}`, { token: second.body.token })).status).toBe(200);
+    const member = await env.http('POST', '/v1/admin/tokens', { token: second.body.token, body: { name: 'member' } });
+    expect((await env.http('DELETE', `/v1/admin/tokens/${member.body.id}`, { token: second.body.token })).status).toBe(200);
+  });
+
+  // The races go through the service: over HTTP the loser's request might instead be refused at
+  // authentication, by the token the winner just disabled.
+  const settle = (p: Promise<unknown>) => p.then(() => 'ok', (e: { type?: string }) => e.type);
+
+  it('two admin tokens disabled at once: one is disabled, the other gets 409', async () => {
+    const t = await env.createTenant('team');
+    const second = await env.http('POST', '/v1/admin/tokens', { token: t.token, body: { name: 'second', admin: true } });
+    const tokens = env.services.tokens;
+    const results = await Promise.all([
+      settle(tokens.update(t.tenantId, { type: 'token', id: t.tokenId }, { id: second.body.id, enabled: false })),
+      settle(tokens.update(t.tenantId, { type: 'token', id: second.body.id }, { id: t.tokenId, enabled: false })),
+    ]);
+    expect(results.sort()).toEqual(['conflict_error', 'ok']);
+    const items = await tokens.list(t.tenantId);
+    expect(items.filter((x) => x.admin && x.enabled)).toHaveLength(1);
+  });
+
+  it('two admin tokens deleted at once: one is deleted, the other stays', async () => {
+    const t = await env.createTenant('team');
+    const second = await env.http('POST', '/v1/admin/tokens', { token: t.token, body: { name: 'second', admin: true } });
+    const tokens = env.services.tokens;
+    const results = await Promise.all([
+      settle(tokens.remove(t.tenantId, { type: 'token', id: t.tokenId }, second.body.id)),
+      settle(tokens.remove(t.tenantId, { type: 'token', id: second.body.id }, t.tokenId)),
+    ]);
+    expect(results.sort()).toEqual(['conflict_error', 'ok']);
+    expect((await tokens.list(t.tenantId)).filter((x) => x.admin && x.enabled)).toHaveLength(1);
+  });
+});
+
 describe('API tokens through the SDK', () => {
   it('lists, creates, updates and deletes with typed results', async () => {
     const sdk = env.sdk(owner.token);

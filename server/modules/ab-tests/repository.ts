@@ -2,6 +2,9 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { abTests, type AbTestRow } from '../../db/schema/index.js';
 
+/** First key of the two-key advisory lock taken by lockActivation (the second is the tenant's hash). */
+const AB_ACTIVATION_LOCK = 0x61_62_74; // 'abt'
+
 export const abTestsRepository = {
   list(db: Executor, tenantId: string): Promise<AbTestRow[]> {
     return db.select().from(abTests).where(eq(abTests.tenantId, tenantId)).orderBy(desc(abTests.createdAt), desc(abTests.id));
@@ -27,27 +30,67 @@ export const abTestsRepository = {
     return rows[0];
   },
 
-  /** Active tests of a workspace on exactly this cell (null matches null). */
-  async activeOnCell(db: Executor, tenantId: string, taskType: string | null, complexity: string | null): Promise<AbTestRow[]> {
+  /**
+   * Serialises changes that can make a test active, per workspace, until the transaction ends:
+   * the clash check below and the write after it then act as one step, so two concurrent
+   * requests cannot both find the cell free.
+   */
+  async lockActivation(tx: Executor, tenantId: string): Promise<void> {
+    await tx.execute(sql`select pg_advisory_xact_lock(${AB_ACTIVATION_LOCK}, hashtext(${tenantId}))`);
+  },
+
+  /** Active tests of a workspace whose cell overlaps this one (a null dimension is "any", on either side). */
+  async activeOverlapping(db: Executor, tenantId: string, taskType: string | null, complexity: string | null): Promise<AbTestRow[]> {
     return db
       .select()
       .from(abTests)
-      .where(and(eq(abTests.tenantId, tenantId), eq(abTests.status, 'active'), sql`${abTests.taskType} is not distinct from ${taskType}`, sql`${abTests.complexity} is not distinct from ${complexity}`));
+      .where(
+        and(
+          eq(abTests.tenantId, tenantId),
+          eq(abTests.status, 'active'),
+          sql`(${abTests.taskType} is null or ${taskType}::text is null or ${abTests.taskType} = ${taskType})`,
+          sql`(${abTests.complexity} is null or ${complexity}::text is null or ${abTests.complexity} = ${complexity})`,
+        ),
+      );
   },
 
-  /** Per-variant results: traffic and latency from requests, cost from cost_logs, quality from feedback. */
+  /**
+   * Per-variant results. The request row keeps the variant the test chose even when a fallback
+   * model answered, so a row counts for its variant only when the variant itself answered it
+   * (status ok, served by the variant's provider and model): traffic, latency and feedback are the
+   * variant's own. Requests the variant failed (a fallback answered, or nothing did) are counted
+   * apart as errors; abandoned ones (client_closed) in neither. Cost is that of the upstream calls
+   * made to the variant's model (cost_logs), failed attempts included, never a fallback's.
+   */
   async results(db: Executor, tenantId: string, testId: string) {
-    const res = await db.execute<{ variant: string; requests: number; avg_latency: number | null; cost_rows: number; total_cost: number; avg_score: number | null; feedback_count: number }>(sql`
+    const res = await db.execute<{
+      variant: string;
+      requests: number;
+      errors: number;
+      avg_latency: number | null;
+      cost_rows: number;
+      total_cost: number;
+      avg_score: number | null;
+      feedback_count: number;
+    }>(sql`
       with r as (
-        select id, variant, latency_ms from requests where tenant_id = ${tenantId} and ab_test_id = ${testId}
+        select id, variant, latency_ms, status,
+               coalesce(status = 'ok' and provider || '/' || model = variant, false) as answered
+          from requests where tenant_id = ${tenantId} and ab_test_id = ${testId}
       ), c as (
         select r.variant, count(cl.*)::int as cost_rows, coalesce(sum(cl.cost), 0)::float8 as total_cost
-          from r join cost_logs cl on cl.tenant_id = ${tenantId} and cl.request_id = r.id group by r.variant
+          from r join cost_logs cl on cl.tenant_id = ${tenantId} and cl.request_id = r.id and cl.provider || '/' || cl.model = r.variant
+         group by r.variant
       ), f as (
         select r.variant, avg(fb.score)::float8 as avg_score, count(fb.*)::int as feedback_count
-          from r join feedback fb on fb.tenant_id = ${tenantId} and fb.request_id = r.id group by r.variant
+          from r join feedback fb on fb.tenant_id = ${tenantId} and fb.request_id = r.id
+         where r.answered
+         group by r.variant
       )
-      select r.variant, count(*)::int as requests, avg(r.latency_ms)::float8 as avg_latency,
+      select r.variant,
+             (count(*) filter (where r.answered))::int as requests,
+             (count(*) filter (where not r.answered and r.status <> 'client_closed'))::int as errors,
+             (avg(r.latency_ms) filter (where r.answered))::float8 as avg_latency,
              coalesce(max(c.cost_rows), 0)::int as cost_rows, coalesce(max(c.total_cost), 0)::float8 as total_cost,
              max(f.avg_score)::float8 as avg_score, coalesce(max(f.feedback_count), 0)::int as feedback_count
         from r left join c on c.variant = r.variant left join f on f.variant = r.variant

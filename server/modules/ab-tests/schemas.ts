@@ -34,24 +34,30 @@ export const VariantResult = z.object({
   provider: z.string(),
   model: z.string(),
   weight: z.number(),
-  requests: z.number().int().describe('Requests routed to this variant by the test'),
-  avgLatencyMs: z.number().nullable(),
-  totalCostUsd: z.number(),
+  requests: z.number().int().describe('Requests the test routed to this variant that the variant answered itself (not those a fallback model answered)'),
+  errors: z.number().int().describe('Requests the test routed to this variant that it failed: a fallback model answered them, or nothing did'),
+  avgLatencyMs: z.number().nullable().describe('Average latency of the requests the variant answered'),
+  totalCostUsd: z.number().describe('Cost of the upstream calls made to the variant\'s model for the test\'s requests (a fallback\'s cost is not included)'),
   avgCostUsd: z.number().nullable().describe('Total cost divided by the variant\'s cost rows (real upstream calls)'),
-  avgScore: z.number().nullable().describe('Average feedback score (1-5) of the variant\'s requests; null without feedback'),
+  avgScore: z.number().nullable().describe('Average feedback score (1-5) of the requests the variant answered; null without feedback'),
   feedbackCount: z.number().int(),
 });
 
 export const AbTestDetail = AbTest.extend({ results: z.array(VariantResult) });
 
-export const CreateAbTestInput = z.object({
+// Inputs are strict: a misspelt or unsupported field (`"paused": true`) is a 400 naming the key,
+// not silently dropped to create something the caller did not ask for.
+const AbTestVariantInput = z.strictObject(AbTestVariant.shape);
+
+export const CreateAbTestInput = z.strictObject({
   name: z.string().trim().min(1).max(200),
-  variants: z.array(AbTestVariant).min(2, 'an A/B test needs at least two variants').max(10),
+  variants: z.array(AbTestVariantInput).min(2, 'an A/B test needs at least two variants').max(10),
   status: z.enum(['active', 'paused']).default('active').describe('Start paused to review before it takes traffic'),
 });
 
 export const AbTestIdInput = z.object({ id: z.string().min(1) });
-export const UpdateAbTestInput = AbTestIdInput.extend({
+export const UpdateAbTestInput = z.strictObject({
+  ...AbTestIdInput.shape,
   status: AbTestStatus.optional(),
   name: z.string().trim().min(1).max(200).optional(),
 });
@@ -61,8 +67,8 @@ export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) });
 
 export const abTestMeta = {
   list: rest('GET', '/v1/ab-tests', tag, 'List A/B tests, newest first'),
-  create: rest('POST', '/v1/ab-tests', tag, 'Create an A/B test on a routing cell'),
+  create: rest('POST', '/v1/ab-tests', tag, 'Create an A/B test on a routing cell', { errors: [409], description: 'A test that overlaps an active test of the workspace (same cell, or any cell with a wildcard) answers 409.' }),
   get: rest('GET', '/v1/ab-tests/{id}', tag, 'An A/B test with per-variant results'),
-  update: rest('PATCH', '/v1/ab-tests/{id}', tag, 'Pause, resume or complete a test (completed is final), or rename it'),
+  update: rest('PATCH', '/v1/ab-tests/{id}', tag, 'Pause, resume or complete a test (completed is final), or rename it', { errors: [409], description: 'Changing a completed test, or resuming one that overlaps an active test, answers 409.' }),
   remove: rest('DELETE', '/v1/ab-tests/{id}', tag, 'Delete a test'),
 };

@@ -6,7 +6,9 @@ import type { RoutingState } from '../../gateway/routing/state.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { GatewayError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { isChatModel } from '../../providers/model-kind.js';
 import type { ActorRef, AuditService } from '../audit/service.js';
+import { cellOf, describeCell, type Cell } from './cells.js';
 import { abTestsRepository } from './repository.js';
 import type { AbTest, AbTestDetail, CreateAbTestInput, UpdateAbTestInput } from './schemas.js';
 
@@ -47,6 +49,7 @@ export class AbTestService {
           model: v.model,
           weight: v.weight,
           requests: r?.requests ?? 0,
+          errors: r?.errors ?? 0,
           avgLatencyMs: r?.avg_latency ?? null,
           totalCostUsd: r?.total_cost ?? 0,
           avgCostUsd: r && r.cost_rows > 0 ? r.total_cost / r.cost_rows : null,
@@ -62,7 +65,10 @@ export class AbTestService {
     const cell = cellOf(input.variants);
     const status = input.status ?? 'active';
     const row = await this.d.db.transaction(async (tx) => {
-      if (status === 'active') await this.assertCellFree(tx, tenantId, cell, null);
+      if (status === 'active') {
+        await abTestsRepository.lockActivation(tx, tenantId);
+        await this.assertCellFree(tx, tenantId, cell, null);
+      }
       const created = await abTestsRepository.insert(tx, {
         id: newId('abt'),
         tenantId,
@@ -82,6 +88,8 @@ export class AbTestService {
 
   async update(tenantId: string, actor: ActorRef, input: z.infer<typeof UpdateAbTestInput> & { completionReason?: string }): Promise<Dto> {
     const row = await this.d.db.transaction(async (tx) => {
+      // Before reading the test: a concurrent change then cannot slip between the read and the write.
+      if (input.status === 'active') await abTestsRepository.lockActivation(tx, tenantId);
       const before = await abTestsRepository.get(tx, tenantId, input.id);
       if (!before) throw notFound('A/B test', input.id);
       const patch: Partial<AbTestRow> = {};
@@ -113,38 +121,31 @@ export class AbTestService {
     return { id, deleted: true };
   }
 
-  /** Every variant must name a registered provider that serves the model. */
+  /** Every variant must name a registered provider that serves the model, and a chat model (the only kind a test routes). */
   private checkVariants(variants: AbVariant[]): void {
     const seen = new Set<string>();
     for (const [i, v] of variants.entries()) {
       const provider = this.d.registry.get(v.provider);
       if (!provider) throw new GatewayError('invalid_request_error', `variants.${i}.provider: '${v.provider}' is not a registered provider`);
       if (!provider.models.includes(v.model)) throw new GatewayError('invalid_request_error', `variants.${i}.model: '${v.model}' is not served by '${v.provider}'`);
+      if (!isChatModel(v.model)) throw new GatewayError('invalid_request_error', `variants.${i}.model: '${v.model}' is not a chat model; an A/B test routes chat completions`);
       const key = `${v.provider}/${v.model}`;
       if (seen.has(key)) throw new GatewayError('invalid_request_error', `variants.${i}: '${key}' appears twice`);
       seen.add(key);
     }
   }
 
-  /** One active test per cell, so a request's test is never ambiguous. */
+  /**
+   * One active test per cell, so a request's test is never ambiguous; a null dimension is "any",
+   * so a test on (any, any) clashes with every other active test. The caller holds the
+   * workspace's activation lock (lockActivation), so the check and its write act as one step.
+   */
   private async assertCellFree(tx: Parameters<Parameters<Database['transaction']>[0]>[0], tenantId: string, cell: Cell, exceptId: string | null): Promise<void> {
-    const clash = (await abTestsRepository.activeOnCell(tx, tenantId, cell.taskType, cell.complexity)).find((t) => t.id !== exceptId);
-    if (clash) throw new GatewayError('conflict_error', `A/B test '${clash.id}' is already active on cell ${cell.taskType ?? '*'}/${cell.complexity ?? '*'}`);
+    const clash = (await abTestsRepository.activeOverlapping(tx, tenantId, cell.taskType, cell.complexity)).find((t) => t.id !== exceptId);
+    if (clash) {
+      throw new GatewayError('conflict_error', `A/B test '${clash.id}' is already active on cell ${describeCell(clash)}, which overlaps cell ${describeCell(cell)}; pause or complete it first`);
+    }
   }
-}
-
-interface Cell {
-  taskType: string | null;
-  complexity: string | null;
-}
-
-/** The test's cell: a dimension shared by every variant, else null (any). */
-function cellOf(variants: AbVariant[]): Cell {
-  const shared = (pick: (v: AbVariant) => string | undefined) => {
-    const values = new Set(variants.map(pick));
-    return values.size === 1 ? (variants[0] ? (pick(variants[0]) ?? null) : null) : null;
-  };
-  return { taskType: shared((v) => v.taskType), complexity: shared((v) => v.complexity) };
 }
 
 function cleanVariant(v: AbVariant): AbVariant {

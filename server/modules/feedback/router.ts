@@ -1,10 +1,7 @@
-import { z } from 'zod';
 import { router } from '../../trpc/init.js';
 import { actorOf } from '../../trpc/actor.js';
-import { adminProcedure, tenantProcedure } from '../../trpc/procedures.js';
+import { adminProcedure, noInput as NoInput, tenantProcedure } from '../../trpc/procedures.js';
 import { Feedback, FeedbackPage, JudgeConfig, ListFeedbackInput, QualityByCell, QualityByModel, QualityTrend, SubmitFeedbackInput, TrendInput, UpdateJudgeConfigInput, feedbackMeta } from './schemas.js';
-
-const NoInput = z.object({}).optional();
 
 export const feedbackRouter = router({
   submit: tenantProcedure.meta(feedbackMeta.submit).input(SubmitFeedbackInput).output(Feedback).mutation(({ ctx, input }) => ctx.services.feedback.submit(ctx.tenantId, input)),

@@ -4,6 +4,9 @@ import type { Database } from '../../db/client.js';
 import type { FeedbackRow } from '../../db/schema/index.js';
 import type { LogWriter } from '../../gateway/log-writer.js';
 import type { RoutingState } from '../../gateway/routing/state.js';
+import { resolvePinned } from '../../gateway/routing/targets.js';
+import { isChatModel } from '../../providers/model-kind.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
 import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { GatewayError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -18,6 +21,8 @@ export interface FeedbackServiceDeps {
   pool: pg.Pool;
   audit: AuditService;
   routing: RoutingState;
+  /** The providers and their models, to check a pinned judge model. */
+  registry: ProviderRegistry;
   logWriter: LogWriter;
   minSamples: number;
   /** `provider/model` the judge uses when none is pinned (the cheapest available), or null. */
@@ -102,7 +107,7 @@ export class FeedbackService {
   }
 
   async updateJudgeConfig(tenantId: string, actor: ActorRef, input: z.infer<typeof UpdateJudgeConfigInput>): Promise<z.infer<typeof JudgeConfig>> {
-    if (input.model && !input.model.includes('/')) throw new GatewayError('invalid_request_error', 'model: use the form provider/model (see GET /v1/models)');
+    if (input.model) this.checkJudgeModel(input.model);
     await this.d.db.transaction(async (tx) => {
       const before = (await feedbackRepository.getJudgeConfig(tx, tenantId)) ?? { ...DEFAULT_JUDGE };
       const after = await feedbackRepository.putJudgeConfig(tx, {
@@ -123,6 +128,23 @@ export class FeedbackService {
     });
     await this.d.routing.announce(this.d.pool, tenantId);
     return this.judgeConfig(tenantId);
+  }
+
+  /**
+   * A pinned judge must be a chat model some provider serves now: otherwise every judge run would
+   * fail and its samples wait forever. An unknown model is 404 not_found_error, as for a chat
+   * call that pins one.
+   */
+  private checkJudgeModel(model: string): void {
+    if (!model.includes('/')) throw new GatewayError('invalid_request_error', 'model: use the form provider/model (see GET /v1/models)');
+    let target;
+    try {
+      target = resolvePinned(this.d.registry, model);
+    } catch (err) {
+      if (err instanceof GatewayError) throw new GatewayError(err.type, `model: ${err.message}`);
+      throw err;
+    }
+    if (!isChatModel(target.model)) throw new GatewayError('invalid_request_error', `model: '${model}' is not a chat model; the judge grades with chat completions`);
   }
 }
 

@@ -1,13 +1,12 @@
-import { z } from 'zod';
 import { router } from '../../trpc/init.js';
-import { adminProcedure } from '../../trpc/procedures.js';
+import { adminProcedure, noInput } from '../../trpc/procedures.js';
 import { actorOf } from '../../trpc/actor.js';
 import { JobList, JobState, RunJobInput, schedulerMeta } from './schemas.js';
 
 export const schedulerRouter = router({
   list: adminProcedure
     .meta(schedulerMeta.list)
-    .input(z.object({}).optional())
+    .input(noInput)
     .output(JobList)
     .query(async ({ ctx }) => ({ items: await ctx.services.scheduler.list(ctx.tenantId) })),
   run: adminProcedure

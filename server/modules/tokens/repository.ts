@@ -7,6 +7,9 @@ export const TOKENS_CHANNEL = 'gateway_tokens';
 
 // Drizzle queries for API tokens. Every method that serves a tenant takes tenantId first.
 
+/** First key of the two-key advisory lock taken by lockAdminChanges (the second is the tenant's hash). */
+const ADMIN_TOKENS_LOCK = 0x74_6f_6b; // 'tok'
+
 export type TokenPatch = Partial<Pick<ApiTokenRow, 'name' | 'enabled' | 'spendLimitUsd' | 'rateLimitPerMinute'>>;
 
 export const tokensRepository = {
@@ -33,6 +36,24 @@ export const tokensRepository = {
   async get(db: Executor, tenantId: string, id: string): Promise<ApiTokenRow | undefined> {
     const rows = await db.select().from(apiTokens).where(and(eq(apiTokens.tenantId, tenantId), eq(apiTokens.id, id))).limit(1);
     return rows[0];
+  },
+
+  /**
+   * Serialises, per workspace until the transaction ends, changes that can take an admin token
+   * away: two admins disabling each other's tokens at once then cannot both see the other's as
+   * the one that remains.
+   */
+  async lockAdminChanges(tx: Executor, tenantId: string): Promise<void> {
+    await tx.execute(sql`select pg_advisory_xact_lock(${ADMIN_TOKENS_LOCK}, hashtext(${tenantId}))`);
+  },
+
+  /** Enabled admin tokens of a workspace other than `exceptId`. */
+  async countOtherEnabledAdmins(db: Executor, tenantId: string, exceptId: string): Promise<number> {
+    const rows = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(apiTokens)
+      .where(and(eq(apiTokens.tenantId, tenantId), eq(apiTokens.admin, true), eq(apiTokens.enabled, true), sql`${apiTokens.id} <> ${exceptId}`));
+    return rows[0]?.n ?? 0;
   },
 
   async insert(db: Executor, row: typeof apiTokens.$inferInsert): Promise<ApiTokenRow> {

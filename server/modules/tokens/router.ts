@@ -1,13 +1,12 @@
 import { router } from '../../trpc/init.js';
-import { adminProcedure } from '../../trpc/procedures.js';
+import { adminProcedure, noInput } from '../../trpc/procedures.js';
 import { actorOf } from '../../trpc/actor.js';
 import { ApiToken, CreateTokenInput, CreatedApiToken, Deleted, TokenIdInput, TokenList, UpdateTokenInput, tokenMeta } from './schemas.js';
-import { z } from 'zod';
 
 export const tokensRouter = router({
   list: adminProcedure
     .meta(tokenMeta.list)
-    .input(z.object({}).optional())
+    .input(noInput)
     .output(TokenList)
     .query(async ({ ctx }) => ({ items: await ctx.services.tokens.list(ctx.tenantId) })),
   create: adminProcedure

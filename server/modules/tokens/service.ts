@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import type { Database } from '../../db/client.js';
+import type { Database, Executor } from '../../db/client.js';
 import type { ApiTokenRow } from '../../db/schema/index.js';
 import { generateToken, hashToken, tokenDisplayPrefix } from '../../lib/crypto.js';
-import { notFound } from '../../lib/errors.js';
+import { GatewayError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ActorRef, AuditService } from '../audit/service.js';
 import type { Authenticator } from './authenticator.js';
@@ -44,8 +44,11 @@ export class TokenService {
   async update(tenantId: string, actor: ActorRef, input: z.infer<typeof UpdateTokenInput>): Promise<Dto> {
     const { id, ...patch } = input;
     const row = await this.db.transaction(async (tx) => {
+      // Locked before the read, so the check below sees every committed disable and delete.
+      if (patch.enabled === false) await tokensRepository.lockAdminChanges(tx, tenantId);
       const before = await tokensRepository.get(tx, tenantId, id);
       if (!before) throw notFound('Token', id);
+      if (patch.enabled === false && before.enabled) await this.assertAnotherAdminRemains(tx, tenantId, before, 'disable');
       const after = Object.keys(patch).length ? await tokensRepository.update(tx, tenantId, id, patch) : before;
       await this.audit.record(tx, { tenantId, actor, action: 'token.update', targetType: 'token', targetId: id, before: summary(before), after: summary(after!) });
       await tokensRepository.announceChange(tx, id);
@@ -57,6 +60,10 @@ export class TokenService {
 
   async remove(tenantId: string, actor: ActorRef, id: string): Promise<{ id: string; deleted: true }> {
     await this.db.transaction(async (tx) => {
+      await tokensRepository.lockAdminChanges(tx, tenantId);
+      const existing = await tokensRepository.get(tx, tenantId, id);
+      if (!existing) throw notFound('Token', id);
+      if (existing.enabled) await this.assertAnotherAdminRemains(tx, tenantId, existing, 'delete');
       const removed = await tokensRepository.remove(tx, tenantId, id);
       if (!removed) throw notFound('Token', id);
       await this.audit.record(tx, { tenantId, actor, action: 'token.delete', targetType: 'token', targetId: id, before: summary(removed) });
@@ -64,6 +71,16 @@ export class TokenService {
     });
     this.auth.invalidate();
     return { id, deleted: true };
+  }
+
+  /**
+   * A workspace keeps at least one enabled admin token: without one nobody could manage tokens
+   * again, re-enable this one included (409). The caller holds lockAdminChanges.
+   */
+  private async assertAnotherAdminRemains(tx: Executor, tenantId: string, token: ApiTokenRow, change: 'disable' | 'delete'): Promise<void> {
+    if (!token.admin) return;
+    if ((await tokensRepository.countOtherEnabledAdmins(tx, tenantId, token.id)) > 0) return;
+    throw new GatewayError('conflict_error', `Token '${token.id}' is the workspace's last enabled admin token; create or enable another admin token before you ${change} it`);
   }
 }
 
