@@ -21,6 +21,8 @@ export function isAbortedError(err: unknown): err is ProviderAbortedError {
 }
 
 const MAX_MESSAGE = 500;
+/** The status a refused provider credential is reported with, whatever the provider answered. */
+export const AUTH_FAILURE_STATUS = 401;
 
 export function isRetryableStatus(status: number): boolean {
   return status === 429 || status >= 500;
@@ -46,7 +48,12 @@ function first(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-interface UpstreamError { message: string; retryDelayMs?: number }
+interface UpstreamError {
+  message: string;
+  retryDelayMs?: number;
+  /** The body says the credential itself was refused, whatever the HTTP status (Gemini: 400). */
+  keyRejected?: boolean;
+}
 
 /**
  * Pulls the provider's own message out of an error body. Handles OpenAI `{error:{message}}`,
@@ -75,6 +82,7 @@ export function parseUpstreamError(text: string): UpstreamError {
     const out: UpstreamError = { message: parts.length ? parts.join(': ') : JSON.stringify(err) };
     const delay = geminiRetryDelay(err['details']);
     if (delay !== undefined) out.retryDelayMs = delay;
+    if (isGoogleKeyRejection(err)) out.keyRejected = true;
     return out;
   }
   const msg = json['message'] ?? json['detail'];
@@ -93,6 +101,21 @@ function geminiRetryDelay(details: unknown): number | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Gemini refuses an invalid or expired API key with 400 INVALID_ARGUMENT, not 401: the body's
+ * google.rpc.ErrorInfo detail names the reason (API_KEY_INVALID), and its message reads
+ * "API key not valid. Please pass a valid API key.". Older answers may carry the message alone.
+ */
+export function isGoogleKeyRejection(err: Record<string, unknown>): boolean {
+  const details = err['details'];
+  if (Array.isArray(details)) {
+    for (const d of details) {
+      if (isObject(d) && typeof d['reason'] === 'string' && d['reason'].startsWith('API_KEY_')) return true;
+    }
+  }
+  return err['status'] === 'INVALID_ARGUMENT' && typeof err['message'] === 'string' && /\bAPI key\b/i.test(err['message']);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -118,12 +141,16 @@ export function httpStatusError(
   const upstream = parseUpstreamError(bodyText);
   const retryAfterMs = parseRetryAfter(headers) ?? upstream.retryDelayMs;
   const detail = upstream.message ? `: ${upstream.message}` : '';
+  // A key refused with 400 is the provider's configuration, not the caller's request: it is
+  // reported as 401 so the core falls back and counts it against the provider, as for any 401.
+  // (403s, such as a key not allowed to call the API, are provider-side already.)
+  const keyRejected = status === 400 && upstream.keyRejected === true;
   const init: ConstructorParameters<typeof ProviderError>[0] = {
     provider,
-    status,
+    status: keyRejected ? AUTH_FAILURE_STATUS : status,
     retryable: isRetryableStatus(status),
     kind: 'http',
-    message: redact(`${provider} returned HTTP ${status}${detail}`, secrets),
+    message: redact(keyRejected ? `${provider} rejected the API key (HTTP ${status})${detail}` : `${provider} returned HTTP ${status}${detail}`, secrets),
   };
   if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;
   return new ProviderError(init);

@@ -5,8 +5,14 @@ import { newId, plan, textChars, type GenRequest, type Plan, type ToolMode } fro
 
 const MODEL_CREATED_AT = '2025-01-01T00:00:00Z';
 
+/** A key starting with this is refused with 401 authentication_error, as the real API refuses a wrong key. */
+export const INVALID_KEY_PREFIX = 'invalid';
+
 export const anthropicApi: FormatApi = {
-  authorized: (req) => typeof req.headers['x-api-key'] === 'string' && req.headers['x-api-key'].trim() !== '',
+  authorized: (req) => {
+    const key = req.headers['x-api-key'];
+    return typeof key === 'string' && key.trim() !== '' && !key.trim().startsWith(INVALID_KEY_PREFIX);
+  },
   errorBody,
   serve(x) {
     // The real API rejects requests without a version header; adapters must send one.
@@ -109,7 +115,9 @@ async function messages(x: Exchange): Promise<void> {
   if (p.toolCall) {
     frames.push({ kind: 'pre', data: ev('content_block_start', { index: 0, content_block: { type: 'tool_use', id: toolId, name: p.toolCall.name, input: {} } }) });
     frames.push({ kind: 'pre', data: ev('ping', {}) });
-    for (const a of p.toolCall.argPieces) {
+    // The real API streams a call without arguments as one empty fragment, never as "{}".
+    const argPieces = p.toolCall.arguments === '{}' ? [''] : p.toolCall.argPieces;
+    for (const a of argPieces) {
       frames.push({ kind: 'content', data: ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: a } }) });
     }
   } else {

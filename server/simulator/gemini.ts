@@ -1,6 +1,15 @@
 // Gemini (Generative Language API v1beta) wire format: models/{m}:generateContent,
 // :streamGenerateContent (SSE with ?alt=sse, else a streamed JSON array), :embedContent,
 // :batchEmbedContents, GET models.
+//
+// Keys are checked as the real API does, inside `serve` (the shared path's 401 does not fit, and
+// runs before fault injection, which therefore comes first here): a request without a key gets
+// 403 PERMISSION_DENIED, and a key starting with INVALID_KEY_PREFIX is refused with 400
+// INVALID_ARGUMENT, reason API_KEY_INVALID, the answer to a wrong or revoked key.
+//
+// Thought signatures: the first functionCall part of an answer carries a `thoughtSignature`, as a
+// thinking model's does, and a gemini-3 (or later) model refuses a request whose current turn
+// has a step whose first function call comes back without one.
 import { isEmbeddingModel } from '../providers/model-kind.js';
 import {
   asArray, bearer, defaultMessage, intOrUndef, isObj, queryParam, stopList, str,
@@ -9,14 +18,19 @@ import {
 import { sendJson, streamFrames, type Frame } from './sse.js';
 import { clampDims, embed, newId, plan, textChars, type GenRequest, type ToolMode } from './text.js';
 
+/** A key starting with this is treated as wrong, as every key is by the real API but the ones it issued. */
+export const INVALID_KEY_PREFIX = 'invalid';
+
+/** The signature the simulator signs function calls with (the real ones are opaque base64). */
+export const SIM_THOUGHT_SIGNATURE = Buffer.from('simulated thought signature').toString('base64');
+
 export const geminiApi: FormatApi = {
-  authorized: (req, query) => {
-    const h = req.headers['x-goog-api-key'];
-    if (typeof h === 'string' && h.trim() !== '') return true;
-    return !!queryParam(query, 'key') || bearer(req) !== undefined;
-  },
+  authorized: () => true,
   errorBody,
   serve(x) {
+    const key = apiKey(x);
+    if (key === undefined) return sendJson(x.res, 403, JSON.stringify(MISSING_KEY_ERROR));
+    if (key.startsWith(INVALID_KEY_PREFIX)) return sendJson(x.res, 400, JSON.stringify(INVALID_KEY_ERROR));
     switch (x.kind) {
       case 'models': return listModels(x);
       case 'model': return getModel(x);
@@ -24,6 +38,33 @@ export const geminiApi: FormatApi = {
       case 'batchEmbed': return embedBatch(x);
       default: return generate(x);
     }
+  },
+};
+
+function apiKey(x: Exchange): string | undefined {
+  const h = x.req.headers['x-goog-api-key'];
+  if (typeof h === 'string' && h.trim() !== '') return h.trim();
+  return queryParam(x.query, 'key') || bearer(x.req);
+}
+
+// The real API's answers to a missing and to a wrong key.
+const MISSING_KEY_ERROR = {
+  error: {
+    code: 403,
+    message: 'Method doesn\'t allow unregistered callers (callers without established identity). Please use API key or other form of API consumer identity to call this API.',
+    status: 'PERMISSION_DENIED',
+  },
+};
+const INVALID_KEY_MESSAGE = 'API key not valid. Please pass a valid API key.';
+const INVALID_KEY_ERROR = {
+  error: {
+    code: 400,
+    message: INVALID_KEY_MESSAGE,
+    status: 'INVALID_ARGUMENT',
+    details: [
+      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+      { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: INVALID_KEY_MESSAGE },
+    ],
   },
 };
 
@@ -43,7 +84,7 @@ function statusName(code: number): string {
 }
 
 function errorBody(code: number, message?: string): string {
-  const msg = message ?? (code === 401 ? 'API key not valid. Please pass a valid API key.' : defaultMessage(code));
+  const msg = message ?? (code === 401 ? 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.' : defaultMessage(code));
   return JSON.stringify({ error: { code, message: msg, status: statusName(code) } });
 }
 
@@ -81,6 +122,10 @@ async function generate(x: Exchange): Promise<void> {
   const contents = x.body.contents;
   if (!Array.isArray(contents) || contents.length === 0) return bad(x, '* GenerateContentRequest.contents: contents is not specified');
   if (!x.state.models.gemini.set.has(model)) return notFound(x, model);
+  const unsigned = requiresSignatures(model) ? unsignedCallPosition(contents) : undefined;
+  if (unsigned !== undefined) {
+    return bad(x, `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`${unsigned.name}\` , position ${unsigned.position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`);
+  }
 
   const p = plan(toGen(model, x.body, contents), x.state.outputTokens, x.state.modelQualities, x.state.replies);
   const responseId = newId('');
@@ -95,16 +140,17 @@ async function generate(x: Exchange): Promise<void> {
     responseId,
   });
 
+  const callPart = p.toolCall ? { functionCall: { name: p.toolCall.name, args: p.toolCall.args }, thoughtSignature: SIM_THOUGHT_SIGNATURE } : undefined;
   if (x.kind !== 'stream') {
-    const parts = p.toolCall ? [{ functionCall: { name: p.toolCall.name, args: p.toolCall.args } }] : [{ text: p.text }];
+    const parts = callPart ? [callPart] : [{ text: p.text }];
     return sendJson(x.res, 200, JSON.stringify(response(parts, p.outputTokens, finishReason)));
   }
 
   // Every frame carries cumulative usage; the last one carries finishReason together with the
   // last piece, as the real API does. Function calls arrive whole, in a single frame.
   const objects: Array<{ obj: unknown; kind: Frame['kind'] }> = [];
-  if (p.toolCall) {
-    objects.push({ obj: response([{ functionCall: { name: p.toolCall.name, args: p.toolCall.args } }], p.outputTokens, finishReason), kind: 'post' });
+  if (callPart) {
+    objects.push({ obj: response([callPart], p.outputTokens, finishReason), kind: 'post' });
   } else if (p.pieces.length === 0) {
     objects.push({ obj: response([{ text: '' }], 0, finishReason), kind: 'post' });
   } else {
@@ -127,6 +173,33 @@ async function generate(x: Exchange): Promise<void> {
     delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter,
     contentType: sse ? 'text/event-stream' : 'application/json; charset=UTF-8',
   });
+}
+
+function requiresSignatures(model: string): boolean {
+  const m = /^gemini-(\d+)/.exec(model);
+  return m !== null && Number(m[1]) >= 3;
+}
+
+/**
+ * The first function call of a step in the current turn that lacks its thought signature, with its
+ * content's 1-based position. The current turn starts at the last user content
+ * with text; every model content after it is a step whose first functionCall part must be signed.
+ */
+function unsignedCallPosition(contents: unknown[]): { name: string; position: number } | undefined {
+  let turnStart = 0;
+  for (let i = contents.length - 1; i >= 0; i--) {
+    const c = contents[i];
+    if (isObj(c) && c.role !== 'model' && asArray(c.parts).some((p) => isObj(p) && typeof p.text === 'string')) { turnStart = i; break; }
+  }
+  for (let i = turnStart; i < contents.length; i++) {
+    const c = contents[i];
+    if (!isObj(c) || c.role !== 'model') continue;
+    const first = asArray(c.parts).find((p) => isObj(p) && isObj(p.functionCall));
+    if (isObj(first) && (typeof first.thoughtSignature !== 'string' || first.thoughtSignature === '')) {
+      return { name: isObj(first.functionCall) ? str(first.functionCall.name) ?? '' : '', position: i + 1 };
+    }
+  }
+  return undefined;
 }
 
 function partsText(parts: unknown, counts: { chars: number; images: number }): { text: string; toolResult: boolean } {

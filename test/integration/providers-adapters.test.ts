@@ -4,11 +4,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../server/simulator/index.js';
+import { SIM_THOUGHT_SIGNATURE } from '../../server/simulator/gemini.js';
+import { DEFAULT_MODELS } from '../../server/simulator/config.js';
 import { simulatorProviderSettings } from '../../server/providers/catalog.js';
 import { createAdapter } from '../../server/providers/factory.js';
 import { closeHttp } from '../../server/providers/http.js';
 import { isAbortedError } from '../../server/providers/http-errors.js';
-import { ProviderError, type CallOptions, type ChatChunk, type ChatRequest, type ProviderAdapter } from '../../server/providers/types.js';
+import { SKIP_THOUGHT_SIGNATURE } from '../../server/providers/gemini/request.js';
+import { ProviderError, type CallOptions, type ChatChunk, type ChatRequest, type ProviderAdapter, type ToolCall } from '../../server/providers/types.js';
+import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 
 const KEY = 'sk-integration-secret-0123456789';
 
@@ -323,5 +327,163 @@ describe('wire details', () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+});
+
+describe('rejected provider keys', () => {
+  // The simulators refuse keys starting with "invalid" the way the real APIs refuse a wrong key.
+  const BAD_KEY = 'invalid-key-0123456789abcdef';
+  const badAdapter = (provider: 'gemini' | 'anthropic'): ProviderAdapter =>
+    createAdapter({ name: provider, family: provider, baseUrl: sim.baseUrls[provider], apiKey: BAD_KEY, builtinModels: [] });
+  const hello = (model: string): ChatRequest => ({ model, messages: [{ role: 'user', content: 'hi' }] });
+
+  it('gemini: the real 400 API_KEY_INVALID answer becomes an authentication failure (chat and stream)', async () => {
+    const raw = await fetch(`${sim.baseUrls.gemini}/models/gemini-2.5-flash:generateContent`, {
+      method: 'POST', headers: { 'x-goog-api-key': BAD_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+    });
+    expect(raw.status).toBe(400);
+    expect(((await raw.json()) as any).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', details: [expect.objectContaining({ reason: 'API_KEY_INVALID' }), expect.anything()] });
+
+    for (const call of [() => badAdapter('gemini').chat(hello('gemini-2.5-flash'), opts()), () => collect(badAdapter('gemini').chatStream(hello('gemini-2.5-flash'), opts()))]) {
+      const e = await caught(call());
+      expect(e).toMatchObject({ provider: 'gemini', kind: 'http', status: 401, retryable: false });
+      expect(e.message).toContain('API key not valid. Please pass a valid API key.');
+      expect(e.message).not.toContain(BAD_KEY);
+    }
+  });
+
+  it('anthropic: 401 authentication_error, message kept, key left out', async () => {
+    const e = await caught(badAdapter('anthropic').chat(hello('claude-sonnet-4-5'), opts()));
+    expect(e).toMatchObject({ provider: 'anthropic', status: 401, retryable: false });
+    expect(e.message).toContain('authentication_error: invalid x-api-key');
+    expect(e.message).not.toContain(BAD_KEY);
+  });
+});
+
+describe('anthropic tool calls without parameters', () => {
+  it('streams the same arguments as the whole answer: "{}"', async () => {
+    const noParams = { type: 'function' as const, function: { name: 'get_time', description: 'The current time', parameters: { type: 'object', properties: {} } } };
+    const r: ChatRequest = { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'What time is it?' }], tools: [noParams], tool_choice: 'required' };
+    const whole = await adapters['anthropic']!.chat(r, opts());
+    expect(whole.choices[0]!.message.tool_calls![0]!.function).toEqual({ name: 'get_time', arguments: '{}' });
+    const calls = assembleToolCalls(await collect(adapters['anthropic']!.chatStream(r, opts())));
+    expect(calls).toEqual([{ id: expect.stringMatching(/^toolu_/), name: 'get_time', arguments: '{}' }]);
+  });
+});
+
+describe('gemini thought signatures', () => {
+  const GEMINI_3 = 'gemini-3-pro-preview';
+  beforeAll(() => sim.configure({ models: { gemini: [...DEFAULT_MODELS.gemini, GEMINI_3] } }));
+  afterAll(() => sim.configure({ models: { gemini: [...DEFAULT_MODELS.gemini] } }));
+
+  const ask = (model: string): ChatRequest => ({ model, messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools: [weather], tool_choice: 'required' });
+  const followUp = (model: string, call: ToolCall): ChatRequest => ({
+    model,
+    tools: [weather],
+    messages: [
+      { role: 'user', content: 'Weather in Oslo?' },
+      { role: 'assistant', content: null, tool_calls: [call] },
+      { role: 'tool', tool_call_id: call.id, content: '{"temp_c":-3}' },
+    ],
+  });
+  const lastSentParts = (): unknown[] => {
+    const body = sim.requests[sim.requests.length - 1]!.body as { contents: Array<{ role: string; parts: unknown[] }> };
+    return body.contents.find((c) => c.role === 'model')!.parts;
+  };
+
+  it('hands the signature to the client on the tool call, whole and streamed, and sends it back', async () => {
+    const a = adapters['gemini']!;
+    const whole = await a.chat(ask(GEMINI_3), opts());
+    const call = whole.choices[0]!.message.tool_calls![0]!;
+    expect(call).toMatchObject({ extra_content: { google: { thought_signature: SIM_THOUGHT_SIGNATURE } } });
+
+    const chunks = await collect(a.chatStream(ask(GEMINI_3), opts()));
+    const streamed = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+    expect(streamed).toEqual([expect.objectContaining({ extra_content: { google: { thought_signature: SIM_THOUGHT_SIGNATURE } } })]);
+
+    // The client sends the assistant message back as it got it (the JSON round trip of an HTTP client).
+    const answer = await a.chat(followUp(GEMINI_3, JSON.parse(JSON.stringify(call))), opts());
+    expect(answer.choices[0]!.finish_reason).toBe('stop');
+    expect(lastSentParts()).toEqual([{ functionCall: { name: 'get_weather', args: expect.any(Object) }, thoughtSignature: SIM_THOUGHT_SIGNATURE }]);
+  });
+
+  it('signs a call made elsewhere with the placeholder for Gemini 3, which the model then accepts', async () => {
+    const foreign: ToolCall = { id: 'toolu_01A', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } };
+    // Without a signature the model refuses the turn, as the real Gemini 3 does.
+    const refused = await fetch(`${sim.baseUrls.gemini}/models/${GEMINI_3}:generateContent`, {
+      method: 'POST', headers: { 'x-goog-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Weather?' }] }, { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: {} } }] }, { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: {} } }] }] }),
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as any).error.message).toContain('missing a thought_signature');
+
+    const answer = await adapters['gemini']!.chat(followUp(GEMINI_3, foreign), opts());
+    expect(answer.choices[0]!.finish_reason).toBe('stop');
+    expect(lastSentParts()).toEqual([{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: SKIP_THOUGHT_SIGNATURE }]);
+
+    await adapters['gemini']!.chat(followUp('gemini-2.5-flash', foreign), opts());
+    expect(lastSentParts()).toEqual([{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } } }]);
+  });
+});
+
+describe('through the gateway', () => {
+  let c: ChatEnv;
+  beforeAll(async () => {
+    c = await startChatEnv({ env: { GEMINI_API_KEY: 'invalid-gemini-key-0123456789' } });
+  });
+  afterAll(() => c.close());
+
+  it('falls back to another provider when Gemini refuses its key with 400 API_KEY_INVALID', async () => {
+    const { data, response } = await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: [{ role: 'user', content: 'Hello' }] }).withResponse();
+    const gw = (data as any)._gateway;
+    expect(gw.routing.usedFallback).toBe(true);
+    expect(gw.provider).not.toBe('gemini');
+    expect(data.choices[0]!.message.content).toBeTruthy();
+    const errors = JSON.parse(response.headers.get('x-gateway-errors')!);
+    expect(errors[0]).toMatchObject({ provider: 'gemini', model: 'gemini-2.5-flash', status: 401 });
+    expect(errors[0].message).toContain('API key not valid');
+    expect(JSON.stringify(errors)).not.toContain('invalid-gemini-key-0123456789');
+
+    const stream = await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: [{ role: 'user', content: 'Stream please' }], stream: true });
+    let text = '';
+    let routing: any;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta?.content ?? '';
+      routing ??= (chunk as any)._gateway?.routing;
+    }
+    expect(text).toBeTruthy();
+    expect(routing.usedFallback).toBe(true);
+  });
+
+});
+
+describe('thought signatures through the gateway and the OpenAI SDK', () => {
+  let c: ChatEnv;
+  beforeAll(async () => {
+    c = await startChatEnv({ sim: { models: { gemini: [...DEFAULT_MODELS.gemini, 'gemini-3-pro-preview'] } } });
+  });
+  afterAll(() => c.close());
+
+  it('returns the signature on the tool call (whole and streamed) and takes it back on the next turn', async () => {
+    const model = 'gemini/gemini-3-pro-preview';
+    const question = [{ role: 'user' as const, content: 'Weather in Oslo?' }];
+    const first = await c.openai().chat.completions.create({ model, messages: question, tools: [weather], tool_choice: 'required' });
+    const message = first.choices[0]!.message;
+    expect(message.tool_calls![0]).toMatchObject({ extra_content: { google: { thought_signature: SIM_THOUGHT_SIGNATURE } } });
+
+    const stream = await c.openai().chat.completions.create({ model, messages: [{ role: 'user', content: 'Weather in Bergen?' }], tools: [weather], tool_choice: 'required', stream: true });
+    const deltas: unknown[] = [];
+    for await (const chunk of stream) deltas.push(...(chunk.choices[0]?.delta?.tool_calls ?? []));
+    expect(deltas).toEqual([expect.objectContaining({ extra_content: { google: { thought_signature: SIM_THOUGHT_SIGNATURE } } })]);
+
+    // The assistant message goes back as the SDK returned it; Gemini 3 accepts the turn.
+    const call = message.tool_calls![0]!;
+    const second = await c.openai().chat.completions.create({
+      model, tools: [weather],
+      messages: [...question, message, { role: 'tool', tool_call_id: call.id, content: '{"temp_c":-3}' }],
+    });
+    expect(second.choices[0]!.finish_reason).toBe('stop');
+    const sent = c.sim.requests[c.sim.requests.length - 1]!.body as { contents: Array<{ role: string; parts: Array<Record<string, unknown>> }> };
+    expect(sent.contents.find((x) => x.role === 'model')!.parts[0]!['thoughtSignature']).toBe(SIM_THOUGHT_SIGNATURE);
   });
 });

@@ -376,8 +376,11 @@ describe('gemini format', () => {
     expect(models.models[0].supportedGenerationMethods).toContain('generateContent');
 
     const noKey = await gemini('gemini-2.5-flash', 'generateContent', base, { 'content-type': 'application/json' });
-    expect(noKey.status).toBe(401);
-    expect((await j(noKey)).error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' });
+    expect(noKey.status).toBe(403);
+    expect((await j(noKey)).error).toMatchObject({ code: 403, status: 'PERMISSION_DENIED' });
+    const badKey = await gemini('gemini-2.5-flash', 'generateContent', base, { 'content-type': 'application/json', 'x-goog-api-key': 'invalid-key' });
+    expect(badKey.status).toBe(400);
+    expect((await j(badKey)).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', details: expect.arrayContaining([expect.objectContaining({ reason: 'API_KEY_INVALID' })]) });
     const unknown = await gemini('gemini-9', 'generateContent', base);
     expect(unknown.status).toBe(404);
     expect((await j(unknown)).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });

@@ -21,9 +21,12 @@ export const ANTHROPIC_VERSION = '2023-06-01';
 
 export class AnthropicAdapter extends HttpAdapter implements ProviderAdapter {
   readonly family = 'anthropic' as const;
+  /** Kept out of the messages of errors reported inside a stream. */
+  private readonly secrets: readonly string[];
 
   constructor(settings: ProviderSettings) {
     super(settings, { 'anthropic-version': ANTHROPIC_VERSION, ...(settings.apiKey ? { 'x-api-key': settings.apiKey } : {}) });
+    this.secrets = settings.apiKey ? [settings.apiKey] : [];
   }
 
   listModels(opts: CallOptions): Promise<string[]> {
@@ -45,7 +48,7 @@ export class AnthropicAdapter extends HttpAdapter implements ProviderAdapter {
   async *chatStream(req: ChatRequest, opts: CallOptions): AsyncGenerator<ChatChunk, void, undefined> {
     const { body, jsonTool } = toAnthropicRequest(req);
     body.stream = true;
-    const tr = new AnthropicStreamTranslator(this.name, req.model, jsonTool);
+    const tr = new AnthropicStreamTranslator(this.name, req.model, jsonTool, this.secrets);
     let yielded = false;
     try {
       for await (const ev of postSse(`${this.baseUrl}/v1/messages`, this.sseHeaders, body, this.http(opts))) {

@@ -5,18 +5,26 @@
 //                             has yielded nothing and can still fall back)
 // content_block_start      -> tool_use: tool-call delta with index, id, type, name and empty arguments
 // content_block_delta      -> text_delta: content delta; input_json_delta: tool-call argument fragment
+// content_block_stop       -> for a tool_use block that got no argument text: arguments "{}"
 // message_delta            -> finish chunk (stop_reason mapped), output tokens remembered
 // message_stop             -> final usage chunk with `choices: []`
-// ping, content_block_stop -> nothing; error -> ProviderError
+// ping, other block stops  -> nothing; error -> ProviderError
+//
+// A tool without parameters streams as content_block_start with `input: {}` followed by only
+// empty `partial_json` fragments; the non-streamed answer gives its input as {}, so the stream
+// must end that call's arguments as "{}" too, never "".
 import { ProviderError, type ChatChunk, type FinishReason } from '../types.js';
 import type { SseEvent } from '../http.js';
-import { isRetryableStatus } from '../http-errors.js';
+import { isRetryableStatus, redact } from '../http-errors.js';
 import { streamFailure } from '../stream-errors.js';
 import { isRecord, newId, nowSeconds, usageChunk } from '../util.js';
 import { JSON_TOOL_NAME } from './request.js';
 import { mapStopReason, promptTokens, toUsage, type AnthropicUsage } from './response.js';
 
 type Delta = ChatChunk['choices'][number]['delta'];
+
+/** The arguments of a call whose input is empty, as JSON.stringify({}) gives them unstreamed. */
+const EMPTY_INPUT = '{}';
 
 // Anthropic error types -> the HTTP status they are documented with, so retry rules apply uniformly.
 const ERROR_STATUS: Record<string, number> = {
@@ -39,13 +47,16 @@ export class AnthropicStreamTranslator {
   private roleSent = false;
   private readonly toolIndex = new Map<number, number>();
   private readonly jsonBlocks = new Set<number>();
+  /** Tool and JSON-tool blocks (by block index) that have received argument text. */
+  private readonly blocksWithInput = new Set<number>();
   private nextTool = 0;
   private prompt = 0;
   private completion = 0;
   private done = false;
   private finish: FinishReason = null;
 
-  constructor(private readonly provider: string, model: string, private readonly jsonTool: boolean) {
+  /** `secrets`: credentials to keep out of error messages (an upstream may echo them back). */
+  constructor(private readonly provider: string, model: string, private readonly jsonTool: boolean, private readonly secrets: readonly string[] = []) {
     this.model = model;
   }
 
@@ -69,6 +80,8 @@ export class AnthropicStreamTranslator {
         return this.blockStart(e['index'] as number, isRecord(e['content_block']) ? e['content_block'] : {});
       case 'content_block_delta':
         return this.blockDelta(e['index'] as number, isRecord(e['delta']) ? e['delta'] : {});
+      case 'content_block_stop':
+        return this.blockStop(e['index'] as number);
       case 'message_delta': {
         const delta = isRecord(e['delta']) ? e['delta'] : {};
         this.finish = mapStopReason(delta['stop_reason'] as string | null | undefined);
@@ -82,7 +95,7 @@ export class AnthropicStreamTranslator {
       case 'error':
         throw this.errorEvent(e['error']);
       default:
-        // ping, content_block_stop and event types added later carry nothing to forward.
+        // ping and event types added later carry nothing to forward.
         return undefined;
     }
   }
@@ -118,6 +131,7 @@ export class AnthropicStreamTranslator {
     if (delta['type'] === 'input_json_delta') {
       const part = delta['partial_json'];
       if (typeof part !== 'string' || part === '') return undefined;
+      this.blocksWithInput.add(index);
       if (this.jsonBlocks.has(index)) return this.chunk({ content: part });
       const toolIdx = this.toolIndex.get(index);
       if (toolIdx === undefined) return undefined;
@@ -125,6 +139,15 @@ export class AnthropicStreamTranslator {
     }
     // thinking_delta, signature_delta, citations_delta: no OpenAI equivalent.
     return undefined;
+  }
+
+  /** Closes a tool call that got no argument text with "{}", the non-streamed answer's arguments. */
+  private blockStop(index: number): ChatChunk | undefined {
+    if (this.blocksWithInput.has(index)) return undefined;
+    if (this.jsonBlocks.has(index)) return this.chunk({ content: EMPTY_INPUT });
+    const toolIdx = this.toolIndex.get(index);
+    if (toolIdx === undefined) return undefined;
+    return this.chunk({ tool_calls: [{ index: toolIdx, function: { arguments: EMPTY_INPUT } }] });
   }
 
   private chunk(delta: Delta, finish: FinishReason = null): ChatChunk {
@@ -150,6 +173,7 @@ export class AnthropicStreamTranslator {
     const type = typeof e['type'] === 'string' ? e['type'] : 'api_error';
     const status = ERROR_STATUS[type] ?? 500;
     const msg = typeof e['message'] === 'string' ? e['message'] : type;
-    return new ProviderError({ provider: this.provider, status, retryable: isRetryableStatus(status), kind: 'http', message: `${this.provider} stream error: ${type}: ${msg}` });
+    const message = redact(`${this.provider} stream error: ${type}: ${msg}`, this.secrets);
+    return new ProviderError({ provider: this.provider, status, retryable: isRetryableStatus(status), kind: 'http', message });
   }
 }

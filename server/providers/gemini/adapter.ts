@@ -27,9 +27,12 @@ const SERVED_METHODS: ReadonlySet<unknown> = new Set(['generateContent', 'embedC
 
 export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
   readonly family = 'gemini' as const;
+  /** Kept out of the messages of errors reported inside a stream. */
+  private readonly secrets: readonly string[];
 
   constructor(settings: ProviderSettings) {
     super(settings, settings.apiKey ? { 'x-goog-api-key': settings.apiKey } : {});
+    this.secrets = settings.apiKey ? [settings.apiKey] : [];
   }
 
   private modelUrl(model: string, method: string): string {
@@ -62,7 +65,7 @@ export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
 
   async *chatStream(req: ChatRequest, opts: CallOptions): AsyncGenerator<ChatChunk, void, undefined> {
     const url = `${this.modelUrl(req.model, 'streamGenerateContent')}?alt=sse`;
-    const tr = new GeminiStreamTranslator(this.name, req.model);
+    const tr = new GeminiStreamTranslator(this.name, req.model, this.secrets);
     let yielded = false;
     try {
       for await (const ev of postSse(url, this.sseHeaders, toGeminiRequest(req), this.http(opts))) {

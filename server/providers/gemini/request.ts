@@ -8,6 +8,11 @@
 //   asks for JSON, a "reply with JSON only" system instruction is used instead.
 // - A tool message carries only tool_call_id; Gemini's functionResponse needs the function name,
 //   which is looked up from the assistant turn that made the call.
+// - Thought signatures: an assistant tool call's `extra_content.google.thought_signature` (set by
+//   response.ts, or by Google's own OpenAI-compatible endpoint) goes back as the `thoughtSignature`
+//   of its functionCall part. Gemini 3 rejects a step whose first function call has none, so when
+//   the history has no signature for it (calls made by another provider, or by a model that gave
+//   none) the placeholder Google documents for such history is sent instead.
 import type { ChatMessage, ChatRequest } from '../types.js';
 import { isRecord, mimeFromUrl, parseArgs, parseDataUrl, stopList } from '../util.js';
 
@@ -22,10 +27,20 @@ export interface GeminiRequest {
   [k: string]: unknown;
 }
 
+/** Google's documented thoughtSignature for function calls the model did not produce itself. */
+export const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
+
+/** Gemini 3 and later validate thought signatures on function calls; earlier models do not. */
+export function requiresThoughtSignatures(model: string): boolean {
+  const m = /^(?:models\/)?gemini-(\d+)/.exec(model);
+  return m !== null && Number(m[1]) >= 3;
+}
+
 export function toGeminiRequest(req: ChatRequest): GeminiRequest {
   const system: Part[] = [];
   const contents: GeminiContent[] = [];
   const callNames = new Map<string, string>();
+  const signaturesRequired = requiresThoughtSignatures(req.model);
   for (const m of req.messages) {
     if (m.role === 'system' || m.role === 'developer') {
       system.push(...textParts(m.content));
@@ -35,7 +50,7 @@ export function toGeminiRequest(req: ChatRequest): GeminiRequest {
     let parts: Part[];
     if (m.role === 'assistant') {
       role = 'model';
-      parts = modelParts(m, callNames);
+      parts = modelParts(m, callNames, signaturesRequired);
     } else if (m.role === 'tool') {
       role = 'user';
       parts = [functionResponse(m, callNames)];
@@ -136,13 +151,27 @@ function mediaPart(url: string): Part {
   return { fileData: { mimeType: mimeFromUrl(url), fileUri: url } };
 }
 
-function modelParts(m: ChatMessage, callNames: Map<string, string>): Part[] {
+function modelParts(m: ChatMessage, callNames: Map<string, string>, signaturesRequired: boolean): Part[] {
   const out = textParts(m.content);
-  for (const tc of m.tool_calls ?? []) {
+  const calls = m.tool_calls ?? [];
+  for (let i = 0; i < calls.length; i++) {
+    const tc = calls[i]!;
     callNames.set(tc.id, tc.function.name);
-    out.push({ functionCall: { name: tc.function.name, args: parseArgs(tc.function.arguments) } });
+    const part: Part = { functionCall: { name: tc.function.name, args: parseArgs(tc.function.arguments) } };
+    // Parallel calls: Gemini signs only the first, so only the first needs the placeholder.
+    const signature = thoughtSignatureOf(tc) ?? (signaturesRequired && i === 0 ? SKIP_THOUGHT_SIGNATURE : undefined);
+    if (signature !== undefined) part['thoughtSignature'] = signature;
+    out.push(part);
   }
   return out;
+}
+
+/** The signature a tool call carries as `extra_content.google.thought_signature`, if any. */
+function thoughtSignatureOf(tc: unknown): string | undefined {
+  const extra = isRecord(tc) ? tc['extra_content'] : undefined;
+  const google = isRecord(extra) ? extra['google'] : undefined;
+  const signature = isRecord(google) ? google['thought_signature'] : undefined;
+  return typeof signature === 'string' && signature !== '' ? signature : undefined;
 }
 
 function functionResponse(m: ChatMessage, callNames: Map<string, string>): Part {

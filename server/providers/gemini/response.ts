@@ -1,13 +1,23 @@
 // Gemini generateContent response -> OpenAI chat completion.
+//
+// Thought signatures: thinking models put an opaque `thoughtSignature` on parts, and Gemini 3
+// refuses a later request whose function calls come back without theirs. Each tool call carries
+// its part's signature the way Google's own OpenAI-compatible endpoint does,
+// `extra_content: { google: { thought_signature } }`, so a client that sends the assistant message
+// back as it received it returns the signature too (request.ts puts it back on the part).
 import type { ChatCompletion, FinishReason, ToolCall, Usage } from '../types.js';
 import { newId, nowSeconds } from '../util.js';
 
 export interface GeminiPart {
   text?: string;
   thought?: boolean;
+  thoughtSignature?: string;
   functionCall?: { name?: string; args?: unknown; id?: string };
   [k: string]: unknown;
 }
+
+/** A tool call with the Gemini thought signature of the part it came from, when it had one. */
+export type SignedToolCall = ToolCall & { extra_content?: { google: { thought_signature: string } } };
 
 export interface GeminiCandidate {
   content?: { role?: string; parts?: GeminiPart[] };
@@ -31,29 +41,40 @@ export interface GeminiResponse {
   responseId?: string;
 }
 
+/**
+ * Gemini's finishReason as OpenAI's, before looking at the parts: null while unfinished, 'length'
+ * for MAX_TOKENS, 'content_filter' for the reasons that withheld content, and 'stop' for the rest.
+ * The rest includes the failed tool turns (MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL,
+ * TOO_MANY_TOOL_CALLS, MISSING_THOUGHT_SIGNATURE), which carry no usable call: 'tool_calls' is
+ * given by `withToolCalls` only when a functionCall part actually arrived, so a client branching
+ * on finish_reason always finds message.tool_calls.
+ */
 export function mapFinishReason(reason: string | undefined): FinishReason {
   switch (reason) {
     case undefined:
     case '':
       return null;
-    case 'STOP':
-      return 'stop';
     case 'MAX_TOKENS':
       return 'length';
     case 'SAFETY':
     case 'RECITATION':
+    case 'LANGUAGE':
     case 'BLOCKLIST':
     case 'PROHIBITED_CONTENT':
     case 'SPII':
     case 'IMAGE_SAFETY':
-    case 'LANGUAGE':
+    case 'IMAGE_PROHIBITED_CONTENT':
+    case 'IMAGE_RECITATION':
       return 'content_filter';
-    case 'MALFORMED_FUNCTION_CALL':
-    case 'UNEXPECTED_TOOL_CALL':
-      return 'tool_calls';
     default:
+      // STOP, OTHER, IMAGE_OTHER, NO_IMAGE, the tool-turn failures and reasons added later.
       return 'stop';
   }
+}
+
+/** A natural end of a turn that produced function calls is OpenAI's 'tool_calls'; length and filters stay. */
+export function withToolCalls(finish: FinishReason, hasToolCalls: boolean): FinishReason {
+  return hasToolCalls && finish === 'stop' ? 'tool_calls' : finish;
 }
 
 /** Thinking tokens are billed as output, so they count as completion tokens. */
@@ -63,9 +84,13 @@ export function toUsage(u: GeminiUsageMetadata | undefined): Usage {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: u?.totalTokenCount ?? prompt + completion };
 }
 
-export function toolCallFrom(part: GeminiPart): ToolCall {
+export function toolCallFrom(part: GeminiPart): SignedToolCall {
   const fc = part.functionCall ?? {};
-  return { id: fc.id || newId('call_'), type: 'function', function: { name: fc.name ?? '', arguments: JSON.stringify(fc.args ?? {}) } };
+  const call: SignedToolCall = { id: fc.id || newId('call_'), type: 'function', function: { name: fc.name ?? '', arguments: JSON.stringify(fc.args ?? {}) } };
+  if (typeof part.thoughtSignature === 'string' && part.thoughtSignature !== '') {
+    call.extra_content = { google: { thought_signature: part.thoughtSignature } };
+  }
+  return call;
 }
 
 export function fromGeminiResponse(res: GeminiResponse, requestedModel: string): ChatCompletion {
@@ -80,9 +105,8 @@ export function fromGeminiResponse(res: GeminiResponse, requestedModel: string):
       hasText = true;
     }
   }
-  let finish = mapFinishReason(cand?.finishReason);
+  let finish = withToolCalls(mapFinishReason(cand?.finishReason) ?? 'stop', toolCalls.length > 0);
   if (!cand && res.promptFeedback?.blockReason) finish = 'content_filter';
-  if (toolCalls.length > 0 && (finish === 'stop' || finish === null)) finish = 'tool_calls';
   const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: hasText ? text : null };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {
@@ -90,7 +114,7 @@ export function fromGeminiResponse(res: GeminiResponse, requestedModel: string):
     object: 'chat.completion',
     created: nowSeconds(),
     model: res.modelVersion ?? requestedModel,
-    choices: [{ index: 0, message, finish_reason: finish ?? 'stop' }],
+    choices: [{ index: 0, message, finish_reason: finish }],
     usage: toUsage(res.usageMetadata),
   };
 }

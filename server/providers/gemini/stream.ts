@@ -2,14 +2,16 @@
 // Each frame is a partial GenerateContentResponse: its parts are new text (deltas), function calls
 // arrive whole in one part, and usageMetadata is cumulative, so only the last one counts. The stream
 // has no terminator event: it is complete once a frame carried a finishReason (or a prompt block).
+// A tool-call delta carries its part's thought signature as `extra_content`, as in response.ts.
 import { ProviderError, type ChatChunk, type FinishReason } from '../types.js';
 import type { SseEvent } from '../http.js';
-import { isRetryableStatus } from '../http-errors.js';
+import { AUTH_FAILURE_STATUS, isGoogleKeyRejection, isRetryableStatus, redact } from '../http-errors.js';
 import { streamFailure } from '../stream-errors.js';
 import { isRecord, newId, nowSeconds, usageChunk } from '../util.js';
-import { mapFinishReason, toolCallFrom, toUsage, type GeminiResponse, type GeminiUsageMetadata } from './response.js';
+import { mapFinishReason, toolCallFrom, toUsage, withToolCalls, type GeminiResponse, type GeminiUsageMetadata, type SignedToolCall } from './response.js';
 
 type Delta = ChatChunk['choices'][number]['delta'];
+type ToolCallDelta = NonNullable<Delta['tool_calls']>[number] & Pick<SignedToolCall, 'extra_content'>;
 
 export class GeminiStreamTranslator {
   private id = '';
@@ -20,7 +22,8 @@ export class GeminiStreamTranslator {
   private usage: GeminiUsageMetadata | undefined;
   private finished = false;
 
-  constructor(private readonly provider: string, model: string) {
+  /** `secrets`: credentials to keep out of error messages (an upstream may echo them back). */
+  constructor(private readonly provider: string, model: string, private readonly secrets: readonly string[] = []) {
     this.model = model;
   }
 
@@ -48,7 +51,9 @@ export class GeminiStreamTranslator {
     for (const part of cand.content?.parts ?? []) {
       if (part.functionCall) {
         const tc = toolCallFrom(part);
-        (delta.tool_calls ??= []).push({ index: this.toolCount++, id: tc.id, type: 'function', function: tc.function });
+        const call: ToolCallDelta = { index: this.toolCount++, id: tc.id, type: 'function', function: tc.function };
+        if (tc.extra_content) call.extra_content = tc.extra_content;
+        (delta.tool_calls ??= []).push(call);
       } else if (typeof part.text === 'string' && part.text !== '' && !part.thought) {
         text += part.text;
         hasText = true;
@@ -58,7 +63,7 @@ export class GeminiStreamTranslator {
     let finish: FinishReason = mapFinishReason(cand.finishReason);
     if (finish !== null) {
       this.finished = true;
-      if (this.toolCount > 0 && finish === 'stop') finish = 'tool_calls';
+      finish = withToolCalls(finish, this.toolCount > 0);
     }
     if (!hasText && !delta.tool_calls && finish === null) return undefined;
     return this.chunk(delta, finish);
@@ -80,9 +85,12 @@ export class GeminiStreamTranslator {
 
   private errorFrame(err: unknown): ProviderError {
     const e = isRecord(err) ? err : {};
-    const status = typeof e['code'] === 'number' ? e['code'] : 500;
+    const code = typeof e['code'] === 'number' ? e['code'] : 500;
+    // As for an HTTP answer (http-errors.ts): a key refused with 400 is an authentication failure.
+    const status = code === 400 && isGoogleKeyRejection(e) ? AUTH_FAILURE_STATUS : code;
     const label = typeof e['status'] === 'string' ? `${e['status']}: ` : '';
     const msg = typeof e['message'] === 'string' ? e['message'] : 'unknown error';
-    return new ProviderError({ provider: this.provider, status, retryable: isRetryableStatus(status), kind: 'http', message: `${this.provider} stream error: ${label}${msg}` });
+    const message = redact(`${this.provider} stream error: ${label}${msg}`, this.secrets);
+    return new ProviderError({ provider: this.provider, status, retryable: isRetryableStatus(status), kind: 'http', message });
   }
 }

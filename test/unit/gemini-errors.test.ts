@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { httpStatusError, parseUpstreamError } from '../../server/providers/http-errors.js';
+
+// Gemini answers a wrong API key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID), not 401.
+// The gateway core treats 401/403 as provider-side (fall back, count against the breaker) and any
+// other 4xx as the caller's mistake, so the refusal must come out as a 401.
+
+const INVALID_KEY_BODY = JSON.stringify({
+  error: {
+    code: 400,
+    message: 'API key not valid. Please pass a valid API key.',
+    status: 'INVALID_ARGUMENT',
+    details: [
+      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+      { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: 'API key not valid. Please pass a valid API key.' },
+    ],
+  },
+});
+
+describe('gemini key refusals', () => {
+  it('classifies 400 API_KEY_INVALID as an authentication failure, with the provider message', () => {
+    const e = httpStatusError('gemini', 400, {}, INVALID_KEY_BODY, ['AIza-the-configured-key']);
+    expect(e).toMatchObject({ provider: 'gemini', status: 401, retryable: false, kind: 'http' });
+    expect(e.message).toBe('gemini rejected the API key (HTTP 400): INVALID_ARGUMENT: API key not valid. Please pass a valid API key.');
+    expect(parseUpstreamError(INVALID_KEY_BODY).keyRejected).toBe(true);
+  });
+
+  it('recognises the other key reasons and a bare INVALID_ARGUMENT about the key', () => {
+    const expired = JSON.stringify({ error: { code: 400, message: 'API key expired. Please renew the API key.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_EXPIRED' }] } });
+    expect(httpStatusError('gemini', 400, {}, expired, []).status).toBe(401);
+    const bare = JSON.stringify({ error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } });
+    expect(httpStatusError('gemini', 400, {}, bare, []).status).toBe(401);
+    // Also in the streamed JSON array form.
+    expect(httpStatusError('gemini', 400, {}, `[${INVALID_KEY_BODY}]`, []).status).toBe(401);
+  });
+
+  it('leaves real request errors and other statuses alone', () => {
+    const invalid = JSON.stringify({ error: { code: 400, message: '* GenerateContentRequest.contents: contents is not specified', status: 'INVALID_ARGUMENT' } });
+    expect(httpStatusError('gemini', 400, {}, invalid, [])).toMatchObject({ status: 400, retryable: false });
+    const simulated = JSON.stringify({ error: { code: 400, message: 'Invalid request (simulated).', status: 'INVALID_ARGUMENT' } });
+    expect(httpStatusError('gemini', 400, {}, simulated, []).status).toBe(400);
+    const denied = JSON.stringify({ error: { code: 403, message: 'Method doesn\'t allow unregistered callers', status: 'PERMISSION_DENIED' } });
+    expect(httpStatusError('gemini', 403, {}, denied, []).status).toBe(403);
+    // OpenAI's wording is not Google's error shape: its 401 stays a 401, its 400s stay 400s.
+    expect(httpStatusError('openai', 400, {}, '{"error":{"message":"Invalid API key format in tool name","type":"invalid_request_error"}}', []).status).toBe(400);
+  });
+
+  it('never puts the key in the message', () => {
+    const key = 'AIzaSyD-the-configured-key-0123';
+    const echoing = JSON.stringify({ error: { code: 400, message: `API key not valid: ${key}`, status: 'INVALID_ARGUMENT', details: [{ reason: 'API_KEY_INVALID' }] } });
+    const e = httpStatusError('gemini', 400, {}, echoing, [key]);
+    expect(e.status).toBe(401);
+    expect(e.message).toContain('API key not valid');
+    expect(e.message).not.toContain(key);
+  });
+});
