@@ -1,7 +1,8 @@
+import { performance } from 'node:perf_hooks';
 import { costUsd } from '../providers/pricing.js';
 import type { Usage } from '../providers/types.js';
 import type { CostLogRow, LogWriter, RequestLogRow } from './log-writer.js';
-import type { CallMeta, ChatCall, RoutingDecision, Target } from './types.js';
+import type { CallMeta, ChatCall, RoutedBy, RoutingDecision, StreamHeadMeta, Target } from './types.js';
 
 // Turning upstream calls into cost rows and a finished call into its request row.
 
@@ -74,7 +75,39 @@ export function requestRow(call: ChatCall, o: Outcome): RequestLogRow {
 }
 
 export function buildMeta(call: ChatCall, o: Outcome, cost: number, errors: CallMeta['errors'], upstreamMs = 0): CallMeta {
-  const d = o.decision;
+  return {
+    requestId: call.requestId,
+    provider: o.served?.provider ?? o.decision.provider,
+    model: o.served?.model ?? o.decision.model,
+    latencyMs: o.cached ? 0 : Math.round(o.latencyMs * 10) / 10,
+    cached: o.cached,
+    cacheType: o.cacheType,
+    cost,
+    usage: o.usage,
+    routing: routingOf(o.decision),
+    errors,
+    upstreamMs,
+  };
+}
+
+/**
+ * What a stream's response head reports: its cost and latency are not known until its end (they
+ * travel in the last frame), so the head has neither, rather than zeros.
+ */
+export function streamHeadMeta(call: ChatCall, decision: RoutingDecision, served: Target, cacheType: CallMeta['cacheType'], errors: CallMeta['errors'], upstreamMs: number): StreamHeadMeta {
+  return {
+    requestId: call.requestId,
+    provider: served.provider,
+    model: served.model,
+    cached: cacheType !== null,
+    cacheType,
+    routing: routingOf(decision),
+    errors,
+    upstreamMs,
+  };
+}
+
+function routingOf(d: RoutingDecision): CallMeta['routing'] {
   const routing: CallMeta['routing'] = {
     taskType: d.taskType,
     complexity: d.complexity,
@@ -87,31 +120,48 @@ export function buildMeta(call: ChatCall, o: Outcome, cost: number, errors: Call
     routing.abTestId = d.abTestId;
     if (d.variant !== undefined) routing.variant = d.variant;
   }
-  return {
-    requestId: call.requestId,
-    provider: o.served?.provider ?? d.provider,
-    model: o.served?.model ?? d.model,
-    latencyMs: o.cached ? 0 : Math.round(o.latencyMs * 10) / 10,
-    cached: o.cached,
-    cacheType: o.cacheType,
-    cost,
-    usage: o.usage,
-    routing,
-    errors,
-    upstreamMs,
-  };
+  return routing;
 }
 
-/** Log the call: one request row, plus the cost rows of its real upstream calls. */
-export function logCall(writer: LogWriter, call: ChatCall, outcome: Outcome, costs: CostLogRow[]): void {
-  const rows = call.extraCosts ? [...call.extraCosts, ...costs] : costs;
-  if (call.onCost) {
-    let usd = 0;
-    for (const c of rows) usd += c.cost;
-    if (usd > 0) call.onCost(usd);
+/**
+ * Log the call: one request row, plus the cost rows of its real upstream calls and of the calls
+ * made on its behalf (the LLM classifier's). Returns their USD total, which is what the call cost.
+ */
+export function logCall(writer: LogWriter, call: ChatCall, outcome: Outcome, costs: CostLogRow[]): number {
+  const rows = call.extraCosts ? call.extraCosts.concat(costs) : costs;
+  const usd = charge(call, rows);
+  if (call.costOnly) writer.writeCosts(rows);
+  else writer.write(requestRow(call, outcome), rows, promptPreview(call));
+  return usd;
+}
+
+/**
+ * Log a call that failed before any target was chosen (a pinned model nobody serves, no capable
+ * model): an error row naming no provider, and the classifier's cost if it was consulted.
+ */
+export function logUnrouted(writer: LogWriter, call: ChatCall, routedBy: RoutedBy, errorType: string, streamed: boolean): void {
+  const rows = call.extraCosts ?? [];
+  charge(call, rows);
+  if (call.costOnly) {
+    if (rows.length > 0) writer.writeCosts(rows);
+    return;
   }
-  if (call.costOnly) return writer.writeCosts(rows);
-  writer.write(requestRow(call, outcome), rows, promptPreview(call));
+  const decision: RoutingDecision = { provider: '', model: '', routedBy, taskType: null, complexity: null, usedFallback: false, usedLlmFallback: false };
+  const row = requestRow(call, { decision, served: null, latencyMs: performance.now() - call.startedAt, usage: ZERO_USAGE, cached: false, cacheType: null, streamed, status: 'error', errorType });
+  // No target was chosen: the row names none.
+  row.provider = null;
+  row.model = null;
+  writer.write(row, rows, promptPreview(call));
+}
+
+/** The USD total of a call's cost rows, told to the call's spend counter. */
+function charge(call: ChatCall, rows: readonly CostLogRow[]): number {
+  let usd = 0;
+  for (const c of rows) usd += c.cost;
+  // Twelve decimals, as each row is stored: no float noise from the sum.
+  usd = Math.round(usd * 1e12) / 1e12;
+  if (usd > 0) call.onCost?.(usd);
+  return usd;
 }
 
 const PREVIEW_CHARS = 120;

@@ -16,7 +16,7 @@ export class ClientClosedError extends Error {
 
 export interface AttemptFailure {
   summary: UpstreamErrorSummary;
-  /** Try the next candidate (retryable, or a provider-side problem such as a rejected key). */
+  /** Try the next candidate: the provider is at fault (retryable, a rejected key, a broken answer). */
   fallBack: boolean;
   /** The provider answered (an HTTP status), so the attempt counts as a real upstream call. */
   answered: boolean;
@@ -29,13 +29,23 @@ export interface AttemptFailure {
 export function classifyFailure(err: unknown, target: Target, breakers: CircuitBreakers, signal: CancelSignal): AttemptFailure {
   if (signal.aborted || isAbortedError(err)) throw new ClientClosedError();
   if (!(err instanceof ProviderError)) throw err;
-  const providerSide = err.status === 401 || err.status === 403;
-  if (err.retryable || providerSide) breakers.failure(target.provider, err.retryAfterMs);
+  const providerFault = !rejectsRequest(err);
+  if (providerFault) breakers.failure(target.provider, err.retryAfterMs);
   return {
     summary: { provider: target.provider, model: target.model, status: err.status, kind: err.kind, message: err.message },
-    fallBack: err.retryable || providerSide,
+    fallBack: providerFault,
     answered: err.status > 0,
   };
+}
+
+/**
+ * Whether the provider refused the request itself (a 4xx such as 400, 404 or 422: bad parameters
+ * for that model), which another target would refuse too. Everything else is the provider's
+ * fault: a retryable failure, a rejected provider key (401, 403), or a broken answer to a good
+ * request (a 200 whose body is not JSON or holds no answer).
+ */
+function rejectsRequest(err: ProviderError): boolean {
+  return err.kind === 'http' && !err.retryable && err.status !== 401 && err.status !== 403;
 }
 
 /** The error the client sees when no attempt succeeded. */

@@ -4,7 +4,7 @@ import type { ProviderRegistry } from '../providers/registry.js';
 import type { ChatCompletion, ChatRequest, Usage } from '../providers/types.js';
 import { estimateUsage } from '../providers/usage.js';
 import { textOf } from '../providers/util.js';
-import { buildMeta, costOf, costRow, logCall, ZERO_USAGE, type Outcome } from './accounting.js';
+import { buildMeta, costRow, logCall, logUnrouted, ZERO_USAGE, type Outcome } from './accounting.js';
 import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
 import type { CircuitBreakers } from './breaker.js';
 import { hasImage, isCacheable } from './cache/eligibility.js';
@@ -14,7 +14,7 @@ import { candidatesFor, resolvePinned, type Needs } from './routing/targets.js';
 import type { RoutingStrategy } from './routing/strategy.js';
 import { streamCall } from './stream.js';
 import { GATEWAY_FIELDS } from './validate.js';
-import type { ChatCall, CompletionResult, RoutingDecision, StreamSink, Target, UpstreamErrorSummary } from './types.js';
+import { COMPLEXITIES, TASK_TYPES, type ChatCall, type CompletionResult, type RoutedBy, type RoutingDecision, type StreamSink, type Target, type UpstreamErrorSummary } from './types.js';
 
 // The data-plane core: route -> cache lookup -> provider call with fallback -> account -> log.
 // Plain TypeScript: the HTTP handler, evals and the judge all call it.
@@ -62,19 +62,27 @@ export class ChatPipeline {
 
   /** A non-streaming call. Throws GatewayError (provider_error, invalid_request_error) or ClientClosedError. */
   async complete(call: ChatCall): Promise<CompletionResult> {
-    const plan = await this.plan(call);
+    let plan: PlannedCall;
+    try {
+      plan = await this.plan(call);
+    } catch (err) {
+      throw this.unrouted(call, err, false);
+    }
     const { decision } = plan;
     const hit = plan.cacheKey ? this.opts.cache!.get(plan.cacheKey) : undefined;
     if (hit) {
       const usage = hit.completion.usage ?? ZERO_USAGE;
       const outcome: Outcome = { decision, served: decision, latencyMs: 0, usage, cached: true, cacheType: 'exact', tokensSaved: usage, streamed: false, status: 'ok', errorType: null };
-      logCall(this.opts.logWriter, call, outcome, []);
-      return { completion: hit.completion, meta: buildMeta(call, outcome, 0, []) };
+      // Not free when the LLM classifier was asked: the call costs what its cost rows add up to.
+      const cost = logCall(this.opts.logWriter, call, outcome, []);
+      return { completion: hit.completion, meta: buildMeta(call, outcome, cost, []) };
     }
 
     const errors: UpstreamErrorSummary[] = [];
     const costs: CostLogRow[] = [];
     let upstreamMs = 0;
+    // A failed call is logged with the plan's decision: used_fallback only ever marks a call that
+    // a fallback target served.
     const fail = <E extends Error>(err: E, served: Target | null): E => {
       const status = err instanceof ClientClosedError ? 'client_closed' : 'error';
       const errorType = err instanceof GatewayError ? err.type : 'client_closed';
@@ -82,7 +90,7 @@ export class ChatPipeline {
       return err;
     };
 
-    for (const [i, target] of this.ordered(plan.candidates).entries()) {
+    for (const target of this.ordered(plan.candidates)) {
       const adapter = this.opts.registry.get(target.provider)?.adapter;
       if (!adapter) continue;
       const sent = performance.now();
@@ -92,13 +100,14 @@ export class ChatPipeline {
         this.opts.breakers.success(target.provider);
         const usage = await usageOf(call, completion);
         costs.push(costRow(call, target, usage, 'ok'));
-        const final = withFallback(decision, i > 0);
-        const outcome: Outcome = { decision: final, served: target, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: false, status: 'ok', errorType: null };
-        logCall(this.opts.logWriter, call, outcome, costs);
+        // Decided by target, not by position: the breakers may have dropped the primary from the list.
+        const primary = isPrimary(decision, target);
+        const outcome: Outcome = { decision: withFallback(decision, !primary), served: target, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: false, status: 'ok', errorType: null };
+        const cost = logCall(this.opts.logWriter, call, outcome, costs);
         // Only the requested target's own answer is cached under its key.
-        if (plan.cacheKey && i === 0) this.opts.cache!.set(plan.cacheKey, { completion, inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
+        if (plan.cacheKey && primary) this.opts.cache!.set(plan.cacheKey, { completion, inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
         this.opts.onAnswer?.(call, () => answerText(completion));
-        return { completion, meta: buildMeta(call, outcome, costOf(target, usage), errors, upstreamMs) };
+        return { completion, meta: buildMeta(call, outcome, cost, errors, upstreamMs) };
       } catch (err) {
         upstreamMs += performance.now() - sent;
         let failure: AttemptFailure;
@@ -118,6 +127,17 @@ export class ChatPipeline {
   /** A streaming call, written to `sink`. Resolves when the stream has ended one way or another. */
   stream(call: ChatCall, sink: StreamSink): Promise<void> {
     return streamCall(this, call, sink);
+  }
+
+  /**
+   * A call whose routing failed before any target was chosen (404 unknown model, 502 no capable
+   * model) is still logged, with the classifier's cost if it was asked. A request refused as
+   * invalid (a bad pre-label header) failed validation, and like a bad body writes no row.
+   * Returns `err` to rethrow.
+   */
+  unrouted(call: ChatCall, err: unknown, streamed: boolean): unknown {
+    if (err instanceof GatewayError && err.type !== 'invalid_request_error') logUnrouted(this.opts.logWriter, call, routedBySoFar(call), err.type, streamed);
+    return err;
   }
 
   /** Candidates the breakers allow now; if they allow none, the primary is tried anyway. */
@@ -162,6 +182,23 @@ export function upstreamBody(call: ChatCall, model: string, stream: boolean): Ch
 
 /** Request fields the gateway consumes itself; the stream fields are set per attempt. */
 const NOT_FORWARDED: ReadonlySet<string> = new Set([...GATEWAY_FIELDS, 'stream', 'stream_options']);
+
+/** How a call whose routing failed was being routed: pinned, by hints, or by the classifier. */
+function routedBySoFar(call: ChatCall): RoutedBy {
+  if (call.body.model) return 'user-override';
+  const hinted = call.body.routing_hint || call.body.complexity_hint || isOneOf(TASK_TYPES, call.headerHints.taskType) || isOneOf(COMPLEXITIES, call.headerHints.complexity);
+  return hinted ? 'routing-hint' : 'classification';
+}
+
+/** A pre-label header value the router accepts (as the routing engine reads it). */
+function isOneOf(values: readonly string[], header: string | undefined): boolean {
+  return header !== undefined && values.includes(header.trim().toLowerCase());
+}
+
+/** Whether `target` is the decision's own target (the plan's first candidate), not a fallback. */
+export function isPrimary(decision: RoutingDecision, target: Target): boolean {
+  return target.provider === decision.provider && target.model === decision.model;
+}
 
 /** The decision with usedFallback set, copied only when it changes. */
 export function withFallback(decision: RoutingDecision, usedFallback: boolean): RoutingDecision {

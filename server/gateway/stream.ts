@@ -1,11 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import type { ChatChunk, Usage } from '../providers/types.js';
 import { estimateUsage } from '../providers/usage.js';
-import { buildMeta, costOf, costRow, logCall, ZERO_USAGE, type Outcome } from './accounting.js';
+import { buildMeta, costRow, logCall, streamHeadMeta, ZERO_USAGE, type Outcome } from './accounting.js';
 import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
 import type { CostLogRow } from './log-writer.js';
-import type { ChatPipeline } from './pipeline.js';
-import { upstreamBody, withFallback } from './pipeline.js';
+import type { ChatPipeline, PlannedCall } from './pipeline.js';
+import { isPrimary, upstreamBody, withFallback } from './pipeline.js';
 import { completionToChunks, StreamAccumulator } from './stream-accumulator.js';
 import type { ChatCall, RoutingDecision, StreamSink, Target, UpstreamErrorSummary } from './types.js';
 
@@ -15,18 +15,23 @@ import type { ChatCall, RoutingDecision, StreamSink, Target, UpstreamErrorSummar
 
 export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSink): Promise<void> {
   const { registry, breakers, cache, logWriter, upstreamTimeoutMs } = p.opts;
-  const plan = await p.plan(call);
+  let plan: PlannedCall;
+  try {
+    plan = await p.plan(call);
+  } catch (err) {
+    throw p.unrouted(call, err, true);
+  }
   const includeUsage = call.body.stream_options?.include_usage === true;
 
   const hit = plan.cacheKey ? cache!.get(plan.cacheKey) : undefined;
   if (hit) {
     const usage = hit.completion.usage ?? ZERO_USAGE;
     const outcome: Outcome = { decision: plan.decision, served: plan.decision, latencyMs: 0, usage, cached: true, cacheType: 'exact', tokensSaved: usage, streamed: true, status: 'ok', errorType: null };
-    const meta = buildMeta(call, outcome, 0, []);
-    sink.start(meta);
+    sink.start(streamHeadMeta(call, plan.decision, plan.decision, 'exact', [], 0));
     for (const c of completionToChunks(hit.completion)) sink.chunk(c);
-    sink.end(finalChunk(hit.completion.id, hit.completion.created, hit.completion.model, includeUsage ? usage : undefined), meta);
-    logCall(logWriter, call, outcome, []);
+    // Not free when the LLM classifier was asked: the call costs what its cost rows add up to.
+    const cost = logCall(logWriter, call, outcome, []);
+    sink.end(finalChunk(hit.completion.id, hit.completion.created, hit.completion.model, includeUsage ? usage : undefined), buildMeta(call, outcome, cost, []));
     return;
   }
 
@@ -36,7 +41,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
   const log = (decision: RoutingDecision, served: Target, usage: Usage, status: Outcome['status'], errorType: string | null) =>
     logCall(logWriter, call, { decision, served, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: true, status, errorType }, costs);
 
-  for (const [i, target] of p.ordered(plan.candidates).entries()) {
+  for (const target of p.ordered(plan.candidates)) {
     const adapter = registry.get(target.provider)?.adapter;
     if (!adapter) continue;
     const body = upstreamBody(call, target.model, true);
@@ -45,8 +50,10 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     // The first next() sends the request; what the response head reports is built while the
     // upstream thinks, not after its first chunk.
     const first = iterator.next();
-    const decision = withFallback(plan.decision, i > 0);
-    const partial = buildMeta(call, { decision, served: target, latencyMs: 0, usage: ZERO_USAGE, cached: false, cacheType: null, streamed: true, status: 'ok', errorType: null }, 0, errors);
+    // Decided by target, not by position: the breakers may have dropped the primary from the list.
+    const primary = isPrimary(plan.decision, target);
+    const decision = withFallback(plan.decision, !primary);
+    const head = streamHeadMeta(call, decision, target, null, errors, 0);
     let next: IteratorResult<ChatChunk>;
     try {
       next = await first;
@@ -71,9 +78,9 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
 
     // Committed to this target: the client gets headers and chunks from here on.
     upstreamMs += performance.now() - sent;
-    partial.upstreamMs = upstreamMs;
+    head.upstreamMs = upstreamMs;
     breakers.success(target.provider);
-    sink.start(partial);
+    sink.start(head);
     const acc = new StreamAccumulator();
     try {
       while (!next.done) {
@@ -88,25 +95,26 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       const usage = acc.usage ?? (await estimateUsage(body, acc.producedText()));
       const aborted = call.signal.aborted || (err as { aborted?: boolean }).aborted === true;
       costs.push(costRow(call, target, usage, aborted ? 'ok' : 'error'));
+      // Logged with the plan's decision: used_fallback only marks a call a fallback target served.
       if (aborted) {
-        log(decision, target, usage, 'client_closed', 'client_closed');
+        log(plan.decision, target, usage, 'client_closed', 'client_closed');
         return;
       }
       breakers.failure(target.provider);
       const message = `Upstream stream from ${target.provider} broke after it started: ${(err as Error).message}`;
       sink.fail({ type: 'provider_error', message });
-      log(decision, target, usage, 'error', 'provider_error');
+      log(plan.decision, target, usage, 'error', 'provider_error');
       return;
     }
 
     const usage = acc.usage ?? (await estimateUsage(body, acc.producedText()));
     costs.push(costRow(call, target, usage, 'ok'));
     const outcome: Outcome = { decision, served: target, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: true, status: 'ok', errorType: null };
-    const meta = buildMeta(call, outcome, costOf(target, usage), errors, upstreamMs);
-    sink.end(finalChunk(acc.id, acc.created, acc.model, includeUsage ? usage : undefined), meta);
-    logCall(logWriter, call, outcome, costs);
+    const cost = logCall(logWriter, call, outcome, costs);
+    sink.end(finalChunk(acc.id, acc.created, acc.model, includeUsage ? usage : undefined), buildMeta(call, outcome, cost, errors, upstreamMs));
     p.opts.onAnswer?.(call, () => acc.producedText());
-    if (plan.cacheKey && i === 0) {
+    // Only the requested target's own answer is cached under its key.
+    if (plan.cacheKey && primary) {
       const completion = acc.toCompletion(usage);
       if (completion) cache!.set(plan.cacheKey, { completion, inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
     }

@@ -94,10 +94,13 @@ export interface CompletionResult {
   meta: CallMeta;
 }
 
+/** What a stream's response head reports: cost and latency are only known at its end (last frame). */
+export type StreamHeadMeta = Omit<CallMeta, 'latencyMs' | 'cost' | 'usage'>;
+
 /** Where a streamed call writes. The HTTP layer implements it over SSE. */
 export interface StreamSink {
   /** The first upstream byte is in: commit to this target (send headers). */
-  start(meta: Omit<CallMeta, 'latencyMs' | 'cost' | 'usage'>): void;
+  start(meta: StreamHeadMeta): void;
   /** A content chunk. Any usage on it is left out: usage travels once, in the last frame. */
   chunk(chunk: ChatChunk): void;
   /** The last frame: carries usage (when asked for) and `_gateway`; then [DONE]. */

@@ -4,7 +4,7 @@ import type { Principal } from '../modules/tokens/authenticator.js';
 import type { Services } from '../services.js';
 
 // What every data-plane call (chat completions, embeddings) passes before its body is read: the
-// token (cached), its rate limit and its spend limit. The services' one rate limiter counts all of
+// token (cached), its spend limit and its rate limit. The services' one rate limiter counts all of
 // a token's calls whatever the endpoint (and, with REDIS_URL, whatever the node).
 
 export type CallGate = (req: IncomingMessage, res: ServerResponse) => Promise<Principal>;
@@ -35,12 +35,14 @@ export function callGate(services: Services): CallGate {
 
   return async (req, res) => {
     const principal = await services.auth.authenticate(req.headers.authorization);
+    // Spend first: a call refused for its spend limit must not use up one of the token's
+    // rate-limit slots (nor wait for the shared rate store).
+    checkSpend(principal);
     if (principal.rateLimitPerMinute) {
       const ready = limiter.ready?.(principal.tokenId);
       if (ready) await ready;
     }
     checkRate(principal, res);
-    checkSpend(principal);
     return principal;
   };
 }

@@ -81,11 +81,23 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     if (fault.retryAfterSeconds !== undefined) headers['retry-after'] = String(fault.retryAfterSeconds);
     return sendJson(res, fault.status, api.errorBody(fault.status), headers);
   }
+  if (fault?.malformedAnswer !== undefined) return sendMalformed(res, endpoint, fault.malformedAnswer);
 
   const x: Exchange = { req, res, kind: route.kind, endpoint, query, body, state };
   if (route.pathModel !== undefined) x.pathModel = route.pathModel;
   if (fault?.cutStreamAfterChunks !== undefined && endpoint === 'stream') x.cutAfter = fault.cutStreamAfterChunks;
   await api.serve(x);
+}
+
+/** Body text that no wire format's parser accepts as an answer. */
+const NOT_JSON = '<html><body>502 upstream proxy error</body></html>';
+const NO_CHOICES = JSON.stringify({ id: 'sim-malformed', object: 'chat.completion', created: 0 });
+
+/** A 200 whose body is not a usable answer (FaultRule.malformedAnswer). */
+function sendMalformed(res: ServerResponse, endpoint: SimEndpoint, kind: 'not-json' | 'no-choices'): void {
+  if (endpoint !== 'stream') return sendJson(res, 200, kind === 'not-json' ? NOT_JSON : NO_CHOICES);
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  res.end(kind === 'not-json' ? `data: ${NOT_JSON}\n\n` : `data: ${NO_CHOICES}\n\ndata: [DONE]\n\n`);
 }
 
 function matchRoute(method: string, path: string): Route | null {

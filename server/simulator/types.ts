@@ -50,6 +50,13 @@ export interface FaultRule {
   latencyMs?: number;
   /** Never respond (until the client aborts). */
   hang?: boolean;
+  /**
+   * Answer 200 with a broken body instead of the completion, as a misbehaving proxy or provider
+   * might: `not-json` sends text that is not JSON (on a stream, an SSE data frame that is not
+   * JSON), `no-choices` a JSON object with no answer in it (on a stream, one such chunk, then the
+   * end). The same in every wire format.
+   */
+  malformedAnswer?: 'not-json' | 'no-choices';
 }
 
 export interface RecordedRequest {

@@ -288,3 +288,34 @@ describe('Server-Timing', () => {
     }
   });
 });
+
+describe('stream response headers', () => {
+  const streamed = (content: string) =>
+    fetch(`${c.env.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${c.tenant.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content }], stream: true }),
+    });
+  const lastGateway = (body: string) => {
+    const frames = body.split('\n\n').filter((f) => f.startsWith('data: {'));
+    return JSON.parse(frames[frames.length - 1]!.slice(6))._gateway;
+  };
+
+  it('leave out cost and latency, unknown when the head leaves: the last frame carries them', async () => {
+    const content = `headers ${Math.random()}`;
+    const res = await streamed(content);
+    expect(res.headers.get('x-gateway-provider')).toBe('openai');
+    expect(res.headers.get('x-gateway-cost')).toBeNull();
+    expect(res.headers.get('x-gateway-latency')).toBeNull();
+    const gw = lastGateway(await res.text());
+    expect(gw.cost).toBeGreaterThan(0);
+    expect(gw.latencyMs).toBeGreaterThan(0);
+
+    // The same for a stream served from the cache.
+    const hit = await streamed(content);
+    expect(hit.headers.get('x-gateway-cache')).toBe('exact');
+    expect(hit.headers.get('x-gateway-cost')).toBeNull();
+    expect(hit.headers.get('x-gateway-latency')).toBeNull();
+    expect(lastGateway(await hit.text())).toMatchObject({ cached: true, cost: 0 });
+  });
+});

@@ -107,3 +107,54 @@ describe('exact cache', () => {
     expect(theirs.data._gateway.cached).toBe(false);
   });
 });
+
+describe('exact cache while the requested provider\'s circuit is open', () => {
+  const PINNED = 'anthropic/claude-3-5-haiku-latest';
+  const pinned = async (content: string) => {
+    const { data, response } = await c.openai().chat.completions.create({ model: PINNED, messages: [{ role: 'user', content }] }).withResponse();
+    return { gw: (data as any)._gateway, cacheHeader: response.headers.get('x-gateway-cache') };
+  };
+  const streamedPinned = async (content: string) => {
+    const stream = await c.openai().chat.completions.create({ model: PINNED, messages: [{ role: 'user', content }], stream: true });
+    let last: any;
+    for await (const chunk of stream) last = chunk;
+    return last._gateway;
+  };
+
+  /** Anthropic answers 429 with a long Retry-After once: its circuit opens and it is skipped. */
+  async function openAnthropicCircuit() {
+    c.sim.setFaults([{ format: 'anthropic', status: 429, retryAfterSeconds: 120, times: 1 }]);
+    await pinned(fresh());
+    c.sim.clearFaults();
+    expect(c.env.services.dataPlane.breakers.state('anthropic')).toBe('open');
+  }
+
+  it('says usedFallback and never caches a fallback\'s answer under the skipped primary', async () => {
+    await openAnthropicCircuit();
+    try {
+      const q = fresh();
+      const first = await pinned(q);
+      expect(first.gw.provider).not.toBe('anthropic');
+      expect(first.gw.routing.usedFallback).toBe(true);
+      const second = await pinned(q);
+      expect(second.cacheHeader).toBeNull();
+      expect(second.gw).toMatchObject({ cached: false, routing: { usedFallback: true } });
+      expect(second.gw.provider).not.toBe('anthropic');
+
+      await c.waitForCount('select count(*) n from requests where id = $1', [first.gw.requestId], 1);
+      const [row] = await c.query('select used_fallback, provider from requests where id = $1', [first.gw.requestId]);
+      expect(row).toEqual({ used_fallback: true, provider: first.gw.provider });
+
+      // The streaming path: the same.
+      const s = fresh();
+      const streamedFirst = await streamedPinned(s);
+      expect(streamedFirst.provider).not.toBe('anthropic');
+      expect(streamedFirst.routing.usedFallback).toBe(true);
+      const streamedSecond = await pinned(s);
+      expect(streamedSecond.cacheHeader).toBeNull();
+      expect(streamedSecond.gw.provider).not.toBe('anthropic');
+    } finally {
+      c.env.services.dataPlane.breakers.success('anthropic');
+    }
+  });
+});

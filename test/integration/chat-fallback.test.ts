@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 import { expectTypedError } from '../support/security.js';
 
@@ -71,6 +71,81 @@ describe('fallback', () => {
     expect(res.body.error.attempts.length).toBeGreaterThanOrEqual(2);
     const id = res.headers.get('x-gateway-request-id');
     await c.waitForCount('select count(*) n from requests where id = $1 and status = $2', [id, 'error'], 1);
+  });
+});
+
+describe('a malformed 200 answer', () => {
+  const breakers = () => c.env.services.dataPlane.breakers;
+  // Each test starts and leaves with closed circuits, so failures are counted from zero and do
+  // not open a circuit for the tests after.
+  const closeCircuits = () => {
+    for (const p of ['openai', 'groq', 'anthropic', 'gemini']) breakers().success(p);
+  };
+  beforeEach(closeCircuits);
+  afterEach(closeCircuits);
+
+  it.each(['not-json', 'no-choices'] as const)('(%s) is the provider\'s fault: the next target serves, and the circuit counts it', async (malformedAnswer) => {
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1-mini', malformedAnswer, times: 1 }]);
+    const { data, response } = await c.openai().chat.completions.create({ model: 'openai/gpt-4.1-mini', messages: user(`malformed ${malformedAnswer}`) }).withResponse();
+    const gw = (data as any)._gateway;
+    expect(gw).toMatchObject({ provider: 'groq', model: 'gpt-4.1-mini', routing: { usedFallback: true } });
+    expect(JSON.parse(response.headers.get('x-gateway-errors')!)).toEqual([expect.objectContaining({ provider: 'openai', status: 200 })]);
+    expect(breakers().snapshot().openai?.consecutiveFailures).toBe(1);
+  });
+
+  it('falls back in a stream too', async () => {
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1-mini', endpoint: 'stream', malformedAnswer: 'not-json', times: 1 }]);
+    const stream = await c.openai().chat.completions.create({ model: 'openai/gpt-4.1-mini', messages: user('malformed stream'), stream: true });
+    let last: any;
+    for await (const chunk of stream) last = chunk;
+    expect(last._gateway).toMatchObject({ provider: 'groq', routing: { usedFallback: true } });
+  });
+
+  it('from every candidate is 502 provider_error, logged without used_fallback', async () => {
+    c.sim.setFaults([{ malformedAnswer: 'not-json' }]);
+    const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: { model: 'gpt-4.1-mini', messages: user('all broken') } });
+    expectTypedError(res, 502, 'provider_error');
+    expect(res.body.error.attempts.length).toBeGreaterThanOrEqual(2);
+    const id = res.headers.get('x-gateway-request-id');
+    await c.waitForCount('select count(*) n from requests where id = $1', [id], 1);
+    const [row] = await c.query('select status, error_type, used_fallback from requests where id = $1', [id]);
+    expect(row).toEqual({ status: 'error', error_type: 'provider_error', used_fallback: false });
+
+    const streamed = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: { model: 'gpt-4.1-mini', messages: user('all broken, streamed'), stream: true } });
+    expectTypedError(streamed, 502, 'provider_error');
+  });
+});
+
+describe('used_fallback on calls that failed', () => {
+  it('is false for a stream that fell back and then broke mid-way', async () => {
+    c.sim.setFaults([
+      { format: 'openai', model: 'gpt-4.1', endpoint: 'stream', status: 502, times: 1 },
+      { format: 'openai', model: 'gpt-4.1', cutStreamAfterChunks: 3 },
+    ]);
+    const res = await fetch(`${c.env.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${c.tenant.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4.1', messages: user('fall back, then break'), stream: true }),
+    });
+    expect(res.headers.get('x-gateway-provider')).toBe('groq');
+    expect(await res.text()).toContain('event: error');
+    const id = res.headers.get('x-gateway-request-id');
+    await c.waitForCount('select count(*) n from requests where id = $1', [id], 1);
+    const [row] = await c.query('select status, provider, used_fallback from requests where id = $1', [id]);
+    expect(row).toEqual({ status: 'error', provider: 'groq', used_fallback: false });
+  });
+
+  it('is false for a call whose fallback target rejected the request', async () => {
+    c.sim.setFaults([
+      { format: 'openai', model: 'gpt-4.1', endpoint: 'chat', status: 503, times: 1 },
+      { format: 'openai', model: 'gpt-4.1', endpoint: 'chat', status: 400, times: 1 },
+    ]);
+    const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: { model: 'openai/gpt-4.1', messages: user('fall back, then be refused') } });
+    expectTypedError(res, 400, 'invalid_request_error');
+    const id = res.headers.get('x-gateway-request-id');
+    await c.waitForCount('select count(*) n from requests where id = $1', [id], 1);
+    const [row] = await c.query('select status, used_fallback from requests where id = $1', [id]);
+    expect(row).toEqual({ status: 'error', used_fallback: false });
   });
 });
 

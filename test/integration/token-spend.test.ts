@@ -127,6 +127,19 @@ describe('per-token spend limit', () => {
     expect(await costRowsOf(id)).toBeGreaterThanOrEqual(0.0001);
   });
 
+  it('a call refused for its spend limit does not use up a rate-limit slot', async () => {
+    const { id, token } = await createToken({ spendLimitUsd: 0.001, rateLimitPerMinute: 2 });
+    // Takes the first of two slots, and spends the limit.
+    expect((await post(token)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expectTypedError(await post(token), 402, 'spend_limit_error');
+    await c.waitForCount('select count(*)::int as n from cost_logs where token_id = $1', [id], 1);
+
+    // Once the limit is raised the second slot is still there.
+    const raised = await c.env.http('PATCH', `/v1/admin/tokens/${id}`, { token: c.tenant.token, body: { spendLimitUsd: 1 } });
+    expect(raised.status).toBe(200);
+    expect((await post(token)).status).toBe(200);
+  });
+
   it('a limit the column cannot hold is a 400, not a silent zero', async () => {
     const res = await c.env.http('POST', '/v1/admin/tokens', { token: c.tenant.token, body: { name: 'tiny', spendLimitUsd: 0.00001 } });
     expectTypedError(res, 400, 'invalid_request_error');

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { classifyFailure, ClientClosedError } from '../../server/gateway/attempts.js';
+import { CircuitBreakers } from '../../server/gateway/breaker.js';
+import { Cancellation } from '../../server/lib/cancel-signal.js';
+import { ProviderError } from '../../server/providers/types.js';
+
+// Which failed attempts fall back and count against the provider's circuit.
+
+const target = { provider: 'openai', model: 'gpt-4o-mini' };
+const failure = (init: Partial<ConstructorParameters<typeof ProviderError>[0]>) =>
+  new ProviderError({ provider: 'openai', status: 500, retryable: true, kind: 'http', message: 'failed', ...init });
+
+function classify(err: unknown) {
+  const breakers = new CircuitBreakers();
+  const result = classifyFailure(err, target, breakers, new Cancellation());
+  return { ...result, counted: breakers.snapshot().openai?.consecutiveFailures ?? 0 };
+}
+
+describe('classifyFailure', () => {
+  it('falls back on a broken 200 answer and counts it against the provider', () => {
+    const notJson = classify(failure({ status: 200, retryable: false, kind: 'parse', message: 'openai returned a body that is not JSON' }));
+    expect(notJson).toMatchObject({ fallBack: true, answered: true, counted: 1 });
+    // A stream whose first event is not JSON: no status, nothing reached the client yet.
+    expect(classify(failure({ status: 0, retryable: false, kind: 'parse' }))).toMatchObject({ fallBack: true, answered: false, counted: 1 });
+  });
+
+  it('falls back on retryable failures and rejected provider keys', () => {
+    expect(classify(failure({ status: 503 }))).toMatchObject({ fallBack: true, counted: 1 });
+    expect(classify(failure({ status: 0, kind: 'connection' }))).toMatchObject({ fallBack: true, answered: false, counted: 1 });
+    expect(classify(failure({ status: 401, retryable: false }))).toMatchObject({ fallBack: true, counted: 1 });
+    expect(classify(failure({ status: 403, retryable: false }))).toMatchObject({ fallBack: true, counted: 1 });
+  });
+
+  it('does not fall back on, nor count, the provider refusing the request itself', () => {
+    for (const status of [400, 404, 422]) {
+      expect(classify(failure({ status, retryable: false }))).toMatchObject({ fallBack: false, answered: true, counted: 0 });
+    }
+  });
+
+  it('turns a client that went away into ClientClosedError, and rethrows what is not a provider failure', () => {
+    const gone = new Cancellation();
+    gone.abort();
+    expect(() => classifyFailure(failure({}), target, new CircuitBreakers(), gone)).toThrow(ClientClosedError);
+    const bug = new TypeError('bug');
+    expect(() => classify(bug)).toThrow(bug);
+  });
+});
