@@ -32,6 +32,7 @@ export class StreamAccumulator {
         if (t.id) slot.id = t.id;
         if (t.function?.name) slot.function.name += t.function.name;
         if (t.function?.arguments) slot.function.arguments += t.function.arguments;
+        if (t.extra_content) slot.extra_content = t.extra_content;
       }
       if (choice.finish_reason) this.finish = choice.finish_reason;
     }
@@ -71,7 +72,7 @@ export function completionToChunks(c: ChatCompletion): ChatChunk[] {
     const m = choice.message;
     out.push(chunk([{ index: choice.index, delta: { role: 'assistant', content: m.content ?? '' }, finish_reason: null }]));
     if (m.tool_calls?.length) {
-      out.push(chunk([{ index: choice.index, delta: { tool_calls: m.tool_calls.map((t, i) => ({ index: i, id: t.id, type: 'function' as const, function: { name: t.function.name, arguments: t.function.arguments } })) }, finish_reason: null }]));
+      out.push(chunk([{ index: choice.index, delta: { tool_calls: m.tool_calls.map((t, i) => ({ index: i, id: t.id, type: 'function' as const, function: { name: t.function.name, arguments: t.function.arguments }, ...(t.extra_content ? { extra_content: t.extra_content } : {}) })) }, finish_reason: null }]));
     }
     out.push(chunk([{ index: choice.index, delta: {}, finish_reason: choice.finish_reason }]));
   }

@@ -13,6 +13,15 @@ export interface ToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
+  /**
+   * Provider state the client must send back with the call, in Google's OpenAI-compatible form:
+   * Gemini's thought signature. Only the Gemini translation reads or writes it.
+   */
+  extra_content?: ToolCallExtraContent;
+}
+
+export interface ToolCallExtraContent {
+  google?: { thought_signature: string };
 }
 
 export interface ChatMessage {
@@ -75,7 +84,7 @@ export interface ChatChunk {
     delta: {
       role?: 'assistant';
       content?: string | null;
-      tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string } }>;
+      tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string }; extra_content?: ToolCallExtraContent }>;
     };
     finish_reason: FinishReason;
   }>;

@@ -17,8 +17,6 @@ export interface GeminiPart {
 }
 
 /** A tool call with the Gemini thought signature of the part it came from, when it had one. */
-export type SignedToolCall = ToolCall & { extra_content?: { google: { thought_signature: string } } };
-
 export interface GeminiCandidate {
   content?: { role?: string; parts?: GeminiPart[] };
   finishReason?: string;
@@ -84,9 +82,9 @@ export function toUsage(u: GeminiUsageMetadata | undefined): Usage {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: u?.totalTokenCount ?? prompt + completion };
 }
 
-export function toolCallFrom(part: GeminiPart): SignedToolCall {
+export function toolCallFrom(part: GeminiPart): ToolCall {
   const fc = part.functionCall ?? {};
-  const call: SignedToolCall = { id: fc.id || newId('call_'), type: 'function', function: { name: fc.name ?? '', arguments: JSON.stringify(fc.args ?? {}) } };
+  const call: ToolCall = { id: fc.id || newId('call_'), type: 'function', function: { name: fc.name ?? '', arguments: JSON.stringify(fc.args ?? {}) } };
   if (typeof part.thoughtSignature === 'string' && part.thoughtSignature !== '') {
     call.extra_content = { google: { thought_signature: part.thoughtSignature } };
   }

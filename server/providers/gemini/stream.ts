@@ -8,10 +8,10 @@ import type { SseEvent } from '../http.js';
 import { AUTH_FAILURE_STATUS, isGoogleKeyRejection, isRetryableStatus, redact } from '../http-errors.js';
 import { streamFailure } from '../stream-errors.js';
 import { isRecord, newId, nowSeconds, usageChunk } from '../util.js';
-import { mapFinishReason, toolCallFrom, toUsage, withToolCalls, type GeminiResponse, type GeminiUsageMetadata, type SignedToolCall } from './response.js';
+import { mapFinishReason, toolCallFrom, toUsage, withToolCalls, type GeminiResponse, type GeminiUsageMetadata } from './response.js';
 
 type Delta = ChatChunk['choices'][number]['delta'];
-type ToolCallDelta = NonNullable<Delta['tool_calls']>[number] & Pick<SignedToolCall, 'extra_content'>;
+type ToolCallDelta = NonNullable<Delta['tool_calls']>[number];
 
 export class GeminiStreamTranslator {
   private id = '';

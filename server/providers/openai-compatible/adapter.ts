@@ -18,6 +18,7 @@ import { forgetRawJson } from '../raw-json.js';
 import { settleStreamError } from '../stream-errors.js';
 import { estimateUsage } from '../usage.js';
 import { textOf } from '../util.js';
+import { withoutExtraContent } from './request.js';
 import { OpenAIStreamNormalizer } from './stream.js';
 
 export interface OpenAICompatibleOptions {
@@ -52,6 +53,8 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
       const { stream: _stream, stream_options: _options, ...rest } = req;
       body = rest;
     }
+    const messages = withoutExtraContent(req.messages);
+    if (messages !== req.messages) body = Object.assign({}, body, { messages });
     // The answer keeps its upstream JSON text: it goes back to the client as it came.
     const res = await postJson<ChatCompletion>(`${this.baseUrl}/chat/completions`, this.headers, body, this.http(opts), true);
     if (!res || !Array.isArray(res.choices)) {
@@ -70,6 +73,7 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
     // Copied key by key, not with a rest pattern or spread: see upstreamBody in gateway/pipeline.ts.
     const body = {} as ChatRequest;
     for (const key in req) if (key !== 'stream_options') body[key] = req[key];
+    body.messages = withoutExtraContent(req.messages);
     body.stream = true;
     if (this.streamUsageOption) body.stream_options = Object.assign({}, req.stream_options, { include_usage: true });
     const norm = new OpenAIStreamNormalizer(this.name, req.model);
