@@ -14,7 +14,7 @@ import { candidatesFor, resolvePinned, type Needs } from './routing/targets.js';
 import type { RoutingStrategy } from './routing/strategy.js';
 import { streamCall } from './stream.js';
 import { GATEWAY_FIELDS } from './validate.js';
-import { COMPLEXITIES, TASK_TYPES, type ChatCall, type CompletionResult, type RoutedBy, type RoutingDecision, type StreamSink, type Target, type UpstreamErrorSummary } from './types.js';
+import { type ChatCall, type CompletionResult, type RoutedBy, type RoutingDecision, type StreamSink, type Target, type UpstreamErrorSummary } from './types.js';
 
 // The data-plane core: route -> cache lookup -> provider call with fallback -> account -> log.
 // Plain TypeScript: the HTTP handler, evals and the judge all call it.
@@ -186,13 +186,8 @@ const NOT_FORWARDED: ReadonlySet<string> = new Set([...GATEWAY_FIELDS, 'stream',
 /** How a call whose routing failed was being routed: pinned, by hints, or by the classifier. */
 function routedBySoFar(call: ChatCall): RoutedBy {
   if (call.body.model) return 'user-override';
-  const hinted = call.body.routing_hint || call.body.complexity_hint || isOneOf(TASK_TYPES, call.headerHints.taskType) || isOneOf(COMPLEXITIES, call.headerHints.complexity);
+  const hinted = call.body.routing_hint || call.body.complexity_hint || call.headerHints.taskType || call.headerHints.complexity;
   return hinted ? 'routing-hint' : 'classification';
-}
-
-/** A pre-label header value the router accepts (as the routing engine reads it). */
-function isOneOf(values: readonly string[], header: string | undefined): boolean {
-  return header !== undefined && values.includes(header.trim().toLowerCase());
 }
 
 /** Whether `target` is the decision's own target (the plan's first candidate), not a fallback. */

@@ -36,8 +36,11 @@ export interface ChatCall {
   tokenId: string | null;
   body: ChatBody;
   messages: ChatMessage[];
-  /** Client-side hints from headers (x-gateway-task-type, x-gateway-complexity, x-gateway-no-cache). */
-  headerHints: { taskType?: string; complexity?: string; noCache?: string };
+  /**
+   * Client-side hints from headers: the pre-labels (x-gateway-task-type, x-gateway-complexity),
+   * checked like the body's routing_hint and complexity_hint, and x-gateway-no-cache.
+   */
+  headerHints: { taskType?: TaskType; complexity?: Complexity; noCache?: string };
   /** Fires when the client goes away. */
   signal: CancelSignal;
   /** performance.now() when the call arrived. */

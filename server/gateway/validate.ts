@@ -83,3 +83,20 @@ export function parseChatBody(raw: unknown): ChatBody {
   }
   return parsed.data;
 }
+
+export const TASK_TYPE_HEADER = 'x-gateway-task-type';
+export const COMPLEXITY_HEADER = 'x-gateway-complexity';
+
+/**
+ * A pre-label header's value, checked against the list its body field allows (routing_hint,
+ * complexity_hint): the headers have the same effect as those fields, so a value the body would
+ * refuse (`vision`, a typo) is refused here too with 400, pinned model or not, rather than quietly
+ * ignored. Case and surrounding blanks are not significant in a header; an empty one counts as absent.
+ */
+export function parseHintHeader<T extends string>(value: string | undefined, allowed: readonly T[], header: string, field: string): T | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim().toLowerCase();
+  if (v === '') return undefined;
+  if ((allowed as readonly string[]).includes(v)) return v as T;
+  throw new GatewayError('invalid_request_error', `${header}: '${value.slice(0, 50)}' is not one of ${allowed.join(', ')} (the values of ${field})`);
+}

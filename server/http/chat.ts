@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { DataPlane } from '../gateway/data-plane.js';
 import type { ChatCall } from '../gateway/types.js';
-import { parseChatBody } from '../gateway/validate.js';
+import { COMPLEXITIES } from '../gateway/types.js';
+import { COMPLEXITY_HEADER, parseChatBody, parseHintHeader, ROUTING_HINTS, TASK_TYPE_HEADER } from '../gateway/validate.js';
 import type { Services } from '../services.js';
 import type { CallGate } from './call-gate.js';
 import { cancelledOnClose, serveCalls } from './call-handler.js';
@@ -31,8 +32,8 @@ export function chatHandler(services: Services, dataPlane: DataPlane, admit: Cal
       body,
       messages: body.messages as ChatCall['messages'],
       headerHints: {
-        taskType: header(req, 'x-gateway-task-type'),
-        complexity: header(req, 'x-gateway-complexity'),
+        taskType: parseHintHeader(header(req, TASK_TYPE_HEADER), ROUTING_HINTS, TASK_TYPE_HEADER, 'routing_hint'),
+        complexity: parseHintHeader(header(req, COMPLEXITY_HEADER), COMPLEXITIES, COMPLEXITY_HEADER, 'complexity_hint'),
         noCache: header(req, 'x-gateway-no-cache'),
       },
       signal: cancelledOnClose(res),

@@ -42,15 +42,17 @@ describe('routing stages', () => {
   });
 
   it.each([
-    ['x-gateway-task-type', 'vision'],
-    ['x-gateway-task-type', 'poetry'],
-    ['x-gateway-complexity', 'hard'],
-  ])('refuses %s: %s with 400, as the body refuses the same value in its hint field', async (header, value) => {
+    ['x-gateway-task-type', 'vision', ''],
+    ['x-gateway-task-type', 'poetry', ''],
+    ['x-gateway-complexity', 'hard', ''],
+    ['x-gateway-task-type', 'vision', 'openai/gpt-4o-mini'],
+    ['x-gateway-complexity', 'hard', 'openai/gpt-4o-mini'],
+  ])('refuses %s: %s with 400 (model %j), as the body refuses the same value in its hint field', async (header, value, model) => {
     const bodyField = header === 'x-gateway-task-type' ? 'routing_hint' : 'complexity_hint';
-    const viaBody = await c.openai().chat.completions.create({ model: '', messages: [{ role: 'user', content: 'hi' }], [bodyField]: value } as any).catch((e: unknown) => e);
+    const viaBody = await c.openai().chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], [bodyField]: value } as any).catch((e: unknown) => e);
     const viaHeader = await c
       .openai()
-      .chat.completions.create({ model: '', messages: [{ role: 'user', content: 'hi' }] }, { headers: { [header]: value } })
+      .chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }, { headers: { [header]: value } })
       .catch((e: unknown) => e);
     for (const err of [viaBody, viaHeader] as any[]) {
       expect(err?.status, String(err)).toBe(400);

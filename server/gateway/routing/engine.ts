@@ -1,8 +1,7 @@
 import { GatewayError } from '../../lib/errors.js';
 import type { Classification } from '../classifier/index.js';
-import { COMPLEXITIES, type ChatCall, type Complexity, type RoutedBy, type RoutingDecision, type Target, type TaskType } from '../types.js';
+import { type ChatCall, type Complexity, type RoutedBy, type RoutingDecision, type Target, type TaskType } from '../types.js';
 import type { ChatMessage } from '../../providers/types.js';
-import { ROUTING_HINTS } from '../validate.js';
 import { weightedIndex, type Random } from '../../lib/random.js';
 import { hasEvidence, rank, type Scored, type ScoringPolicy } from './scoring.js';
 import type { ActiveAbTest, RoutingState } from './state.js';
@@ -68,10 +67,8 @@ export class RoutingEngine implements RoutingStrategy {
 
   /** The request's routing cell: hints first (each dimension on its own), the classifier for the rest. */
   private async cell(call: ChatCall): Promise<Cell> {
-    const headerTask = headerHint(call.headerHints.taskType, ROUTING_HINTS, TASK_TYPE_HEADER, 'routing_hint');
-    const headerComplexity = headerHint(call.headerHints.complexity, COMPLEXITIES, COMPLEXITY_HEADER, 'complexity_hint');
-    const hintedTask = call.body.routing_hint ?? headerTask;
-    const hintedComplexity = call.body.complexity_hint ?? headerComplexity;
+    const hintedTask = call.body.routing_hint ?? call.headerHints.taskType;
+    const hintedComplexity = call.body.complexity_hint ?? call.headerHints.complexity;
     if (hintedTask && hintedComplexity) return { taskType: hintedTask, complexity: hintedComplexity, routedBy: 'routing-hint', usedLlmFallback: false };
 
     const c = this.opts.classify(call.messages);
@@ -130,21 +127,4 @@ export class RoutingEngine implements RoutingStrategy {
     });
     return others[weightedIndex(weights, this.opts.random)];
   }
-}
-
-const TASK_TYPE_HEADER = 'x-gateway-task-type';
-const COMPLEXITY_HEADER = 'x-gateway-complexity';
-
-/**
- * A pre-label header's value, checked against the list its body field allows (routing_hint,
- * complexity_hint): the headers have the same effect as those fields, so a value the body would
- * refuse (`vision`, a typo) is refused here too with 400, rather than quietly classified instead.
- * Case and surrounding blanks are not significant in a header; an empty one counts as absent.
- */
-function headerHint<T extends string>(value: string | undefined, allowed: readonly T[], header: string, field: string): T | undefined {
-  if (value === undefined) return undefined;
-  const v = value.trim().toLowerCase();
-  if (v === '') return undefined;
-  if ((allowed as readonly string[]).includes(v)) return v as T;
-  throw new GatewayError('invalid_request_error', `${header}: '${value.slice(0, 50)}' is not one of ${allowed.join(', ')} (the values of ${field})`);
 }
