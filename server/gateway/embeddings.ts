@@ -5,10 +5,10 @@ import { describeZodError } from '../lib/zod-errors.js';
 import { forgetRawJson } from '../providers/raw-json.js';
 import { countTokens } from '../providers/token-count.js';
 import type { EmbeddingsRequest, EmbeddingsResponse, Usage } from '../providers/types.js';
-import { buildMeta, costOf, costRow, logCall, ZERO_USAGE, type Outcome } from './accounting.js';
+import { buildMeta, costRow, logCall, logUnrouted, ZERO_USAGE, type Outcome } from './accounting.js';
 import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
 import type { CostLogRow } from './log-writer.js';
-import { withFallback, type ChatPipeline } from './pipeline.js';
+import { isPrimary, withFallback, type ChatPipeline } from './pipeline.js';
 import { resolvePinned } from './routing/targets.js';
 import type { CallMeta, ChatCall, RoutingDecision, Target, UpstreamErrorSummary } from './types.js';
 
@@ -59,18 +59,25 @@ export interface EmbeddingsResult {
  */
 export async function embed(pipeline: ChatPipeline, call: ChatCall, body: EmbeddingsBody): Promise<EmbeddingsResult> {
   const { registry, breakers, logWriter, upstreamTimeoutMs } = pipeline.opts;
-  const primary = resolvePinned(registry, body.model);
+  let primary: Target;
+  try {
+    primary = resolvePinned(registry, body.model);
+  } catch (err) {
+    // A model no provider serves still gets its request row, as a chat call's does.
+    if (err instanceof GatewayError && err.type !== 'invalid_request_error') logUnrouted(logWriter, call, 'user-override', err.type, false);
+    throw err;
+  }
   const decision: RoutingDecision = { provider: primary.provider, model: primary.model, routedBy: 'user-override', taskType: null, complexity: null, usedFallback: false, usedLlmFallback: false };
   const candidates = pipeline.ordered([primary, ...registry.providersFor(primary.model).filter((p) => p.name !== primary.provider).map((p) => ({ provider: p.name, model: primary.model }))]);
 
   const errors: UpstreamErrorSummary[] = [];
   const costs: CostLogRow[] = [];
   let upstreamMs = 0;
-  const log = (served: Target, usage: Usage, status: Outcome['status'], errorType: string | null, usedFallback = false) =>
-    logCall(logWriter, call, { decision: withFallback(decision, usedFallback), served, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: false, status, errorType }, costs);
+  // A failed call is logged with the plan's decision: used_fallback marks only a call a fallback served.
+  const log = (served: Target, usage: Usage, status: Outcome['status'], errorType: string | null) =>
+    logCall(logWriter, call, { decision, served, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: false, status, errorType }, costs);
 
   const tokenInput = typeof body.input !== 'string' && typeof body.input[0] !== 'string';
-  let tried = 0;
   for (const target of candidates) {
     const adapter = registry.get(target.provider)?.adapter;
     if (!adapter?.embeddings || (tokenInput && adapter.family !== 'openai-compatible')) {
@@ -87,13 +94,12 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
       if (body.encoding_format === 'base64') encodeBase64(response);
       const usage = await usageOf(response, body.input);
       costs.push(costRow(call, target, usage, 'ok'));
-      const usedFallback = tried > 0;
-      const outcome: Outcome = { decision: withFallback(decision, usedFallback), served: target, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: false, status: 'ok', errorType: null };
-      logCall(logWriter, call, outcome, costs);
-      return { response, meta: buildMeta(call, outcome, costOf(target, usage), errors, upstreamMs) };
+      // Decided by target, not by position: the breakers may have dropped the primary from the list.
+      const outcome: Outcome = { decision: withFallback(decision, !isPrimary(decision, target)), served: target, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: false, status: 'ok', errorType: null };
+      const cost = logCall(logWriter, call, outcome, costs);
+      return { response, meta: buildMeta(call, outcome, cost, errors, upstreamMs) };
     } catch (err) {
       upstreamMs += performance.now() - sent;
-      tried++;
       let failure: AttemptFailure;
       try {
         failure = classifyFailure(err, target, breakers, call.signal);
@@ -111,7 +117,7 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
     }
   }
   const exhausted = exhaustedError(errors);
-  log(candidates[candidates.length - 1] ?? primary, ZERO_USAGE, 'error', exhausted.type, tried > 1);
+  log(candidates[candidates.length - 1] ?? primary, ZERO_USAGE, 'error', exhausted.type);
   throw exhausted;
 }
 

@@ -75,7 +75,12 @@ describe('embeddings through the OpenAI client', () => {
   it('answers 502 provider_error when every provider fails', async () => {
     c.sim.setFaults([{ format: 'openai', endpoint: 'embeddings', status: 500 }]);
     try {
-      expectTypedError(await post({ model: 'openai/text-embedding-3-small', input: 'no luck' }), 502, 'provider_error');
+      const res = await post({ model: 'openai/text-embedding-3-small', input: 'no luck' });
+      expectTypedError(res, 502, 'provider_error');
+      // Both providers were tried, and no fallback served the call: used_fallback stays false.
+      const id = res.headers.get('x-gateway-request-id')!;
+      await c.waitForCount(`select count(*) n from requests where id = $1 and status = 'error' and error_type = 'provider_error' and not used_fallback`, [id], 1);
+      await c.waitForCount('select count(*) n from cost_logs where request_id = $1', [id], 2);
     } finally {
       c.sim.setFaults([]);
     }
@@ -94,7 +99,7 @@ describe('bad embeddings requests', () => {
     for (const body of [{ input: 'no model' }, { model: '', input: 'x' }, { model: 'openai/text-embedding-3-small' }, { model: 'openai/text-embedding-3-small', input: '' }, { model: 'openai/text-embedding-3-small', input: [] }, { model: 'openai/text-embedding-3-small', input: 42 }, { model: 'openai/text-embedding-3-small', input: 'x', encoding_format: 'hex' }, 'not an object']) {
       await expectRefused(body, 400, 'invalid_request_error');
     }
-    await expectRefused({ model: 'nobody/serves-this', input: 'x' }, 404, 'not_found_error');
+    const unknown = (await expectRefused({ model: 'nobody/serves-this', input: 'x' }, 404, 'not_found_error')).headers.get('x-gateway-request-id')!;
     expect((await expectRefused({ model: 'anthropic/claude-sonnet-4-5', input: 'x' }, 400, 'invalid_request_error')).body.error.message).toContain('no embeddings endpoint');
     expect((await expectRefused({ model: 'gemini/gemini-embedding-001', input: [1, 2, 3] }, 400, 'invalid_request_error')).body.error.message).toContain('text input only');
     await expectRefused({ model: 'openai/text-embedding-3-small', input: 'x' }, 401, 'auth_error', 'none');
@@ -103,6 +108,8 @@ describe('bad embeddings requests', () => {
     const later = await post({ model: 'openai/text-embedding-3-small', input: 'later' });
     await c.waitForCount('select count(*) n from cost_logs where request_id = $1', [later.body._gateway.requestId], 1);
     expect(await c.query('select request_id from cost_logs where request_id = any($1)', [ids])).toEqual([]);
+    // A call that got past authentication and validation has its row, even when no provider serves its model.
+    expect(await c.query('select id, status, error_type, provider, model from requests where id = any($1)', [ids])).toEqual([{ id: unknown, status: 'error', error_type: 'not_found_error', provider: null, model: null }]);
   });
 
   it('counts against the token\'s spend limit like chat calls', async () => {
