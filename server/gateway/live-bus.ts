@@ -3,6 +3,7 @@ import pg from 'pg';
 import { corkedQuery } from '../db/corked-query.js';
 import { jsonParam } from '../db/json-param.js';
 import type { Logger } from '../lib/logger.js';
+import { TOKENS_CHANNEL } from '../modules/tokens/repository.js';
 import type { CommittedRequest } from './log-writer.js';
 
 // The live tap behind GET /v1/analytics/live. Every committed request row becomes a compact
@@ -20,6 +21,11 @@ import type { CommittedRequest } from './log-writer.js';
 // are checked again before their rows are published or dropped. A new listener therefore waits
 // `presenceMs` (plus a margin) after its connection appears before it reports itself ready: by
 // then every publisher's answer has seen it, so every event committed after `ready` arrives.
+//
+// Token changes: the LISTEN connection also listens on the channel token changes are announced on
+// (in the transaction that makes them). PostgreSQL delivers a connection's notifications in commit
+// order, so a subscriber hears that its token changed before any event committed after the change,
+// whichever process made it, and can stop its stream before that event is shown (see http/live.ts).
 
 export const LIVE_CHANNEL = 'gateway_live';
 
@@ -46,10 +52,21 @@ export interface LiveEvent {
 
 export type LiveListener = (event: LiveEvent) => void;
 
+/** A subscriber's token, and what to call when it may have changed. */
+export interface TokenWatch {
+  tokenId: string;
+  /**
+   * The token was changed (or changes may have been missed while the LISTEN connection was down).
+   * Called before any event committed after the change is delivered; must not throw.
+   */
+  onChange: () => void;
+}
+
 interface Subscriber {
   listener: LiveListener;
   /** Called when the bus ends every subscription (shutdown). */
   onEnd?: () => void;
+  token?: TokenWatch;
 }
 
 export interface LiveSubscription {
@@ -76,6 +93,8 @@ export interface LiveBusOptions {
   connectionString: string;
   logger: Logger;
   channel?: string;
+  /** Where token changes are announced (default TOKENS_CHANNEL). */
+  tokenChannel?: string;
   /** Keep the LISTEN connection this long after the last local subscriber leaves (default 30 s). */
   idleMs?: number;
   /** First reconnect delay after the LISTEN connection drops; doubles up to 10 s (default 500 ms). */
@@ -153,6 +172,7 @@ function encodeShortened(payload: LivePayload): string {
 export class LiveBus {
   readonly stats: LiveBusStats = { published: 0, publishDropped: 0, unobserved: 0, received: 0, delivered: 0, reconnects: 0 };
   private readonly channel: string;
+  private readonly tokenChannel: string;
   private readonly presenceMs: number;
   /** The latest presence answer, and when (performance.now()) its check started. */
   private presence: { checkedAt: number; present: boolean } | undefined;
@@ -172,10 +192,13 @@ export class LiveBus {
   private retryTimer: NodeJS.Timeout | undefined;
   private retryDelay: number;
   private cancelSleep: (() => void) | undefined;
+  /** The LISTEN connection dropped while subscribed: token changes may have gone unheard. */
+  private missedTokenChanges = false;
   private closed = false;
 
   constructor(private readonly opts: LiveBusOptions) {
     this.channel = opts.channel ?? LIVE_CHANNEL;
+    this.tokenChannel = opts.tokenChannel ?? TOKENS_CHANNEL;
     this.presenceMs = opts.presenceMs ?? 1_000;
     this.retryDelay = opts.reconnectMs ?? 500;
   }
@@ -259,8 +282,9 @@ export class LiveBus {
   /**
    * Receive every event of `tenantId` committed by any process while subscribed. `onEnd` is called
    * if the bus ends the subscription itself (endAll, close): the caller should end its stream.
+   * `token` is told when the subscriber's token changes (see the top of this file).
    */
-  subscribe(tenantId: string, listener: LiveListener, onEnd?: () => void): LiveSubscription {
+  subscribe(tenantId: string, listener: LiveListener, onEnd?: () => void, token?: TokenWatch): LiveSubscription {
     if (this.closed) {
       const ready = Promise.reject(new Error('live bus is closed'));
       ready.catch(() => undefined);
@@ -269,7 +293,7 @@ export class LiveBus {
     let set = this.subscribers.get(tenantId);
     if (!set) this.subscribers.set(tenantId, (set = new Set()));
     // An entry per subscription, so one listener subscribed twice is two subscriptions.
-    const entry: Subscriber = { listener, onEnd };
+    const entry: Subscriber = { listener, onEnd, token };
     set.add(entry);
     this.subscriberTotal++;
     if (this.idleTimer) clearTimeout(this.idleTimer);
@@ -392,7 +416,9 @@ export class LiveBus {
       if (this.subscriberTotal === 0) throw new Error('no live subscribers left');
       const client = new pg.Client({ connectionString: this.opts.connectionString });
       client.on('notification', (msg) => {
-        if (msg.channel === this.channel && msg.payload) this.dispatch(msg.payload);
+        if (msg.channel === this.channel) {
+          if (msg.payload) this.dispatch(msg.payload);
+        } else if (msg.channel === this.tokenChannel) this.tokenChanged(msg.payload || undefined);
       });
       client.on('error', () => this.lost(client));
       client.on('end', () => this.lost(client));
@@ -400,7 +426,9 @@ export class LiveBus {
         await client.connect();
         // Named after LISTEN, in the same round trip: the name is what publishers look for.
         const name = listenerName(this.channel);
-        await client.query(`listen ${pg.escapeIdentifier(this.channel)}; set application_name = ${pg.escapeLiteral(name)}`);
+        await client.query(
+          `listen ${pg.escapeIdentifier(this.tokenChannel)}; listen ${pg.escapeIdentifier(this.channel)}; set application_name = ${pg.escapeLiteral(name)}`,
+        );
         const { rows } = await client.query<{ age_ms: number }>(LISTENER_AGE_SQL, [name]);
         if (this.closed) {
           await client.end().catch(() => undefined);
@@ -410,6 +438,10 @@ export class LiveBus {
         // A listener that has existed for a whole presence period is known to every publisher.
         this.seenAt = performance.now() + Math.max(0, this.presenceMs + PRESENCE_MARGIN_MS - (rows[0]?.age_ms ?? 0));
         this.retryDelay = this.opts.reconnectMs ?? 500;
+        if (this.missedTokenChanges) {
+          this.missedTokenChanges = false;
+          this.tokenChanged(undefined);
+        }
         if (this.subscriberTotal === 0) this.scheduleIdleClose();
         return;
       } catch (err) {
@@ -434,6 +466,7 @@ export class LiveBus {
     this.client = undefined;
     client.end().catch(() => undefined);
     if (this.closed || this.subscriberTotal === 0) return;
+    this.missedTokenChanges = true;
     this.stats.reconnects++;
     this.opts.logger.warn({ channel: this.channel }, 'live tap LISTEN connection lost; reconnecting');
     this.retryTimer = setTimeout(() => {
@@ -469,6 +502,20 @@ export class LiveBus {
     const client = this.client;
     this.client = undefined;
     if (client) await client.end().catch(() => undefined);
+  }
+
+  /** Tells the subscribers holding `tokenId` (every subscriber when undefined) that it changed. */
+  private tokenChanged(tokenId: string | undefined): void {
+    for (const set of this.subscribers.values()) {
+      for (const entry of set) {
+        if (!entry.token || (tokenId !== undefined && entry.token.tokenId !== tokenId)) continue;
+        try {
+          entry.token.onChange();
+        } catch (err) {
+          this.opts.logger.warn({ err: (err as Error).message }, 'live tap subscriber failed to handle a token change');
+        }
+      }
+    }
   }
 
   private dispatch(payload: string): void {

@@ -9,6 +9,14 @@ import { EncodeAhead, RowCodec, type Column } from './row-json.js';
 // retried with backoff, so a database outage of minutes loses nothing. Rows the database refuses
 // for their content are found, dropped and counted instead, so they cannot block the rest.
 // drain() empties the queue on shutdown.
+//
+// A retried batch may already be stored (the commit went through, its acknowledgement was lost).
+// Every row has a unique key (request rows their id, cost rows tenant, request id, created_at and
+// seq), and the batches sent after a failed flush insert with ON CONFLICT DO NOTHING: the retry adds
+// nothing twice, and the triggers that keep the rollups and token_spend see only the rows actually
+// inserted. Other batches insert plainly: ON CONFLICT costs PostgreSQL about 7 us more per row
+// (a speculative insertion), and nothing else sends a row twice. onCommitted (the live tap) runs
+// once per row all the same, for the attempt that succeeded.
 
 export interface RequestLogRow {
   id: string;
@@ -49,6 +57,8 @@ export interface CostLogRow {
   cost: number;
   status: 'ok' | 'error';
   createdAt: Date;
+  /** Position among its call's cost rows (0, 1, 2... in call order); set by the writer. Part of the row's key. */
+  seq?: number;
 }
 
 /** A committed request row with what the live tap shows beside it (never persisted). */
@@ -123,18 +133,24 @@ const COST_COLUMNS: Array<Column<CostLogRow>> = [
   ['cost', 'cost', 'numeric'],
   ['status', 'status', 'text'],
   ['createdAt', 'created_at', 'timestamptz'],
+  ['seq', 'seq', 'int2'],
 ];
 
 const REQUESTS = new RowCodec<RequestLogRow>('requests', REQUEST_COLUMNS);
 const COSTS = new RowCodec<CostLogRow>('cost_logs', COST_COLUMNS);
 
-/**
- * A whole batch in one statement (one round trip, atomic without begin/commit), prepared once per
- * connection. Request ids are unique, so a batch retried after a lost acknowledgement is not doubled.
- */
+/** A whole batch in one statement (one round trip, atomic without begin/commit), prepared once per connection. */
 const INSERT_BATCH = {
   name: 'gateway_log_batch',
-  text: `with requests_added as (${REQUESTS.insertFrom('$1', ' on conflict (id) do nothing')}), costs_added as (${COSTS.insertFrom('$2')}) select 1`,
+  text: `with requests_added as (${REQUESTS.insertFrom('$1')}), costs_added as (${COSTS.insertFrom('$2')}) select 1`,
+};
+
+/** INSERT_BATCH for rows that may be stored already: those skip (cost rows: the unique index cost_logs_call_idx). */
+const INSERT_BATCH_AGAIN = {
+  name: 'gateway_log_batch_again',
+  text:
+    `with requests_added as (${REQUESTS.insertFrom('$1', ' on conflict (id) do nothing')}), ` +
+    `costs_added as (${COSTS.insertFrom('$2', ' on conflict (tenant_id, request_id, created_at, seq) do nothing')}) select 1`,
 };
 
 export class LogWriter {
@@ -147,6 +163,8 @@ export class LogWriter {
   private flushing: Promise<void> | undefined;
   private backoffMs = 0;
   private closed = false;
+  /** A flush failed, so rows queued again may be stored already: send them with INSERT_BATCH_AGAIN. */
+  private maybeStored = false;
   readonly stats: LogWriterStats = { queuedRequests: 0, queuedCosts: 0, writtenRequests: 0, writtenCosts: 0, dropped: 0, rejectedRows: 0, failedFlushes: 0 };
 
   constructor(private readonly opts: LogWriterOptions) {}
@@ -155,7 +173,9 @@ export class LogWriter {
   write(request: RequestLogRow, costs: CostLogRow[], preview: string | null = null): void {
     this.requests.push(request);
     let costUsd = 0;
-    for (const c of costs) {
+    for (let i = 0; i < costs.length; i++) {
+      const c = costs[i]!;
+      c.seq = i;
       this.costs.push(c);
       costUsd += c.cost;
     }
@@ -167,9 +187,13 @@ export class LogWriter {
     else this.flushSoon(this.opts.flushIntervalMs);
   }
 
-  /** Rows of eval runs and jobs that have no request row. */
+  /** The cost rows of one call that has no request row (the judge, evals). */
   writeCosts(costs: CostLogRow[]): void {
-    for (const c of costs) this.costs.push(c);
+    for (let i = 0; i < costs.length; i++) {
+      const c = costs[i]!;
+      c.seq = i;
+      this.costs.push(c);
+    }
     this.opts.onQueued?.(null, costs);
     this.enforceBound();
     this.flushSoon(this.opts.flushIntervalMs);
@@ -213,10 +237,13 @@ export class LogWriter {
     const costs = this.costs;
     this.requests = [];
     this.costs = [];
-    this.flushing = this.commitBatch(requests, costs)
+    // Every row queued again after a failure is in this batch: the next one is plain again.
+    const again = this.maybeStored;
+    this.flushing = this.commitBatch(requests, costs, again)
       .then(
         (written) => {
           this.backoffMs = 0;
+          this.maybeStored = false;
           this.stats.writtenRequests += written.requests.length;
           this.stats.writtenCosts += written.costs.length;
           if (written.requests !== requests) {
@@ -240,6 +267,8 @@ export class LogWriter {
           this.costs = left.costs.concat(this.costs);
           this.enforceBound();
           this.stats.failedFlushes++;
+          // The connection may have failed after the commit.
+          this.maybeStored = true;
           this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 100), 5_000);
           if (this.stats.failedFlushes === 1 || this.stats.failedFlushes % 20 === 0) {
             this.opts.logger.warn({ err: (err as Error).message, queued: this.requests.length + this.costs.length }, 'log writer flush failed; rows kept for retry');
@@ -260,9 +289,9 @@ export class LogWriter {
    * those are dropped and counted, the rest is committed. Retrying the batch whole would fail
    * forever and, as new rows join it, stop all logging.
    */
-  private async commitBatch(requests: RequestLogRow[], costs: CostLogRow[]): Promise<{ requests: RequestLogRow[]; costs: CostLogRow[] }> {
+  private async commitBatch(requests: RequestLogRow[], costs: CostLogRow[], again: boolean): Promise<{ requests: RequestLogRow[]; costs: CostLogRow[] }> {
     try {
-      await this.commit(requests, costs);
+      await this.commit(requests, costs, again);
       return { requests, costs };
     } catch (err) {
       if (!isDataError(err)) throw err;
@@ -271,7 +300,7 @@ export class LogWriter {
     const groups = groupByRequest(requests, costs);
     const isolate = async (part: RowGroup[], done: number): Promise<void> => {
       try {
-        await this.commit(part.flatMap((g) => g.requests), part.flatMap((g) => g.costs));
+        await this.commit(part.flatMap((g) => g.requests), part.flatMap((g) => g.costs), again);
         for (const g of part) {
           written.requests.push(...g.requests);
           written.costs.push(...g.costs);
@@ -294,8 +323,10 @@ export class LogWriter {
     return written;
   }
 
-  private async commit(requests: RequestLogRow[], costs: CostLogRow[]): Promise<void> {
-    await corkedQuery(this.opts.pool, { name: INSERT_BATCH.name, text: INSERT_BATCH.text, values: [REQUESTS.param(requests), COSTS.param(costs)] });
+  /** `again`: the rows may be stored already (see the top of this file). */
+  private async commit(requests: RequestLogRow[], costs: CostLogRow[], again: boolean): Promise<void> {
+    const statement = again ? INSERT_BATCH_AGAIN : INSERT_BATCH;
+    await corkedQuery(this.opts.pool, { name: statement.name, text: statement.text, values: [REQUESTS.param(requests), COSTS.param(costs)] });
   }
 
   /**

@@ -10,7 +10,7 @@
 // answer that arrives meanwhile waits for it. Each row is encoded instead on the turn of the event
 // loop after the request that logged it, when its response has been written.
 
-export type ColumnType = 'text' | 'int4' | 'numeric' | 'bool' | 'timestamptz';
+export type ColumnType = 'text' | 'int2' | 'int4' | 'numeric' | 'bool' | 'timestamptz';
 
 /** A row field, the table column it fills, and that column's type. */
 export type Column<T> = readonly [field: keyof T & string, column: string, type: ColumnType];
@@ -101,7 +101,7 @@ function encodeValue(value: unknown, type: ColumnType): string {
       return Number.isFinite(ms) ? String(ms) : 'null';
     }
     default:
-      // int4 and numeric: a JSON number (non-finite numbers have none; JSON.stringify writes null too).
+      // int2, int4 and numeric: a JSON number (non-finite numbers have none; JSON.stringify writes null too).
       return typeof value === 'number' && Number.isFinite(value) ? String(value) : 'null';
   }
 }

@@ -10,11 +10,21 @@ import { reportError, sendError } from './errors.js';
 // workspace completed anywhere in the cluster (see LiveBus), `: keep-alive` comments in between.
 // A consumer that reads slower than events arrive gets a bounded queue: the oldest events are
 // dropped and an `event: dropped` with the count is sent once it catches up.
+//
+// A stream lasts only as long as its token may read. When the bus hears that the token changed
+// (disabled, deleted, edited), which it does before any event committed after the change, the
+// stream holds its events, reads the token again from the database and either goes on or ends
+// without sending them. Every keep-alive also re-resolves the token (from the authenticator's
+// cache), which covers changes nobody announced within the cache's refresh period.
 
 export const LIVE_PATH = '/v1/analytics/live';
 
 export interface LiveRouteDeps {
-  auth: { authenticate(header: string | undefined): Promise<Principal> };
+  auth: {
+    authenticate(header: string | undefined): Promise<Principal>;
+    /** Drops cached tokens, so the next authenticate reads the database. */
+    invalidate(): void;
+  };
   logger: Logger;
   liveBus?: LiveBus;
 }
@@ -38,6 +48,8 @@ export class SseWriter {
   dropped = 0;
   private queue: string[] = [];
   private blocked = false;
+  /** Events are held (queued as if the socket were full) until release(). */
+  private held = false;
   private unreported = 0;
   private closed = false;
 
@@ -52,7 +64,19 @@ export class SseWriter {
 
   comment(text: string): void {
     // Comments are only worth sending on an idle socket.
-    if (!this.blocked) this.frame(`: ${text}\n\n`, false);
+    if (!this.blocked && !this.held) this.frame(`: ${text}\n\n`, false);
+  }
+
+  /** Queue events instead of sending them until release(). */
+  hold(): void {
+    this.held = true;
+  }
+
+  /** Send what hold() queued, and events from now on. */
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    if (!this.blocked) this.sendQueued();
   }
 
   get queued(): number {
@@ -66,7 +90,7 @@ export class SseWriter {
 
   private frame(text: string, droppable: boolean): void {
     if (this.closed) return;
-    if (this.blocked) {
+    if (this.blocked || this.held) {
       if (!droppable) return;
       this.queue.push(text);
       if (this.queue.length > this.maxQueue) {
@@ -88,7 +112,11 @@ export class SseWriter {
 
   private drain(): void {
     this.blocked = false;
-    if (this.closed) return;
+    if (this.closed || this.held) return;
+    this.sendQueued();
+  }
+
+  private sendQueued(): void {
     if (this.unreported > 0) {
       const n = this.unreported;
       this.unreported = 0;
@@ -109,6 +137,13 @@ export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOpti
     );
   });
 
+  /** Whether the stream's token, resolved again, still reads the same workspace. */
+  const mayStillRead = (header: string | undefined, principal: Principal): Promise<boolean> =>
+    deps.auth.authenticate(header).then(
+      (now) => now.tokenId === principal.tokenId && now.tenantId === principal.tenantId,
+      () => false,
+    );
+
   function stream(principal: Principal, req: Request, res: Response): void {
     const bus = deps.liveBus;
     if (!bus) return sendError(res, new GatewayError('service_unavailable', 'The live tap is not available on this gateway'));
@@ -121,6 +156,7 @@ export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOpti
     });
     res.flushHeaders();
     req.socket.setNoDelay(true);
+    const header = req.headers.authorization;
     const writer = new SseWriter(res, maxQueue);
     let done = false;
     const cleanup = () => {
@@ -130,16 +166,33 @@ export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOpti
       subscription.unsubscribe();
       writer.close();
     };
+    const end = () => {
+      if (done) return;
+      cleanup();
+      res.end();
+    };
+    // Token checks in flight that hold the events back.
+    let holding = 0;
+    const onTokenChange = () => {
+      if (done) return;
+      writer.hold();
+      holding++;
+      // The authenticator drops its cache on the same announcement, perhaps a moment later: drop
+      // it now, so this check reads the change from the database rather than the stale entry.
+      deps.auth.invalidate();
+      void mayStillRead(header, principal).then((ok) => {
+        if (!ok) return end();
+        if (--holding === 0) writer.release();
+      });
+    };
     // The bus ends subscriptions on shutdown: finish the response so the server can close.
-    const subscription = bus.subscribe(
-      principal.tenantId,
-      (event: LiveEvent) => writer.event(event),
-      () => {
-        cleanup();
-        res.end();
-      },
-    );
-    const keepAlive = setInterval(() => writer.comment('keep-alive'), keepAliveMs);
+    const subscription = bus.subscribe(principal.tenantId, (event: LiveEvent) => writer.event(event), end, { tokenId: principal.tokenId, onChange: onTokenChange });
+    const keepAlive = setInterval(() => {
+      writer.comment('keep-alive');
+      void mayStillRead(header, principal).then((ok) => {
+        if (!ok) end();
+      });
+    }, keepAliveMs);
     res.on('close', cleanup);
     res.on('error', cleanup);
     // Tells the client it is subscribed: events committed from now on will arrive.
@@ -157,13 +210,14 @@ registerOpenApiPaths({
       tags: ['Analytics'],
       summary: 'Live tail of completed requests (Server-Sent Events)',
       description:
-        'One `data:` event per chat completion of this workspace (live, cached or streamed) as soon as its request row is committed, from every gateway process sharing the database. ' +
+        'One `data:` event per request of this workspace (chat completions, live, cached or streamed, and embeddings calls) as soon as its request row is committed, from every gateway process sharing the database. ' +
         'Event fields: id, createdAt, provider, model, taskType, complexity, routedBy, cached, status, latencyMs, inputTokens, outputTokens, cost (USD), preview (start of the last user message). ' +
-        'A `: connected` comment follows the subscription, `: keep-alive` comments every 15 s. A consumer that falls behind loses the oldest events and receives `event: dropped` with `{"dropped", "totalDropped"}`. Nothing is stored: events are not replayed.',
+        'A `: connected` comment follows the subscription, `: keep-alive` comments every 15 s. A consumer that falls behind loses the oldest events and receives `event: dropped` with `{"dropped", "totalDropped"}`. Nothing is stored: events are not replayed. ' +
+        'The stream ends as soon as its token is disabled or deleted: no event committed after the change is sent.',
       security: [{ bearerAuth: [] }],
       responses: {
         '200': {
-          description: 'An event stream that stays open until the client disconnects',
+          description: 'An event stream that stays open until the client disconnects or the token is disabled or deleted',
           content: {
             'text/event-stream': {
               schema: {

@@ -469,6 +469,39 @@ describe('request log', () => {
   it('rejects bad paging input with 400', async () => {
     for (const q of ['limit=0', 'limit=501', 'limit=abc', 'order=up']) expectTypedError(await env.http('GET', `/v1/analytics/requests?${q}`, { token: a.token }), 400, 'invalid_request_error');
     expectTypedError(await env.http('GET', '/v1/analytics/requests?cursor=not-a-cursor', { token: a.token }), 400, 'invalid_request_error');
+    // Crafted cursors (encoded as the service encodes them) whose key or id JavaScript accepts but
+    // PostgreSQL would not: a 400, never a 500.
+    const crafted: unknown[][] = [
+      ['createdAt', 'desc', '1', 'req_t01'],
+      ['createdAt', 'desc', '0', 'req_t01'],
+      ['createdAt', 'desc', '2024-01-01T00:00:00Z', 'a\u0000b'],
+      ['createdAt', 'desc', '2024-01-01T00:00:00.000000Z', 'req_t\u000001'],
+      ['createdAt', 'desc', '2024-02-30T00:00:00.000000Z', 'req_t01'],
+      ['createdAt', 'desc', '0000-01-01T00:00:00.000000Z', 'req_t01'],
+      ['createdAt', 'desc', '+275760-09-13T00:00:00.000Z', 'req_t01'],
+      ['createdAt', 'desc', '2024-01-01T00:00:00.000000Z', 'x'],
+      ['latencyMs', 'desc', 10_000_000_000, 'req_t01'],
+      ['latencyMs', 'desc', 1e300, 'req_t01'],
+      ['latencyMs', 'desc', -1, 'req_t01'],
+      ['latencyMs', 'desc', 10, 'x'],
+    ];
+    for (const parts of crafted) {
+      const cursor = Buffer.from(JSON.stringify(parts)).toString('base64url');
+      const orderBy = parts[0] as string;
+      const res = await env.http('GET', `/v1/analytics/requests?orderBy=${orderBy}&cursor=${cursor}`, { token: a.token });
+      expectTypedError(res, 400, 'invalid_request_error');
+    }
+    // The extremes of the formats the service writes are accepted.
+    const edges: unknown[][] = [
+      ['createdAt', 'desc', '9999-12-31T23:59:59.999999Z', 'req_zzzzzzzzzzzzzzzzzzzz'],
+      ['createdAt', 'desc', '0001-01-01T00:00:00.000000Z', 'req_t01'],
+      ['createdAt', 'desc', '2024-02-29T00:00:00.000000Z', 'req_t01'],
+      ['latencyMs', 'desc', 2_147_483_647, 'req_t01'],
+    ];
+    for (const parts of edges) {
+      const cursor = Buffer.from(JSON.stringify(parts)).toString('base64url');
+      await get(a.token, `/v1/analytics/requests?orderBy=${parts[0]}&cursor=${cursor}`);
+    }
     const first = await get(a.token, '/v1/analytics/requests?limit=2');
     const mismatch = await env.http('GET', `/v1/analytics/requests?orderBy=latencyMs&cursor=${first.nextCursor}`, { token: a.token });
     expectTypedError(mismatch, 400, 'invalid_request_error');
@@ -604,13 +637,19 @@ describe('rollups follow writes', () => {
     expect(compared.items.reduce((s: number, m: { feedbackCount: number }) => s + m.feedbackCount, 0)).toBe(6);
     for (const m of compared.items) if (m.feedbackCount) expect(m.avgScore).toBe(5);
 
-    // Deleting requests takes them (and the feedback on them) out; deleting cost rows likewise.
+    // Deleting requests (log retention) takes them out of the rollups; deleting cost rows likewise.
     await env.database.pool.query(`delete from requests where tenant_id = $1 and id = any($2)`, [t.tenantId, someIds.slice(0, 3)]);
     await env.database.pool.query(`delete from cost_logs where tenant_id = $1 and request_id = any($2)`, [t.tenantId, someIds.slice(0, 3)]);
     expect((await check()).n).toBe(297);
-    expect((await get(t.token, '/v1/analytics/pipeline')).feedbackCount).toBe(3);
+    // The feedback rows on them remain and adaptive routing still learns from them: the pipeline
+    // counts every one, and its adaptive stage stays active.
+    const kept = await get(t.token, '/v1/analytics/pipeline');
+    expect(kept).toMatchObject({ feedbackCount: 6, feedback_count: 6 });
+    expect(kept.stages.adaptive.active).toBe(true);
     await env.database.pool.query(`delete from feedback where tenant_id = $1`, [t.tenantId]);
-    expect((await get(t.token, '/v1/analytics/pipeline')).feedbackCount).toBe(0);
+    const none = await get(t.token, '/v1/analytics/pipeline');
+    expect(none).toMatchObject({ feedbackCount: 0, feedback_count: 0 });
+    expect(none.stages.adaptive.active).toBe(false);
   });
 });
 

@@ -10,6 +10,7 @@ import { LiveBus, LIVE_CHANNEL, encodeLivePayload, type LiveEvent } from '../../
 import type { CommittedRequest } from '../../server/gateway/log-writer.js';
 import { LIVE_PATH, SseWriter, mountLive } from '../../server/http/live.js';
 import { createLogger } from '../../server/lib/logger.js';
+import { TOKENS_CHANNEL } from '../../server/modules/tokens/repository.js';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 import type { TestTenant } from '../support/harness.js';
 import { expectTypedError } from '../support/security.js';
@@ -82,12 +83,14 @@ interface Tail {
   comments: string[];
   close(): void;
   closed: Promise<void>;
+  /** The server ended the stream (or the client closed it). */
+  ended: boolean;
 }
 
 async function tail(base: string, token: string): Promise<Tail> {
   const controller = new AbortController();
   const res = await fetch(`${base}${LIVE_PATH}`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
-  const t: Tail = { status: res.status, events: [], named: [], comments: [], close: () => controller.abort(), closed: Promise.resolve() };
+  const t: Tail = { status: res.status, events: [], named: [], comments: [], close: () => controller.abort(), closed: Promise.resolve(), ended: false };
   expect(res.headers.get('content-type')).toContain('text/event-stream');
   const parser = createParser({
     onEvent: (e) => (e.event ? t.named.push(e) : t.events.push(JSON.parse(e.data) as LiveEvent)),
@@ -104,6 +107,8 @@ async function tail(base: string, token: string): Promise<Tail> {
       }
     } catch {
       // aborted
+    } finally {
+      t.ended = true;
     }
   })();
   await until(() => t.comments.includes('connected'), 'the connected comment');
@@ -310,6 +315,74 @@ describe('live tap', () => {
     }
   });
 
+  async function createToken(name: string): Promise<{ id: string; token: string }> {
+    const res = await c.env.http('POST', '/v1/admin/tokens', { token: c.tenant.token, body: { name } });
+    expect(res.status).toBe(200);
+    return res.body;
+  }
+
+  it('ends a stream once its token is disabled: the next request of the workspace is not shown', async () => {
+    const tap = await createToken('tap-disabled');
+    const t = await tail(liveUrl, tap.token);
+    const watcher = await tail(liveUrl, c.tenant.token);
+    try {
+      const disabled = await c.env.http('PATCH', `/v1/admin/tokens/${tap.id}`, { token: c.tenant.token, body: { enabled: false } });
+      expect(disabled.status).toBe(200);
+      const after = await ask('asked after the tap token was disabled');
+      await until(() => t.ended, 'the stream of the disabled token to end');
+      // The event was published (another stream of the workspace got it); the revoked one did not.
+      await until(() => watcher.events.some((e) => e.id === after.id), 'the event on the admin stream');
+      expect(t.events).toEqual([]);
+    } finally {
+      t.close();
+      watcher.close();
+    }
+  });
+
+  it('ends a stream whose token another process deletes, before any event committed after the change', async () => {
+    const tap = await createToken('tap-deleted');
+    const t = await tail(liveUrl, tap.token);
+    const watcher = await tail(liveUrl, c.tenant.token);
+    const pool = new pg.Pool({ connectionString: c.env.databaseUrl, max: 1 });
+    try {
+      // What another gateway process does: the change and its announcement in one transaction,
+      // then an event of the workspace committed right after it.
+      const remote = new LiveBus({ pool, connectionString: c.env.databaseUrl, logger });
+      extraBuses.push(remote);
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        await client.query('delete from api_tokens where id = $1', [tap.id]);
+        await client.query('select pg_notify($1, $2)', [TOKENS_CHANNEL, tap.id]);
+        await client.query('commit');
+      } finally {
+        client.release();
+      }
+      remote.publish([committed(c.tenant.tenantId, 'req_after_token_delete', 'not for the deleted token')]);
+      await until(() => watcher.events.some((e) => e.id === 'req_after_token_delete'), 'the event on the admin stream');
+      await until(() => t.ended, 'the stream of the deleted token to end');
+      expect(t.events).toEqual([]);
+    } finally {
+      t.close();
+      watcher.close();
+      await pool.end();
+    }
+  });
+
+  it('keeps a stream whose token changed but may still read, and holds back no event', async () => {
+    const tap = await createToken('tap-renamed');
+    const t = await tail(liveUrl, tap.token);
+    try {
+      const renamed = await c.env.http('PATCH', `/v1/admin/tokens/${tap.id}`, { token: c.tenant.token, body: { name: 'tap-renamed-again' } });
+      expect(renamed.status).toBe(200);
+      const after = await ask('asked after the tap token was renamed');
+      await until(() => t.events.some((e) => e.id === after.id), 'the event after the rename');
+      expect(t.ended).toBe(false);
+    } finally {
+      t.close();
+    }
+  });
+
   it('refuses missing and unknown tokens with the typed 401', async () => {
     expectTypedError(await fetchJson(`${liveUrl}${LIVE_PATH}`), 401, 'auth_error');
     expectTypedError(await fetchJson(`${liveUrl}${LIVE_PATH}`, 'gw_not-a-real-token'), 401, 'auth_error');
@@ -397,6 +470,25 @@ describe('slow consumers', () => {
     onDrain!();
     expect(written.slice(2)).toEqual(['event: dropped\ndata: {"dropped":5,"totalDropped":5}\n\n', 'data: {"n":7}\n\n', 'data: {"n":8}\n\n', 'data: {"n":9}\n\n']);
     expect(writer.queued).toBe(0);
+  });
+
+  it('hold() keeps events back until release(), and close() discards what was held', () => {
+    const written: string[] = [];
+    const target = { write: (chunk: string) => (written.push(chunk), true), once: () => undefined };
+    const writer = new SseWriter(target, 10);
+    writer.event({ n: 0 });
+    writer.hold();
+    writer.event({ n: 1 });
+    writer.comment('keep-alive');
+    expect(written).toEqual(['data: {"n":0}\n\n']);
+    writer.release();
+    writer.event({ n: 2 });
+    expect(written).toEqual(['data: {"n":0}\n\n', 'data: {"n":1}\n\n', 'data: {"n":2}\n\n']);
+    writer.hold();
+    writer.event({ n: 3 });
+    writer.close();
+    writer.release();
+    expect(written).toHaveLength(3);
   });
 
   it('keeps NOTIFY payloads under 8000 bytes', () => {

@@ -10,35 +10,46 @@ import { randomId } from '../../server/lib/ids.js';
 import { withDatabase } from '../support/global-setup.js';
 
 // Upgrading a database that already holds data: the token_spend migration (0006) fills the new
-// table from the cost rows logged before it, through their request rows.
+// table from the cost rows logged before it, through their request rows; the cost-row key (0007)
+// numbers the cost rows already logged so that its unique index can be built.
 
 const adminUrl = inject('adminDatabaseUrl');
-const name = `migrations_${randomId(6).toLowerCase()}`;
-let handle: DbHandle;
-let oldMigrations: string;
+const created: Array<{ name: string; handle: DbHandle; migrations: string }> = [];
 
-beforeAll(async () => {
+/** A fresh database, and a copy of the migrations that stops before `tag`. */
+async function databaseBefore(tag: string): Promise<{ handle: DbHandle; oldMigrations: string }> {
+  const name = `migrations_${randomId(6).toLowerCase()}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`create database ${name}`);
   await admin.end();
-  handle = connectDatabase(withDatabase(adminUrl, name), 2);
-  // The migrations as they were before token_spend.
-  oldMigrations = await mkdtemp(path.join(tmpdir(), 'gateway-migrations-'));
+  const handle = connectDatabase(withDatabase(adminUrl, name), 2);
+  const oldMigrations = await mkdtemp(path.join(tmpdir(), 'gateway-migrations-'));
+  created.push({ name, handle, migrations: oldMigrations });
   await cp(MIGRATIONS_DIR, oldMigrations, { recursive: true });
   const journalPath = path.join(oldMigrations, 'meta', '_journal.json');
   const journal = JSON.parse(await readFile(journalPath, 'utf8')) as { entries: Array<{ tag: string }> };
-  journal.entries = journal.entries.filter((e) => e.tag < '0006');
+  journal.entries = journal.entries.filter((e) => e.tag < tag);
   await writeFile(journalPath, JSON.stringify(journal));
+  return { handle, oldMigrations };
+}
+
+let handle: DbHandle;
+let oldMigrations: string;
+
+beforeAll(async () => {
+  ({ handle, oldMigrations } = await databaseBefore('0006'));
 }, 60_000);
 
 afterAll(async () => {
-  await handle?.close();
-  await rm(oldMigrations, { recursive: true, force: true });
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.end();
+  for (const db of created) {
+    await db.handle.close();
+    await rm(db.migrations, { recursive: true, force: true });
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`drop database if exists ${db.name} with (force)`);
+    await admin.end();
+  }
 });
 
 describe('migration 0006_token_spend', () => {
@@ -72,5 +83,42 @@ describe('migration 0006_token_spend', () => {
     // From now on the trigger counts each new cost row that names its token.
     await q(`insert into cost_logs (tenant_id, request_id, token_id, provider, model, input_tokens, output_tokens, cost, created_at) values ('ten_m', 'req_5', 'tok_b', 'openai', 'gpt-4o', 1, 1, 0.5, now())`);
     expect(await spend()).toEqual({ tok_a: [0.75, 3], tok_b: [1.5, 2] });
+  });
+});
+
+describe('migration 0007_cost_log_idempotency', () => {
+  it('numbers the cost rows already logged per request, so the key is unique, and keys rows from then on', async () => {
+    const { handle: db, oldMigrations: before } = await databaseBefore('0007');
+    await migrate(db.db, { migrationsFolder: before });
+    const q = (sql: string, params: unknown[] = []) => db.pool.query(sql, params);
+    await q(`insert into tenants (id, name, tier) values ('ten_m', 'm', 'team'), ('ten_n', 'n', 'team')`);
+    const cost = (tenant: string, requestId: string, createdAt: string, usd: number) =>
+      q(`insert into cost_logs (tenant_id, request_id, provider, model, input_tokens, output_tokens, cost, created_at) values ($1, $2, 'openai', 'gpt-4o', 1, 1, $3, $4)`, [
+        tenant, requestId, usd, createdAt,
+      ]);
+    // req_1: three calls, two of them logged in the same millisecond; req_2: one call; the same
+    // request id in another workspace; and a batch that was stored twice (what this fixes).
+    await cost('ten_m', 'req_1', '2026-01-01T00:00:00.000Z', 0.1);
+    await cost('ten_m', 'req_1', '2026-01-01T00:00:00.000Z', 0.2);
+    await cost('ten_m', 'req_1', '2026-01-01T00:00:01.000Z', 0.3);
+    await cost('ten_m', 'req_2', '2026-01-01T00:00:00.000Z', 0.4);
+    await cost('ten_n', 'req_1', '2026-01-01T00:00:00.000Z', 0.5);
+    await cost('ten_n', 'req_1', '2026-01-01T00:00:00.000Z', 0.5);
+    const totals = async () => (await q(`select tenant_id, calls::int, cost::float8 from analytics_cost_totals order by tenant_id`)).rows;
+    const totalsBefore = await totals();
+
+    await runMigrations(db);
+    const { rows } = await q(`select tenant_id, request_id, seq from cost_logs order by id`);
+    expect(rows.map((r) => `${r.tenant_id}/${r.request_id}/${r.seq}`)).toEqual(['ten_m/req_1/0', 'ten_m/req_1/1', 'ten_m/req_1/2', 'ten_m/req_2/0', 'ten_n/req_1/0', 'ten_n/req_1/1']);
+    // The rows themselves, and so the rollups, are unchanged.
+    expect(await totals()).toEqual(totalsBefore);
+
+    // From now on a row sent again under its key is skipped, and the triggers do not count it.
+    const keyed = `insert into cost_logs (tenant_id, request_id, provider, model, input_tokens, output_tokens, cost, created_at, seq)
+      values ('ten_m', 'req_3', 'openai', 'gpt-4o', 1, 1, 0.25, '2026-01-02T00:00:00.000Z', 0)
+      on conflict (tenant_id, request_id, created_at, seq) do nothing`;
+    expect((await q(keyed)).rowCount).toBe(1);
+    expect((await q(keyed)).rowCount).toBe(0);
+    expect((await totals()).find((r) => r.tenant_id === 'ten_m')).toEqual({ tenant_id: 'ten_m', calls: 5, cost: 1.25 });
   });
 });

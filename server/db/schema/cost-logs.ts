@@ -1,4 +1,4 @@
-import { bigint, index, integer, numeric, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, numeric, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { tenantId } from './columns.js';
 
 // One row per real upstream provider call (an attempt that got an answer from the provider,
@@ -21,8 +21,19 @@ export const costLogs = pgTable(
     /** ok | error */
     status: text('status').notNull().default('ok'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /**
+     * The row's position among its call's cost rows (0, 1, 2... in the order the upstream calls were
+     * made), set by the log writer. Null only for rows inserted by other means (hand-written SQL).
+     */
+    seq: smallint('seq'),
   },
-  (t) => [index('cost_logs_tenant_created_idx').on(t.tenantId, t.createdAt.desc()), index('cost_logs_tenant_request_idx').on(t.tenantId, t.requestId)],
+  (t) => [
+    index('cost_logs_tenant_created_idx').on(t.tenantId, t.createdAt.desc()),
+    // The idempotency key of a cost row: a log batch retried after its commit went through but its
+    // acknowledgement was lost inserts nothing twice (on conflict do nothing). created_at is part of
+    // it because cost-only calls (the judge) reuse their request id when a sample is graded again.
+    uniqueIndex('cost_logs_call_idx').on(t.tenantId, t.requestId, t.createdAt, t.seq),
+  ],
 );
 
 export type CostLogRow = typeof costLogs.$inferInsert;

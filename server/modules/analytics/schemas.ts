@@ -222,7 +222,7 @@ export const Pipeline = z.object({
     .describe('Per routing stage'),
   explorationRate: z.number().describe('Configured exploration rate (GATEWAY_EXPLORATION_RATE)'),
   activeAbTests: count('A/B tests with status active'),
-  feedbackCount: count('Feedback rows on this workspace\'s requests'),
+  feedbackCount: count('Feedback rows of this workspace, kept when log retention deletes the requests they rate'),
   active_ab_tests: count('Same as activeAbTests (the name SPEC.md uses)'),
   feedback_count: count('Same as feedbackCount (the name SPEC.md uses)'),
 });

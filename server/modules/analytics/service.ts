@@ -284,9 +284,10 @@ export class AnalyticsService {
   }
 
   async pipeline(tenantId: string): Promise<Out<typeof Pipeline>> {
-    const [rows, activeAbTests] = await Promise.all([repo.requestTotals(this.db, tenantId, ['routedBy']), repo.activeAbTests(this.db, tenantId)]);
+    // Feedback is counted on its own table: the rollups drop the feedback of deleted requests
+    // (retention), while the feedback rows, and the adaptive routing they feed, remain.
+    const [rows, { activeAbTests, feedbackCount }] = await Promise.all([repo.requestTotals(this.db, tenantId, ['routedBy']), repo.pipelineCounts(this.db, tenantId)]);
     const explorationRate = this.runtime.explorationRate();
-    const feedbackCount = sum(rows, (r) => r.feedbackCount);
     const stage = (active: boolean, pick: (r: RequestTotalsRow) => { n: number; lat: number }) => {
       let n = 0;
       let lat = 0;
@@ -428,7 +429,33 @@ function decodeRequestCursor(cursor: string, orderBy: OrderBy, order: Order): { 
   if (!Array.isArray(parsed) || parsed.length !== 4 || typeof parsed[3] !== 'string') throw new GatewayError('invalid_request_error', 'cursor is not valid');
   const [o, d, key, id] = parsed as [unknown, unknown, unknown, string];
   if (o !== orderBy || d !== order) throw new GatewayError('invalid_request_error', `cursor was issued for orderBy=${String(o)}&order=${String(d)}; pass the same orderBy and order`);
-  if (orderBy === 'createdAt' && (typeof key !== 'string' || Number.isNaN(Date.parse(key)))) throw new GatewayError('invalid_request_error', 'cursor is not valid');
-  if (orderBy === 'latencyMs' && (typeof key !== 'number' || !Number.isInteger(key))) throw new GatewayError('invalid_request_error', 'cursor is not valid');
+  const keyValid = orderBy === 'createdAt' ? isCreatedKey(key) : isLatencyKey(key);
+  if (!keyValid || !REQUEST_ID.test(id)) throw new GatewayError('invalid_request_error', 'cursor is not valid');
   return { value: key as string | number, id };
+}
+
+// What a cursor may carry is checked against exactly what encodeRequestCursor writes: a value that
+// JavaScript accepts but PostgreSQL does not ('1' as a date, a latency past int4, a NUL in the id)
+// would otherwise fail the query with a 500.
+
+/** created_at as the list query formats it (to_char 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'). */
+const CREATED_KEY = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{6}Z$/;
+const INT4_MAX = 2_147_483_647;
+/** Request ids are req_ and letters, digits, '_' or '-' (generated ones: 20 letters and digits). */
+const REQUEST_ID = /^req_[A-Za-z0-9_-]{1,100}$/;
+
+function isCreatedKey(key: unknown): boolean {
+  const m = typeof key === 'string' ? CREATED_KEY.exec(key) : null;
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 && second <= 59;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+function isLatencyKey(key: unknown): boolean {
+  return typeof key === 'number' && Number.isInteger(key) && key >= 0 && key <= INT4_MAX;
 }
