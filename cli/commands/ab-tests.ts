@@ -92,11 +92,12 @@ export function registerAbTestsCommand(program: Command): void {
         COMPLETED: test.completedAt ? `${shortDate(test.completedAt)} (${test.completionReason ?? 'completed'})` : '-',
       });
       printTable(
-        ['VARIANT', 'WEIGHT', 'REQUESTS', 'AVG LATENCY', 'TOTAL COST', 'AVG COST', 'AVG SCORE', 'FEEDBACK'],
+        ['VARIANT', 'WEIGHT', 'REQUESTS', 'ERRORS', 'AVG LATENCY', 'TOTAL COST', 'AVG COST', 'AVG SCORE', 'FEEDBACK'],
         test.results.map((r) => [
           `${r.provider}/${r.model}`,
           String(r.weight),
           String(r.requests),
+          String(r.errors),
           orDash(r.avgLatencyMs, (v) => `${Math.round(Number(v))} ms`),
           usd(r.totalCostUsd),
           orDash(r.avgCostUsd, usd),

@@ -80,7 +80,7 @@ describe('gatewayctl ab-tests and feedback', () => {
     expect(shown).toMatchObject({ code: 0, stderr: '' });
     expect(shown.stdout).toMatch(/STATUS\s*│\s*active/);
     expect(shown.stdout).toMatch(/CELL\s*│\s*qa\/simple/);
-    expect(shown.stdout).toMatch(/VARIANT\s*│\s*WEIGHT\s*│\s*REQUESTS\s*│\s*AVG LATENCY\s*│\s*TOTAL COST\s*│\s*AVG COST\s*│\s*AVG SCORE\s*│\s*FEEDBACK/);
+    expect(shown.stdout).toMatch(/VARIANT\s*│\s*WEIGHT\s*│\s*REQUESTS\s*│\s*ERRORS\s*│\s*AVG LATENCY\s*│\s*TOTAL COST\s*│\s*AVG COST\s*│\s*AVG SCORE\s*│\s*FEEDBACK/);
     const served = rowWith(shown.stdout, `│ ${variant} `);
     expect(served[0]).toBe(variant);
     expect(served.slice(2)).toEqual(['1', expect.stringMatching(/^\d+ ms$/), expect.stringMatching(/^\$0\.\d{6}$/), expect.stringMatching(/^\$0\.\d{6}$/), '4.00', '1']);
