@@ -27,6 +27,8 @@ export function costRow(call: ChatCall, target: Target, usage: Usage, status: 'o
     cost: costOf(target, usage),
     status,
     createdAt: new Date(),
+    // Numbered by the log writer; present from the start so every row has one shape.
+    seq: 0,
   };
 }
 

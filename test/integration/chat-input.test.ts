@@ -80,15 +80,15 @@ describe('bad input', () => {
     expectTypedError(res, 413, 'invalid_request_error');
   });
 
-  it('logs no cost and no request row for rejected input, and keeps serving', async () => {
-    await post({ model: 'openai/gpt-4o-mini', messages: [] });
-    await post({ model: 'missing', messages: user });
+  it('logs no cost for rejected input, a request row only for a call that passed validation, and keeps serving', async () => {
+    const invalid = (await post({ model: 'openai/gpt-4o-mini', messages: [] })).headers.get('x-gateway-request-id')!;
+    // A model no provider serves passed validation: its call has a request row (SPEC.md), and no cost.
+    const unserved = (await post({ model: 'missing', messages: user })).headers.get('x-gateway-request-id')!;
     const ok = await post({ model: 'openai/gpt-4o-mini', messages: user });
     expect(ok.status).toBe(200);
     await c.waitForCount('select count(*) n from requests where tenant_id = $1 and id = $2', [c.tenant.tenantId, ok.body._gateway.requestId], 1);
-    const costs = await c.query('select count(*)::int n from cost_logs where tenant_id = $1', [c.tenant.tenantId]);
-    const reqs = await c.query('select count(*)::int n from requests where tenant_id = $1', [c.tenant.tenantId]);
-    expect(costs[0].n).toBe(reqs[0].n);
+    expect(await c.query('select id, status, error_type from requests where id = any($1)', [[invalid, unserved]])).toEqual([{ id: unserved, status: 'error', error_type: 'not_found_error' }]);
+    expect(await c.query('select request_id from cost_logs where request_id = any($1)', [[invalid, unserved]])).toEqual([]);
   });
 
   it('passes unknown OpenAI fields through to the provider', async () => {
