@@ -148,7 +148,11 @@ export function logUnrouted(writer: LogWriter, call: ChatCall, routedBy: RoutedB
     if (rows.length > 0) writer.writeCosts(rows);
     return;
   }
-  const decision: RoutingDecision = { provider: '', model: '', routedBy, taskType: null, complexity: null, usedFallback: false, usedLlmFallback: false };
+  // What routing had settled before it failed: the classified (or hinted) cell, when it got that far.
+  const cell = call.failedCell;
+  const decision: RoutingDecision = cell
+    ? { provider: '', model: '', routedBy: cell.routedBy, taskType: cell.taskType, complexity: cell.complexity, usedFallback: false, usedLlmFallback: cell.usedLlmFallback }
+    : { provider: '', model: '', routedBy, taskType: null, complexity: null, usedFallback: false, usedLlmFallback: false };
   const row = requestRow(call, { decision, served: null, latencyMs: performance.now() - call.startedAt, usage: ZERO_USAGE, cached: false, cacheType: null, streamed, status: 'error', errorType });
   // No target was chosen: the row names none.
   row.provider = null;

@@ -48,6 +48,8 @@ export interface ChatCall {
   createdAt: Date;
   /** Cost rows of calls made on this request's behalf before the provider call (LLM classification). */
   extraCosts?: CostLogRow[];
+  /** The routing cell the engine had settled on when routing then failed (no capable model): the request row keeps it. */
+  failedCell?: { taskType: TaskType; complexity: Complexity; routedBy: RoutedBy; usedLlmFallback: boolean };
   /** A call the gateway makes itself (judge, evals): cost rows only, no request row. */
   costOnly?: boolean;
   /**

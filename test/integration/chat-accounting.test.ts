@@ -113,7 +113,11 @@ describe('calls that fail before a provider is chosen', () => {
     expect(res?.status).toBe(502);
     expect((res?.error as any)?.type).toBe('no_capable_provider');
     const id = requestIdOf(res);
-    expect(await requestRow(id)).toMatchObject({ status: 'error', error_type: 'no_capable_provider', routed_by: 'classification', provider: null, model: null, token_id: token.body.id });
+    const logged = await requestRow(id);
+    expect(logged).toMatchObject({ status: 'error', error_type: 'no_capable_provider', routed_by: 'classification', provider: null, model: null, token_id: token.body.id, used_llm_fallback: true });
+    // The cell the classifier settled on is kept, so analytics can tell which kind of request found no model.
+    expect(logged.task_type).toEqual(expect.any(String));
+    expect(logged.complexity).toEqual(expect.any(String));
 
     await c.waitForCount('select count(*) n from cost_logs where request_id = $1', [id], 1);
     const [row] = await costRows(id);
@@ -137,7 +141,7 @@ describe('calls that fail before a provider is chosen', () => {
       expect(err?.status).toBe(502);
       await blind.waitForCount('select count(*) n from requests where id = $1', [requestIdOf(err)], 1);
       const [row] = await blind.query('select * from requests where id = $1', [requestIdOf(err)]);
-      expect(row).toMatchObject({ status: 'error', error_type: 'provider_error', routed_by: 'routing-hint', provider: null, model: null });
+      expect(row).toMatchObject({ status: 'error', error_type: 'provider_error', routed_by: 'routing-hint', task_type: 'qa', complexity: 'simple', provider: null, model: null });
     } finally {
       await blind.close();
     }
