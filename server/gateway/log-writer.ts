@@ -244,25 +244,13 @@ export class LogWriter {
         (written) => {
           this.backoffMs = 0;
           this.maybeStored = false;
-          this.stats.writtenRequests += written.requests.length;
-          this.stats.writtenCosts += written.costs.length;
-          if (written.requests !== requests) {
-            // Rows were rejected and dropped: forget their live-tap extras too.
-            const kept = new Set(written.requests);
-            for (const r of requests) if (!kept.has(r)) this.extras.delete(r.id);
-          }
-          if (written.requests.length && this.opts.onCommitted) {
-            const committed = written.requests.map((row) => {
-              const extra = this.extras.get(row.id);
-              this.extras.delete(row.id);
-              return { row, costUsd: extra?.costUsd ?? 0, preview: extra?.preview ?? null };
-            });
-            this.opts.onCommitted(committed);
-          }
+          this.recordCommitted(requests, written);
         },
         (err: unknown) => {
           // Put back what was not committed, in front of anything queued since, then retry later.
+          // A split batch (see commitBatch) may have committed part of itself before the failure.
           const left = err instanceof UncommittedRows ? err : { requests, costs };
+          if (err instanceof UncommittedRows) this.recordCommitted(requests, err.written, err.requests);
           this.requests = left.requests.concat(this.requests);
           this.costs = left.costs.concat(this.costs);
           this.enforceBound();
@@ -284,19 +272,40 @@ export class LogWriter {
   }
 
   /**
+   * Counts the rows of `batch` that were committed and tells the live tap. Rows neither committed
+   * nor put back (`requeued`) were rejected and dropped: their live-tap extras go too.
+   */
+  private recordCommitted(batch: RequestLogRow[], written: RowBatch, requeued: RequestLogRow[] = []): void {
+    this.stats.writtenRequests += written.requests.length;
+    this.stats.writtenCosts += written.costs.length;
+    if (written.requests !== batch) {
+      const kept = new Set(written.requests.concat(requeued));
+      for (const r of batch) if (!kept.has(r)) this.extras.delete(r.id);
+    }
+    if (written.requests.length && this.opts.onCommitted) {
+      const committed = written.requests.map((row) => {
+        const extra = this.extras.get(row.id);
+        this.extras.delete(row.id);
+        return { row, costUsd: extra?.costUsd ?? 0, preview: extra?.preview ?? null };
+      });
+      this.opts.onCommitted(committed);
+    }
+  }
+
+  /**
    * Commits a batch. When PostgreSQL rejects it for its data rather than for the connection, the
    * batch is split in halves until the rejected rows (a request row with its cost rows) are found;
    * those are dropped and counted, the rest is committed. Retrying the batch whole would fail
    * forever and, as new rows join it, stop all logging.
    */
-  private async commitBatch(requests: RequestLogRow[], costs: CostLogRow[], again: boolean): Promise<{ requests: RequestLogRow[]; costs: CostLogRow[] }> {
+  private async commitBatch(requests: RequestLogRow[], costs: CostLogRow[], again: boolean): Promise<RowBatch> {
     try {
       await this.commit(requests, costs, again);
       return { requests, costs };
     } catch (err) {
       if (!isDataError(err)) throw err;
     }
-    const written = { requests: [] as RequestLogRow[], costs: [] as CostLogRow[] };
+    const written: RowBatch = { requests: [], costs: [] };
     const groups = groupByRequest(requests, costs);
     const isolate = async (part: RowGroup[], done: number): Promise<void> => {
       try {
@@ -306,7 +315,7 @@ export class LogWriter {
           written.costs.push(...g.costs);
         }
       } catch (err) {
-        if (!isDataError(err)) throw new UncommittedRows(groups.slice(done), err);
+        if (!isDataError(err)) throw new UncommittedRows(groups.slice(done), written, err);
         if (part.length === 1) {
           const g = part[0]!;
           this.stats.dropped += g.requests.length + g.costs.length;
@@ -391,10 +400,20 @@ function isDataError(err: unknown): boolean {
 }
 
 /** Isolating rejected rows stopped on a connection error: these groups are not committed yet. */
+interface RowBatch {
+  requests: RequestLogRow[];
+  costs: CostLogRow[];
+}
+
+/** A split batch's connection failed: `requests` and `costs` are still to commit, `written` was committed before. */
 class UncommittedRows extends Error {
   readonly requests: RequestLogRow[];
   readonly costs: CostLogRow[];
-  constructor(groups: RowGroup[], cause: unknown) {
+  constructor(
+    groups: RowGroup[],
+    readonly written: RowBatch,
+    cause: unknown,
+  ) {
     super((cause as Error)?.message ?? String(cause), { cause });
     this.requests = groups.flatMap((g) => g.requests);
     this.costs = groups.flatMap((g) => g.costs);

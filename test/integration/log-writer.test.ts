@@ -111,6 +111,43 @@ describe('log writer', () => {
     expect(await count('requests', tenant)).toBe(9);
   });
 
+  it('a connection lost while a rejected batch is split still counts and announces the part already committed', async () => {
+    // The batch fails for its data, is retried whole, then split: the first half commits and the
+    // connection drops before the second half runs. Nothing is announced twice or lost.
+    let statements = 0;
+    const connect = async () => {
+      const client = await handle.pool.connect();
+      return new Proxy(client, {
+        get(target, prop, receiver) {
+          if (prop !== 'query') {
+            const value = Reflect.get(target, prop, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return async (config: { name?: string }) => {
+            if (config.name?.startsWith('gateway_log_batch') && ++statements === 4) throw new Error('Connection terminated unexpectedly');
+            return target.query(config as never);
+          };
+        },
+      });
+    };
+    const committed: string[] = [];
+    const writer = new LogWriter({ pool: { connect } as never, logger: createLogger('silent'), flushIntervalMs: 5, maxBuffered: 10_000, onCommitted: (rows) => committed.push(...rows.map((c) => c.row.id)) });
+    const tenant = newId('ten');
+    const rows = Array.from({ length: 9 }, () => row(tenant));
+    const [bad] = rows[6]!;
+    bad.errorType = 'bad\u0000value';
+    for (const [r, c] of rows) writer.write(r, c);
+    await writer.drain();
+    expect(statements).toBeGreaterThan(4);
+    expect(writer.stats.failedFlushes).toBe(1);
+    expect(await count('requests', tenant)).toBe(8);
+    expect(await count('cost_logs', tenant)).toBe(8);
+    expect(writer.stats.writtenRequests).toBe(8);
+    expect(writer.stats.writtenCosts).toBe(8);
+    expect(writer.stats.rejectedRows).toBe(2);
+    expect([...committed].sort()).toEqual(rows.map(([r]) => r.id).filter((id) => id !== bad.id).sort());
+  });
+
   it('keeps rows while Postgres is stopped and writes them all after it restarts', async () => {
     const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 20, maxBuffered: 10_000 });
     const tenant = newId('ten');
