@@ -63,7 +63,7 @@ export type Config = z.infer<typeof ConfigSchema> & {
 const PROVIDER_ENV = /^[A-Z0-9_]+_(API_KEY|BASE_URL)$/;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = ConfigSchema.safeParse(env);
+  const parsed = ConfigSchema.safeParse(withoutEmptyValues(env));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
@@ -71,6 +71,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const providerEnv: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(env)) if (PROVIDER_ENV.test(k) && v) providerEnv[k] = v;
   return { ...parsed.data, providerEnv };
+}
+
+/**
+ * `NAME=` (as compose files and .env templates leave a setting) means unset, not an empty value:
+ * otherwise PORT= would coerce to port 0 and GATEWAY_EXPLORATION_RATE= to 0.
+ */
+function withoutEmptyValues(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v.trim() !== '') out[k] = v;
+  return out;
 }
 
 /**

@@ -67,7 +67,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     ? new SharedRateLimiter(new RedisRateStore(config.REDIS_URL, logger), { syncMs: config.GATEWAY_RATE_SYNC_MS, logger })
     : undefined;
   const rateLimitStoreReachable = sharedRateLimits && (() => sharedRateLimits.storeReachable);
-  metrics?.watch({ logWriter: dataPlane.logWriter, breakers: dataPlane.breakers, rateLimitStoreReachable });
+  metrics?.watch({ logWriter: dataPlane.logWriter, breakers: dataPlane.breakers, providers: () => dataPlane.registry.list().map((p) => p.name), rateLimitStoreReachable });
   const routingDeps = { db, pool, audit, registry: dataPlane.registry, routing: dataPlane.routing };
   // Every job is registered here, before start() creates the queues, workers and schedules.
   const jobRegistry = new JobRegistry<Services>()

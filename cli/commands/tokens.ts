@@ -16,7 +16,7 @@ function row(t: ApiToken): string[] {
     yesNo(t.enabled),
     yesNo(t.admin),
     `$${t.spentUsd.toFixed(4)}`,
-    orDash(t.spendLimitUsd, (v) => `$${Number(v).toFixed(2)}`),
+    orDash(t.spendLimitUsd, (v) => usdLimit(Number(v))),
     orDash(t.rateLimitPerMinute, (v) => `${v}/min`),
     shortDate(t.createdAt),
     shortDate(t.lastUsedAt),
@@ -77,4 +77,10 @@ export function registerTokensCommand(program: Command): void {
       if (globalOptions(command).json) return printJson(deleted);
       printLine(`Token ${deleted.id} deleted.`);
     });
+}
+
+/** Limits go down to $0.0001: whole cents are shown to the cent, anything finer to four places, like the spend. */
+function usdLimit(v: number): string {
+  const cents = v * 100;
+  return `$${v.toFixed(Math.abs(cents - Math.round(cents)) < 1e-9 ? 2 : 4)}`;
 }

@@ -122,6 +122,12 @@ export class DataPlane {
       this.simulator = await startSimulator({ models: { openai: models } });
       this.opts.logger.info({ url: this.simulator.url }, 'no provider credential set: routing to the built-in simulator');
     }
-    return { name: SIMULATOR_PROVIDER, family: 'openai-compatible', baseUrl: this.simulator.baseUrls.openai, apiKey: 'simulator', builtinModels: models, source: 'simulator' };
+    return { name: SIMULATOR_PROVIDER, family: 'openai-compatible', baseUrl: this.simulator.baseUrls.openai, apiKey: SIMULATOR_API_KEY, builtinModels: models, source: 'simulator' };
   }
 }
+
+/**
+ * The built-in simulator takes any key; error messages have the key blanked out, so it must not be a
+ * word those messages contain (such as the provider's name, "simulator").
+ */
+const SIMULATOR_API_KEY = 'sk-local-simulator-0000';

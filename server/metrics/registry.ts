@@ -11,6 +11,8 @@ import { RequestMetrics } from './request-metrics.js';
 export interface MetricsSources {
   logWriter: LogWriter;
   breakers: CircuitBreakers;
+  /** The registered providers' names: every one gets a breaker series, closed unless it failed. */
+  providers: () => string[];
   /** Whether the shared rate-limit store answered last time; absent when limits are per process. */
   rateLimitStoreReachable?: () => boolean;
 }
@@ -40,7 +42,7 @@ export class Metrics {
   /** Registers the metrics read from live state at each scrape. */
   watch(sources: MetricsSources): void {
     const registers = [this.registry];
-    const { logWriter, breakers } = sources;
+    const { logWriter, breakers, providers } = sources;
     new Gauge({
       name: 'gateway_log_queue_rows',
       help: 'Log rows waiting to be written (they pile up while PostgreSQL is unreachable), by table.',
@@ -73,7 +75,13 @@ export class Metrics {
       registers,
       collect() {
         this.reset();
-        for (const [provider, b] of Object.entries(breakers.snapshot())) for (const state of BREAKER_STATES) this.set({ provider, state }, b.state === state ? 1 : 0);
+        // A circuit exists only for a provider that failed since its last success: the others are closed.
+        const circuits = breakers.snapshot();
+        const names = new Set([...providers(), ...Object.keys(circuits)]);
+        for (const provider of names) {
+          const current = circuits[provider]?.state ?? 'closed';
+          for (const state of BREAKER_STATES) this.set({ provider, state }, current === state ? 1 : 0);
+        }
       },
     });
     const storeReachable = sources.rateLimitStoreReachable;

@@ -26,18 +26,18 @@ export class RequestMetrics {
     const registers = [registry];
     this.requests = new Counter({
       name: 'gateway_requests_total',
-      help: 'Chat completion calls that got past authentication and validation, by the provider and model that served them (or were tried last), status (ok, error, client_closed) and cache (miss, exact, semantic).',
+      help: 'Chat completion and embeddings calls that got past authentication and validation, by the provider and model that served them (or were tried last), status (ok, error, client_closed) and cache (miss, exact, semantic).',
       labelNames: ['provider', 'model', 'status', 'cache'],
       registers,
     });
     this.duration = new Histogram({
       name: 'gateway_request_duration_seconds',
-      help: 'Whole chat completion calls answered by a provider (cache hits excluded), to the last byte or chunk, in seconds.',
+      help: 'Whole chat completion and embeddings calls answered by a provider (cache hits excluded), to the last byte or chunk, in seconds.',
       labelNames: ['provider', 'streamed'],
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.fallbacks = new Counter({ name: 'gateway_fallback_requests_total', help: 'Chat calls served by a fallback target after the first one failed, by the provider that served.', labelNames: ['provider'], registers });
+    this.fallbacks = new Counter({ name: 'gateway_fallback_requests_total', help: 'Chat and embeddings calls served by a fallback target after the first one failed, by the provider that served.', labelNames: ['provider'], registers });
     this.tokensSaved = new Counter({ name: 'gateway_cache_tokens_saved_total', help: 'Tokens the cache saved (not sent upstream), input or output.', labelNames: ['direction'], registers });
     this.upstreamCalls = new Counter({
       name: 'gateway_upstream_calls_total',

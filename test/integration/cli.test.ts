@@ -61,6 +61,11 @@ describe('gatewayctl', () => {
     for (const cell of ['ci-bot', listedBySdk!.prefix, '$0.0000', '$12.50', '60/min']) expect(row).toContain(cell);
     expect(list.stdout).toMatch(/ID\s*│\s*NAME\s*│\s*PREFIX\s*│\s*ENABLED/);
     expect(list.stdout).not.toContain(secret);
+    // The smallest limit is a hundredth of a cent: shown as such, not rounded to $0.00.
+    const tiny = await cli(['tokens', 'create', 'tiny', '--spend-limit', '0.0001', '--json']);
+    const tinyId = JSON.parse(tiny.stdout).id as string;
+    expect(lines((await cli(['tokens', 'list'])).stdout).find((l) => l.includes(tinyId))).toContain('$0.0001');
+    expect((await cli(['tokens', 'delete', tinyId])).code).toBe(0);
 
     const disabled = await cli(['tokens', 'disable', id, '--json']);
     expect(disabled.code).toBe(0);

@@ -85,6 +85,9 @@ describe('GET /metrics', () => {
     expect(after).toMatch(/^gateway_log_queue_rows\{table="requests"\} \d+$/m);
     expect(after).toMatch(/^gateway_log_rows_written_total\{table="requests"\} \d+$/m);
     expect(after).toMatch(/^gateway_provider_breaker_state\{provider="openai",state="closed"\} 1$/m);
+    // A provider that never failed has its series too (closed), not none.
+    expect(after).toMatch(/^gateway_provider_breaker_state\{provider="gemini",state="closed"\} 1$/m);
+    expect(after).toMatch(/^gateway_provider_breaker_state\{provider="gemini",state="open"\} 0$/m);
     expect(after).toMatch(/^process_cpu_seconds_total \d/m);
     expect(after).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
     // No tenant or token id anywhere.

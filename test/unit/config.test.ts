@@ -16,4 +16,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ REDIS_URL: 'localhost' })).toThrow(/REDIS_URL/);
     expect(() => loadConfig({ GATEWAY_RATE_SYNC_MS: '5' })).toThrow(/GATEWAY_RATE_SYNC_MS/);
   });
+
+  it('takes an empty value (NAME= in a compose or .env file) as unset, not as 0 or an empty string', () => {
+    const config = loadConfig({ PORT: '', GATEWAY_EXPLORATION_RATE: '', REDIS_URL: '', GATEWAY_ADMIN_TOKEN: ' ', GATEWAY_JOBS: '' });
+    expect(config.PORT).toBe(loadConfig({}).PORT);
+    expect(config.GATEWAY_EXPLORATION_RATE).toBe(loadConfig({}).GATEWAY_EXPLORATION_RATE);
+    expect(config.REDIS_URL).toBeUndefined();
+    expect(config.GATEWAY_ADMIN_TOKEN).toBeUndefined();
+    expect(config.GATEWAY_JOBS).toBe(loadConfig({}).GATEWAY_JOBS);
+  });
 });
