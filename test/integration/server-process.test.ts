@@ -28,6 +28,20 @@ describe('the server process', () => {
       await fetch(`${base}/v1/admin/tokens`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"name":"kept"}' })
     ).json();
     expect(created.name).toBe('kept');
+
+    // No provider credential: the built-in simulator answers, and its failures read as its own
+    // (the error messages have the provider's key blanked out, and that key is no word in them).
+    const [, simulatorUrl] = await first.waitFor(/built-in simulator at (http:\/\/[\d.:]+)/);
+    const chat = (model: string) =>
+      fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }) });
+    const answered: any = await (await chat('')).json();
+    expect(answered._gateway.provider).toBe('simulator');
+    await fetch(`${simulatorUrl}/_simulator/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ faults: [{ status: 500 }] }) });
+    const failed = await chat('simulator/gpt-4o-mini');
+    expect(failed.status).toBe(502);
+    const { error }: any = await failed.json();
+    expect(error.attempts[0].message).toContain('simulator returned HTTP 500');
+    expect(error.message).not.toContain('***');
     expect(await first.stop('SIGTERM')).toBe(0);
 
     const second = startServerProcess(env());
