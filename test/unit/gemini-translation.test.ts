@@ -3,20 +3,12 @@ import { requiresThoughtSignatures, SKIP_THOUGHT_SIGNATURE, toGeminiRequest } fr
 import { fromGeminiResponse, mapFinishReason, type GeminiPart, type GeminiResponse } from '../../server/providers/gemini/response.js';
 import { GeminiStreamTranslator } from '../../server/providers/gemini/stream.js';
 import { ProviderError, type ChatChunk, type ChatMessage } from '../../server/providers/types.js';
+import { translateGeminiStream } from '../support/gemini-stream.js';
 
 // Thought signatures carried through OpenAI tool calls, and finish reasons, in both directions and
 // in both answer shapes (whole and streamed).
 
-function stream(frames: unknown[], model = 'gemini-3-pro-preview'): ChatChunk[] {
-  const tr = new GeminiStreamTranslator('gemini', model);
-  const out: ChatChunk[] = [];
-  for (const f of frames) {
-    const c = tr.push({ data: JSON.stringify(f) });
-    if (c) out.push(c);
-  }
-  out.push(tr.end());
-  return out;
-}
+const stream = (frames: unknown[], model = 'gemini-3-pro-preview'): ChatChunk[] => translateGeminiStream(frames, model);
 
 const SIG_A = 'CiQBjz1rX0signatureA==';
 const SIG_B = 'CiQBjz1rX0signatureB==';

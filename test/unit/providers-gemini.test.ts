@@ -3,17 +3,9 @@ import { toGeminiRequest } from '../../server/providers/gemini/request.js';
 import { fromGeminiResponse, mapFinishReason, type GeminiResponse } from '../../server/providers/gemini/response.js';
 import { GeminiStreamTranslator } from '../../server/providers/gemini/stream.js';
 import { ProviderError, type ChatChunk } from '../../server/providers/types.js';
+import { translateGeminiStream } from '../support/gemini-stream.js';
 
-function run(frames: unknown[]): ChatChunk[] {
-  const tr = new GeminiStreamTranslator('gemini', 'gemini-2.5-flash');
-  const out: ChatChunk[] = [];
-  for (const f of frames) {
-    const c = tr.push({ data: JSON.stringify(f) });
-    if (c) out.push(c);
-  }
-  out.push(tr.end());
-  return out;
-}
+const run = (frames: unknown[]): ChatChunk[] => translateGeminiStream(frames);
 
 describe('gemini request translation', () => {
   it('maps system instruction, roles and merges consecutive turns', () => {

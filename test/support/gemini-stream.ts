@@ -1,0 +1,14 @@
+import { GeminiStreamTranslator } from '../../server/providers/gemini/stream.js';
+import type { ChatChunk } from '../../server/providers/types.js';
+
+/** Gemini SSE frames through the stream translator, as the chunks it yields (its end included). */
+export function translateGeminiStream(frames: unknown[], model = 'gemini-2.5-flash'): ChatChunk[] {
+  const tr = new GeminiStreamTranslator('gemini', model);
+  const out: ChatChunk[] = [];
+  for (const f of frames) {
+    const c = tr.push({ data: JSON.stringify(f) });
+    if (c) out.push(c);
+  }
+  out.push(tr.end());
+  return out;
+}
