@@ -2,7 +2,7 @@ import type { CancelSignal } from '../lib/cancel-signal.js';
 import { GatewayError } from '../lib/errors.js';
 import { isAbortedError } from '../providers/http-errors.js';
 import { ProviderError } from '../providers/types.js';
-import type { CircuitBreakers } from './breaker.js';
+import type { AttemptPermit, CircuitBreakers } from './breaker.js';
 import type { Target, UpstreamErrorSummary } from './types.js';
 
 // What happens to one failed upstream attempt, shared by the JSON and streaming paths.
@@ -24,13 +24,17 @@ export interface AttemptFailure {
 
 /**
  * Classifies a failed attempt and feeds the provider's circuit breaker. A client that went away
- * is not the provider's fault: it surfaces as ClientClosedError and the breaker is left alone.
+ * is not the provider's fault: it surfaces as ClientClosedError and no failure is counted. When
+ * the attempt was the circuit's probe (`permit`), an end that says nothing about the provider
+ * (the client left, the request was refused, a gateway bug) releases the probe for the next request.
  */
-export function classifyFailure(err: unknown, target: Target, breakers: CircuitBreakers, signal: CancelSignal): AttemptFailure {
-  if (signal.aborted || isAbortedError(err)) throw new ClientClosedError();
+export function classifyFailure(err: unknown, target: Target, breakers: CircuitBreakers, signal: CancelSignal, permit: AttemptPermit = 'free'): AttemptFailure {
+  const clientGone = signal.aborted || isAbortedError(err);
+  const providerFault = !clientGone && err instanceof ProviderError && !rejectsRequest(err);
+  if (providerFault) breakers.failure(target.provider, (err as ProviderError).retryAfterMs);
+  else if (permit === 'probe') breakers.release(target.provider);
+  if (clientGone) throw new ClientClosedError();
   if (!(err instanceof ProviderError)) throw err;
-  const providerFault = !rejectsRequest(err);
-  if (providerFault) breakers.failure(target.provider, err.retryAfterMs);
   return {
     summary: { provider: target.provider, model: target.model, status: err.status, kind: err.kind, message: err.message },
     fallBack: providerFault,

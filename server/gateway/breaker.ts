@@ -1,8 +1,19 @@
 // Per-provider circuit breaker. After FAILURE_THRESHOLD consecutive retryable failures (or an
 // upstream Retry-After) the provider is skipped for a cool-down; then one probe request is let
 // through (half-open): success closes the circuit, failure reopens it with a longer cool-down.
+//
+// Looking at a circuit (mayTry) never changes it: a request lists its fallback candidates up
+// front but tries few of them, and only the attempt actually sent claims the probe (claim). A
+// probe that ends without a verdict on the provider (the client left, the request itself was
+// refused) is released for the next request; a lease bounds a probe whose end is never reported.
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
+
+/**
+ * What claim() grants: 'denied' (skip the provider), 'free' (closed circuit: send, nothing to give
+ * back) or 'probe' (this attempt is the half-open circuit's one probe: report its end).
+ */
+export type AttemptPermit = 'denied' | 'free' | 'probe';
 
 export interface BreakerOptions {
   failureThreshold?: number;
@@ -15,7 +26,8 @@ interface Circuit {
   failures: number;
   openUntil: number;
   cooldownMs: number;
-  probing: boolean;
+  /** When the probe in flight stops blocking others (its lease ends); 0 when none is. */
+  probeUntil: number;
 }
 
 export class CircuitBreakers {
@@ -38,26 +50,46 @@ export class CircuitBreakers {
     return this.now() < c.openUntil ? 'open' : 'half-open';
   }
 
-  /** Whether a call may go to this provider now; in half-open state only one probe at a time. */
-  allow(provider: string): boolean {
+  /**
+   * Whether a call could be sent to this provider now: closed, or half-open with no probe in
+   * flight. Changes nothing: listing a candidate does not claim its probe.
+   */
+  mayTry(provider: string): boolean {
     const c = this.circuits.get(provider);
     if (!c || c.openUntil === 0) return true;
-    if (this.now() < c.openUntil) return false;
-    if (c.probing) return false;
-    c.probing = true;
-    return true;
+    const now = this.now();
+    return now >= c.openUntil && now >= c.probeUntil;
+  }
+
+  /**
+   * Called right before an attempt is sent. On a half-open circuit the first caller becomes the
+   * probe for `leaseMs` at most (the upstream timeout: its verdict is in by then); the others are
+   * denied until it reports its end (success, failure or release) or its lease runs out.
+   */
+  claim(provider: string, leaseMs: number): AttemptPermit {
+    const c = this.circuits.get(provider);
+    if (!c || c.openUntil === 0) return 'free';
+    const now = this.now();
+    if (now < c.openUntil || now < c.probeUntil) return 'denied';
+    c.probeUntil = now + Math.max(1, leaseMs);
+    return 'probe';
+  }
+
+  /** The probe ended without a verdict on the provider: the next request may probe. */
+  release(provider: string): void {
+    const c = this.circuits.get(provider);
+    if (c) c.probeUntil = 0;
   }
 
   success(provider: string): void {
-    const c = this.circuits.get(provider);
-    if (c) this.circuits.delete(provider);
+    this.circuits.delete(provider);
   }
 
   failure(provider: string, retryAfterMs?: number): void {
-    const c = this.circuits.get(provider) ?? { failures: 0, openUntil: 0, cooldownMs: 0, probing: false };
+    const c = this.circuits.get(provider) ?? { failures: 0, openUntil: 0, cooldownMs: 0, probeUntil: 0 };
     c.failures++;
-    const wasProbing = c.probing;
-    c.probing = false;
+    const wasProbing = c.probeUntil !== 0;
+    c.probeUntil = 0;
     if (retryAfterMs !== undefined && retryAfterMs > 0) {
       // The provider told us when to come back: do not send before then.
       c.openUntil = Math.max(c.openUntil, this.now() + Math.min(retryAfterMs, this.maxCooldown));

@@ -78,13 +78,16 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
     logCall(logWriter, call, { decision, served, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: false, status, errorType }, costs);
 
   const tokenInput = typeof body.input !== 'string' && typeof body.input[0] !== 'string';
-  for (const target of candidates) {
+  for (let i = 0; i < candidates.length; i++) {
+    const target = candidates[i]!;
     const adapter = registry.get(target.provider)?.adapter;
     if (!adapter?.embeddings || (tokenInput && adapter.family !== 'openai-compatible')) {
       if (target !== primary) continue;
       if (!adapter?.embeddings) throw new GatewayError('invalid_request_error', `Provider '${target.provider}' has no embeddings endpoint`);
       throw new GatewayError('invalid_request_error', `Provider '${target.provider}' takes text input only, not token arrays`);
     }
+    const permit = pipeline.permit(target, errors.length === 0 && i === candidates.length - 1);
+    if (permit === 'denied') continue;
     const request: EmbeddingsRequest = { ...body, model: target.model } as EmbeddingsRequest;
     const sent = performance.now();
     try {
@@ -102,7 +105,7 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
       upstreamMs += performance.now() - sent;
       let failure: AttemptFailure;
       try {
-        failure = classifyFailure(err, target, breakers, call.signal);
+        failure = classifyFailure(err, target, breakers, call.signal, permit);
       } catch (e) {
         if (e instanceof ClientClosedError) log(target, ZERO_USAGE, 'client_closed', 'client_closed');
         throw e;

@@ -6,7 +6,7 @@ import { estimateUsage } from '../providers/usage.js';
 import { textOf } from '../providers/util.js';
 import { buildMeta, costRow, logCall, logUnrouted, ZERO_USAGE, type Outcome } from './accounting.js';
 import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
-import type { CircuitBreakers } from './breaker.js';
+import type { AttemptPermit, CircuitBreakers } from './breaker.js';
 import { hasImage, isCacheable } from './cache/eligibility.js';
 import { ExactCache } from './cache/exact-cache.js';
 import type { CostLogRow, LogWriter } from './log-writer.js';
@@ -90,9 +90,13 @@ export class ChatPipeline {
       return err;
     };
 
-    for (const target of this.ordered(plan.candidates)) {
+    const targets = this.ordered(plan.candidates);
+    for (let i = 0; i < targets.length; i++) {
+      const target = targets[i]!;
       const adapter = this.opts.registry.get(target.provider)?.adapter;
       if (!adapter) continue;
+      const permit = this.permit(target, errors.length === 0 && i === targets.length - 1);
+      if (permit === 'denied') continue;
       const sent = performance.now();
       try {
         const completion = await adapter.chat(upstreamBody(call, target.model, false), { signal: call.signal, timeoutMs: this.opts.upstreamTimeoutMs });
@@ -112,7 +116,7 @@ export class ChatPipeline {
         upstreamMs += performance.now() - sent;
         let failure: AttemptFailure;
         try {
-          failure = classifyFailure(err, target, this.opts.breakers, call.signal);
+          failure = classifyFailure(err, target, this.opts.breakers, call.signal, permit);
         } catch (e) {
           throw e instanceof ClientClosedError ? fail(e, target) : e;
         }
@@ -140,10 +144,23 @@ export class ChatPipeline {
     return err;
   }
 
-  /** Candidates the breakers allow now; if they allow none, the primary is tried anyway. */
+  /**
+   * Candidates the breakers would let through now; if they allow none, the primary is tried
+   * anyway. Only a look: a half-open circuit's probe is claimed by permit(), when an attempt is sent.
+   */
   ordered(candidates: Target[]): Target[] {
-    const allowed = candidates.filter((t) => this.opts.breakers.allow(t.provider));
+    const allowed = candidates.filter((t) => this.opts.breakers.mayTry(t.provider));
     return allowed.length > 0 ? allowed : candidates.slice(0, 1);
+  }
+
+  /**
+   * Called right before an attempt is sent to `target`: 'denied' means skip it (its circuit is
+   * open, or another request is probing it). `lastResort` (nothing tried yet and no target left)
+   * goes out unclaimed rather than leave the call with no attempt at all.
+   */
+  permit(target: Target, lastResort: boolean): AttemptPermit {
+    const permit = this.opts.breakers.claim(target.provider, this.opts.upstreamTimeoutMs);
+    return permit === 'denied' && lastResort ? 'free' : permit;
   }
 }
 

@@ -41,9 +41,13 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
   const log = (decision: RoutingDecision, served: Target, usage: Usage, status: Outcome['status'], errorType: string | null) =>
     logCall(logWriter, call, { decision, served, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: true, status, errorType }, costs);
 
-  for (const target of p.ordered(plan.candidates)) {
+  const targets = p.ordered(plan.candidates);
+  for (let i = 0; i < targets.length; i++) {
+    const target = targets[i]!;
     const adapter = registry.get(target.provider)?.adapter;
     if (!adapter) continue;
+    const permit = p.permit(target, errors.length === 0 && i === targets.length - 1);
+    if (permit === 'denied') continue;
     const body = upstreamBody(call, target.model, true);
     const sent = performance.now();
     const iterator = adapter.chatStream(body, { signal: call.signal, timeoutMs: upstreamTimeoutMs })[Symbol.asyncIterator]();
@@ -61,7 +65,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       upstreamMs += performance.now() - sent;
       let failure: AttemptFailure;
       try {
-        failure = classifyFailure(err, target, breakers, call.signal);
+        failure = classifyFailure(err, target, breakers, call.signal, permit);
       } catch (e) {
         if (e instanceof ClientClosedError) log(plan.decision, target, ZERO_USAGE, 'client_closed', 'client_closed');
         throw e;
@@ -88,7 +92,13 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
         acc.add(chunk);
         // Usage travels once, in the final frame: usage-only chunks are not forwarded, and the
         // sink leaves usage out of the others.
-        if (chunk.choices.length > 0) sink.chunk(chunk);
+        // A client that reads slower than the upstream writes: the next chunk is pulled only once
+        // the socket has taken this one, so the upstream connection pauses (SseAnswer) instead
+        // of the gateway buffering the whole answer in memory.
+        if (chunk.choices.length > 0 && !sink.chunk(chunk)) {
+          await sink.drained(call.signal);
+          if (call.signal.aborted) throw new ClientClosedError();
+        }
         next = await iterator.next();
       }
     } catch (err) {
@@ -97,6 +107,9 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       costs.push(costRow(call, target, usage, aborted ? 'ok' : 'error'));
       // Logged with the plan's decision: used_fallback only marks a call a fallback target served.
       if (aborted) {
+        // Stopped while waiting on the client, the upstream generator is still suspended: end it
+        // so its connection and timer are released now.
+        void iterator.return?.(undefined).catch(() => undefined);
         log(plan.decision, target, usage, 'client_closed', 'client_closed');
         return;
       }

@@ -106,8 +106,14 @@ export type StreamHeadMeta = Omit<CallMeta, 'latencyMs' | 'cost' | 'usage'>;
 export interface StreamSink {
   /** The first upstream byte is in: commit to this target (send headers). */
   start(meta: StreamHeadMeta): void;
-  /** A content chunk. Any usage on it is left out: usage travels once, in the last frame. */
-  chunk(chunk: ChatChunk): void;
+  /**
+   * A content chunk. Any usage on it is left out: usage travels once, in the last frame. Returns
+   * false when the client is not keeping up (its socket did not take the frame): wait for
+   * drained() before sending more.
+   */
+  chunk(chunk: ChatChunk): boolean;
+  /** Resolves when the client can take more, or it went away, or `signal` fired. */
+  drained(signal: CancelSignal): Promise<void>;
   /** The last frame: carries usage (when asked for) and `_gateway`; then [DONE]. */
   end(final: ChatChunk, meta: CallMeta): void;
   /** The stream broke after it started: an SSE error event, never a clean [DONE]. */

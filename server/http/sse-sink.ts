@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { CancelSignal } from '../lib/cancel-signal.js';
 import type { ChatChunk } from '../providers/types.js';
 import type { CallMeta, StreamSink } from '../gateway/types.js';
 import { chunkJson, gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
@@ -10,8 +11,11 @@ import { chunkJson, gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
 
 /** `startedAt`: performance.now() when the request arrived (for Server-Timing). */
 export function sseSink(res: ServerResponse, startedAt: number): StreamSink {
-  const write = (frame: string) => {
-    if (!res.writableEnded && !res.destroyed) res.write(frame);
+  // False when the socket did not take the frame (Node queued it): the caller waits for drained().
+  // A response already over has nothing to wait for.
+  const write = (frame: string): boolean => {
+    if (res.writableEnded || res.destroyed) return true;
+    return res.write(frame);
   };
   return {
     // start() is called with the first upstream chunk in hand, so the headers are not flushed on
@@ -26,7 +30,10 @@ export function sseSink(res: ServerResponse, startedAt: number): StreamSink {
       res.writeHead(200, headers);
     },
     chunk(chunk: ChatChunk) {
-      write(`data: ${chunkJson(chunk)}\n\n`);
+      return write(`data: ${chunkJson(chunk)}\n\n`);
+    },
+    drained(signal: CancelSignal) {
+      return whenDrained(res, signal);
     },
     end(final: ChatChunk, meta: CallMeta) {
       write(`data: ${jsonWithGateway(final, meta)}\n\ndata: [DONE]\n\n`);
@@ -37,4 +44,23 @@ export function sseSink(res: ServerResponse, startedAt: number): StreamSink {
       res.end();
     },
   };
+}
+
+/**
+ * Resolves on the response's 'drain' (the client read what was queued), on its 'close' (the client
+ * went away) or when `signal` fires, whichever comes first; the other listeners are removed.
+ */
+function whenDrained(res: ServerResponse, signal: CancelSignal): Promise<void> {
+  if (res.destroyed || res.writableEnded || signal.aborted || !res.writableNeedDrain) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+    signal.addEventListener('abort', done);
+  });
 }

@@ -180,6 +180,73 @@ describe('circuit breaker and Retry-After', () => {
   });
 });
 
+describe('a half-open circuit', () => {
+  const closeCircuits = () => {
+    for (const p of ['openai', 'groq', 'anthropic', 'gemini']) c.env.services.dataPlane.breakers.success(p);
+  };
+  beforeEach(closeCircuits);
+  afterEach(closeCircuits);
+
+  /** An OpenAI model whose fallback candidates include Gemini (the catalog decides which). */
+  async function openaiModelFallingBackToGemini(): Promise<string> {
+    const { pipeline, registry } = c.env.services.dataPlane;
+    const models = registry.get('openai')!.models;
+    for (const model of models) {
+      const messages = user('which candidates');
+      const plan = await pipeline.plan({ tenantId: c.tenant.tenantId, body: { model: `openai/${model}`, messages }, messages, headerHints: {} } as any);
+      if (plan.candidates.some((t) => t.provider === 'gemini')) return `openai/${model}`;
+    }
+    throw new Error('no OpenAI model lists Gemini among its fallbacks');
+  }
+
+  it('is probed again after a request that only listed it as a fallback', async () => {
+    const { breakers } = c.env.services.dataPlane;
+    const model = await openaiModelFallingBackToGemini();
+    c.sim.setFaults([{ format: 'gemini', status: 503, retryAfterSeconds: 1, times: 1 }]);
+    const opened: any = await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: user('open the circuit') });
+    expect(opened._gateway.provider).not.toBe('gemini');
+    expect(breakers.state('gemini')).toBe('open');
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(breakers.state('gemini')).toBe('half-open');
+
+    // Gemini is only a fallback here: openai serves, and gemini's probe is not taken.
+    const listed: any = await c.openai().chat.completions.create({ model, messages: user('served by openai') });
+    expect(listed._gateway.provider).toBe('openai');
+
+    c.sim.resetRequests();
+    const probe: any = await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: user('probe gemini') });
+    expect(probe._gateway.provider).toBe('gemini');
+    expect(breakers.state('gemini')).toBe('closed');
+  });
+
+  it('is probed again after a probe whose client went away', async () => {
+    const { breakers } = c.env.services.dataPlane;
+    c.sim.setFaults([
+      { format: 'gemini', status: 503, retryAfterSeconds: 1, times: 1 },
+      { format: 'gemini', hang: true, times: 1 },
+    ]);
+    await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: user('open it') });
+    expect(breakers.state('gemini')).toBe('open');
+    await new Promise((r) => setTimeout(r, 1_100));
+
+    // The probe hangs and its client leaves: no verdict on gemini.
+    const closedRows = 'select count(*) n from requests where tenant_id = $1 and status = $2';
+    const [closedBefore] = await c.query(closedRows, [c.tenant.tenantId, 'client_closed']);
+    c.sim.resetRequests();
+    const controller = new AbortController();
+    const abandoned = c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: user('walk away') }, { signal: controller.signal });
+    while (!c.sim.requests.some((r) => r.format === 'gemini')) await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
+    await expect(abandoned).rejects.toThrow();
+    // The gateway has seen the client leave once the call is logged.
+    await c.waitForCount(closedRows, [c.tenant.tenantId, 'client_closed'], Number(closedBefore.n) + 1);
+
+    const next: any = await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: user('probe again') });
+    expect(next._gateway.provider).toBe('gemini');
+    expect(breakers.state('gemini')).toBe('closed');
+  });
+});
+
 describe('streams under faults', () => {
   it('falls back when a stream fails before its first byte', async () => {
     c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1', endpoint: 'stream', status: 502, times: 1 }]);
