@@ -13,6 +13,35 @@ export const CHAT_BODY_SCHEMA_KEYS: ReadonlySet<string> = new Set([
   'response_format', 'stream_options', 'cache', 'routing_hint', 'complexity_hint', 'requires_structured_output', 'prompt_version_id',
 ]);
 
+/**
+ * How many levels of objects and arrays a chat body may nest, the body itself being the first.
+ * Real bodies (JSON schemas in tools and response_format included) stay far below it; a deeper
+ * one would overflow the stack when it is serialised for the upstream call.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/**
+ * Whether the object or array `v` (1 level) nests objects or arrays more than `levels` deep.
+ * The recursion stops at `levels`, so it cannot itself overflow on a hostile body; scalars are
+ * skipped without a call, as most values are.
+ */
+export function nestsDeeperThan(v: object, levels: number): boolean {
+  if (levels <= 0) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const item: unknown = v[i];
+      if (typeof item === 'object' && item !== null && nestsDeeperThan(item, levels - 1)) return true;
+    }
+    return false;
+  }
+  const o = v as Record<string, unknown>;
+  for (const key in o) {
+    const item = o[key];
+    if (typeof item === 'object' && item !== null && nestsDeeperThan(item, levels - 1)) return true;
+  }
+  return false;
+}
+
 /** Roles this path takes; a tool message needs its tool_call_id, which zod checks. */
 const SIMPLE_ROLES: ReadonlySet<string> = new Set(['system', 'developer', 'user', 'assistant']);
 
@@ -47,8 +76,11 @@ export function fastChatBody(raw: Record<string, unknown>): ChatBody | undefined
         if (v !== null && !positiveInt(v, 16)) return undefined;
         break;
       default:
-        // Other schema fields are zod's to check; any other field passes through as it does there.
+        // Other schema fields are zod's to check; any other field passes through as it does there,
+        // unless it nests too deep to be sent upstream (validate.ts refuses the body then). The
+        // fields checked above are scalars or flat messages, so only these need the depth walk.
         if (CHAT_BODY_SCHEMA_KEYS.has(key) || key === '__proto__') return undefined;
+        if (typeof v === 'object' && v !== null && nestsDeeperThan(v, MAX_BODY_DEPTH - 1)) return undefined;
     }
   }
   if (!hasMessages) return undefined;

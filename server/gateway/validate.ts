@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { GatewayError } from '../lib/errors.js';
 import { describeZodError } from '../lib/zod-errors.js';
 import { COMPLEXITIES } from './types.js';
-import { fastChatBody } from './chat-body-fast.js';
+import { fastChatBody, MAX_BODY_DEPTH, nestsDeeperThan } from './chat-body-fast.js';
 
 // The chat request body: SPEC.md's chat request table on top of the OpenAI body. Unknown fields
 // are kept and passed through to providers that support them.
@@ -73,6 +73,7 @@ export function parseChatBody(raw: unknown): ChatBody {
   }
   const common = fastChatBody(raw as Record<string, unknown>);
   if (common) return common;
+  refuseDeepNesting(raw as Record<string, unknown>);
   const parsed = ChatBodySchema.safeParse(raw);
   if (!parsed.success) throw new GatewayError('invalid_request_error', describeZodError(parsed.error));
   for (const [i, m] of parsed.data.messages.entries()) {
@@ -82,6 +83,20 @@ export function parseChatBody(raw: unknown): ChatBody {
     if (m.role === 'tool' && !m.tool_call_id) throw new GatewayError('invalid_request_error', `messages.${i}.tool_call_id: required for role tool`);
   }
   return parsed.data;
+}
+
+/**
+ * Refuses a body nested deeper than MAX_BODY_DEPTH, naming the top-level field. Such a body
+ * cannot be serialised for the upstream call (the stack overflows), which is the request's fault,
+ * not the provider's. Only bodies the fast path did not take are walked here.
+ */
+function refuseDeepNesting(raw: Record<string, unknown>): void {
+  for (const key in raw) {
+    const v = raw[key];
+    if (typeof v === 'object' && v !== null && nestsDeeperThan(v, MAX_BODY_DEPTH - 1)) {
+      throw new GatewayError('invalid_request_error', `${key}: nested more than ${MAX_BODY_DEPTH} levels deep (objects and arrays, the body included)`);
+    }
+  }
 }
 
 export const TASK_TYPE_HEADER = 'x-gateway-task-type';

@@ -159,12 +159,14 @@ export function httpStatusError(
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /**
- * Maps a thrown error (undici, socket, abort) to a ProviderError. `streamStarted` is true once a
- * stream has delivered an event: failures after that can no longer be retried transparently.
+ * Maps a thrown error (undici, socket, abort, or the request failing to serialise) to a
+ * ProviderError. `streamStarted` is true once a stream has delivered an event: failures after
+ * that can no longer be retried transparently.
  */
 export function toProviderError(err: unknown, scope: CallScope, provider: string, streamStarted = false): ProviderError {
   if (err instanceof ProviderError) return err;
   if (scope.callerAborted) return new ProviderAbortedError(provider, err);
+  if (!streamStarted && !scope.timedOut && isRequestBuildError(err)) return requestBuildError(provider, err);
   const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : undefined;
   const detail = err instanceof Error ? err.message : String(err);
   const timedOut = scope.timedOut || (code !== undefined && TIMEOUT_CODES.has(code));
@@ -181,6 +183,30 @@ export function toProviderError(err: unknown, scope: CallScope, provider: string
     retryable: true,
     kind: 'connection',
     message: `${provider} connection failed: ${detail}${code ? ` (${code})` : ''}`,
+    cause: err,
+  });
+}
+
+/**
+ * A RangeError or TypeError with no `code` was thrown by this process while it built or
+ * serialised the request (a body too deep for JSON.stringify overflows the stack), not by the
+ * network: socket and undici errors all carry a `code`.
+ */
+function isRequestBuildError(err: unknown): err is RangeError | TypeError {
+  return (err instanceof RangeError || err instanceof TypeError) && (err as { code?: unknown }).code === undefined;
+}
+
+/**
+ * The request's fault, not the provider's: shaped as a non-retryable 400 so the core answers
+ * 400 invalid_request_error, tries no other target and leaves the provider's circuit alone.
+ */
+function requestBuildError(provider: string, err: RangeError | TypeError): ProviderError {
+  return new ProviderError({
+    provider,
+    status: 400,
+    retryable: false,
+    kind: 'http',
+    message: `the request for ${provider} could not be built: ${err.message}`,
     cause: err,
   });
 }

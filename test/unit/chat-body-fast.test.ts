@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CHAT_BODY_SCHEMA_KEYS, fastChatBody } from '../../server/gateway/chat-body-fast.js';
+import { CHAT_BODY_SCHEMA_KEYS, fastChatBody, MAX_BODY_DEPTH } from '../../server/gateway/chat-body-fast.js';
 import { ChatBodySchema, parseChatBody } from '../../server/gateway/validate.js';
+import { ExactCache } from '../../server/gateway/cache/exact-cache.js';
+import { CallScope } from '../../server/providers/call-scope.js';
+import { toProviderError } from '../../server/providers/http-errors.js';
+import { GatewayError } from '../../server/lib/errors.js';
+import { Cancellation } from '../../server/lib/cancel-signal.js';
 
 // The zod-free path must agree with ChatBodySchema wherever it answers: checked on hand-picked
 // bodies and on a few thousand generated ones.
@@ -92,5 +97,83 @@ describe('chat body fast path', () => {
     }
     // Enough of the generated bodies take the fast path for the comparison to mean something.
     expect(fast).toBeGreaterThan(500);
+  });
+});
+
+/** A value whose objects nest `levels` deep: 1 is `{"a":0}`. */
+function nested(levels: number): unknown {
+  let v: unknown = 0;
+  for (let i = 0; i < levels; i++) v = { a: v };
+  return v;
+}
+
+describe('chat body depth bound', () => {
+  const msgs = [{ role: 'user', content: 'x' }];
+  const refusal = (body: unknown) => {
+    try {
+      parseChatBody(body);
+    } catch (err) {
+      return err;
+    }
+    return undefined;
+  };
+
+  it(`takes a body ${MAX_BODY_DEPTH} levels deep on either path, and refuses one level more`, () => {
+    // The body is the first level, so a top-level field may nest one level less.
+    const fits = MAX_BODY_DEPTH - 1;
+    for (const body of [
+      { messages: msgs, metadata: nested(fits) },
+      { messages: msgs, tools: [{ type: 'function', function: { name: 'f', parameters: nested(fits - 3) } }] },
+    ]) {
+      expect(refusal(structuredClone(body))).toBeUndefined();
+    }
+    for (const [field, body] of [
+      ['metadata', { messages: msgs, metadata: nested(fits + 1) }],
+      ['tools', { messages: msgs, tools: [{ type: 'function', function: { name: 'f', parameters: nested(fits - 2) } }] }],
+      ['messages', { messages: [{ role: 'user', content: 'x', extra: nested(fits - 1) }] }],
+    ] as const) {
+      const err = refusal(structuredClone(body));
+      expect(err, field).toBeInstanceOf(GatewayError);
+      expect(err).toMatchObject({ type: 'invalid_request_error' });
+      expect((err as Error).message).toBe(`${field}: nested more than ${MAX_BODY_DEPTH} levels deep (objects and arrays, the body included)`);
+    }
+  });
+
+  it('leaves an over-deep pass-through field to the zod path, which refuses it', () => {
+    expect(fastChatBody({ messages: msgs, metadata: nested(MAX_BODY_DEPTH) })).toBeUndefined();
+    expect(fastChatBody({ messages: msgs, metadata: nested(MAX_BODY_DEPTH - 1) })).toBeDefined();
+  });
+
+  it('refuses 20,000 levels without overflowing the stack itself', () => {
+    expect(refusal({ messages: msgs, metadata: nested(20_000) })).toBeInstanceOf(GatewayError);
+    expect(refusal({ messages: msgs, response_format: { type: 'json_schema', json_schema: { schema: nested(20_000) } } })).toBeInstanceOf(GatewayError);
+  });
+});
+
+describe('safety nets for a body that cannot be serialised', () => {
+  it('a stack overflow while building the upstream request is the request\'s fault, not a connection failure', () => {
+    let overflow: unknown;
+    try {
+      JSON.stringify(nested(200_000));
+    } catch (err) {
+      overflow = err;
+    }
+    expect(overflow).toBeInstanceOf(RangeError);
+    const scope = new CallScope(new Cancellation(), 1_000);
+    try {
+      const e = toProviderError(overflow, scope, 'openai');
+      // attempts.ts treats a non-retryable 4xx of kind 'http' as the request's fault: 400, no fallback, no breaker count.
+      expect(e).toMatchObject({ provider: 'openai', status: 400, retryable: false, kind: 'http' });
+      // A network error keeps its meaning.
+      const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+      expect(toProviderError(reset, scope, 'openai')).toMatchObject({ status: 0, retryable: true, kind: 'connection' });
+    } finally {
+      scope.dispose();
+    }
+  });
+
+  it('the exact-cache key of such a body is null (not cached) rather than a thrown RangeError', () => {
+    expect(ExactCache.key('t', 'openai', 'gpt-4o-mini', { messages: [], tools: [nested(200_000)] })).toBeNull();
+    expect(ExactCache.key('t', 'openai', 'gpt-4o-mini', { messages: [] })).toEqual(expect.any(String));
   });
 });

@@ -28,12 +28,18 @@ export class ExactCache {
     this.lru = new LRUCache({ max: opts.maxEntries ?? 1000, ttl: opts.ttlMs ?? 5 * 60_000 });
   }
 
-  static key(tenantId: string, provider: string, model: string, body: Record<string, unknown>): string {
+  /**
+   * The key for a call, or null when the body cannot be serialised (nested too deep for
+   * JSON.stringify): such a call is simply not cached, and the request is refused further on.
+   */
+  static key(tenantId: string, provider: string, model: string, body: Record<string, unknown>): string | null {
     const h = createHash('sha256');
     h.update(tenantId).update('\0').update(provider).update('\0').update(model).update('\0');
     for (const k of Object.keys(body).sort()) {
       if (NOT_IN_KEY.has(k)) continue;
-      h.update(k).update('\0').update(JSON.stringify(body[k]) ?? '').update('\0');
+      const text = serialised(body[k]);
+      if (text === null) return null;
+      h.update(k).update('\0').update(text).update('\0');
     }
     return h.digest('base64url');
   }
@@ -44,5 +50,14 @@ export class ExactCache {
 
   set(key: string, value: CachedCompletion): void {
     this.lru.set(key, value);
+  }
+}
+
+/** JSON text of a body field ('' for undefined), or null when it cannot be serialised. */
+function serialised(v: unknown): string | null {
+  try {
+    return JSON.stringify(v) ?? '';
+  } catch {
+    return null;
   }
 }

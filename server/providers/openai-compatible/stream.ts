@@ -5,7 +5,8 @@
 //   chunk with content, then handed on just before it (takeOpening): a stream that dies before any
 //   content has yielded nothing and the core can still fall back, and one that lives is passed on
 //   as the upstream sent it;
-// - a stream that stops before `[DONE]` or a finish_reason is reported as cut.
+// - a stream that stops before `[DONE]` or a finish_reason is reported as cut, and one that ends
+//   without any content, tool call, finish_reason or usage as broken (see end()).
 import { ProviderError, type ChatChunk, type Usage } from '../types.js';
 import type { SseEvent } from '../http.js';
 import { isRetryableStatus } from '../http-errors.js';
@@ -92,10 +93,21 @@ export class OpenAIStreamNormalizer {
   /** Call when the SSE stream ends. Returns the final usage chunk if one is still owed. */
   end(): ChatChunk | undefined {
     if (!this.done && !this.sawFinish) throw streamFailure(this.provider, 'stream ended before [DONE]');
+    if (!this.answered) throw streamFailure(this.provider, 'stream ended without an answer (no content, tool call, finish_reason or usage)');
     this.done = true;
     if (this.usageSent || !this.pendingUsage) return undefined;
     this.usageSent = true;
     return usageChunk(this.id, this.created, this.model, this.pendingUsage);
+  }
+
+  /**
+   * Whether the stream carried anything of an answer: a chunk with content, a tool call or a
+   * finish_reason, or usage. A stream with none of them (no choices at all, or only the role-only
+   * opening) is a broken answer, not an empty one: nothing has been yielded yet, so the core can
+   * still fall back, where an estimated-usage chunk would have committed it as a success.
+   */
+  private get answered(): boolean {
+    return this.started || this.usageSent || this.pendingUsage !== undefined;
   }
 
   get needsUsageEstimate(): boolean {
