@@ -103,3 +103,15 @@ describe('anthropic stream error events', () => {
     }
   });
 });
+
+describe('anthropic streams that carry no answer', () => {
+  it('refuses a stream with neither content nor a stop_reason, so the gateway falls back', () => {
+    expect(() => run(events([{ type: 'message_stop' }]))).toThrow(ProviderError);
+    expect(() => run(events([start, { type: 'message_stop' }]))).toThrow(/without an answer/);
+  });
+
+  it('accepts an answer that is empty but finished', () => {
+    const chunks = run(events([start, { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 0 } }, { type: 'message_stop' }]));
+    expect(chunks.some((c) => c.choices[0]?.finish_reason === 'stop')).toBe(true);
+  });
+});

@@ -90,6 +90,9 @@ export class AnthropicStreamTranslator {
         return this.chunk({}, this.finish ?? 'stop');
       }
       case 'message_stop':
+        // Anthropic always sends message_delta with the stop_reason first: a stream that carried
+        // neither that nor any content is a broken answer, not an empty one (the gateway falls back).
+        if (this.finish === null && !this.roleSent) throw streamFailure(this.provider, 'stream ended without an answer (no content and no stop_reason)');
         this.done = true;
         return usageChunk(this.id || newId('msg_'), this.created, this.model, toUsage(this.prompt, this.completion));
       case 'error':
