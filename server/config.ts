@@ -24,6 +24,12 @@ const ConfigSchema = z.object({
   GATEWAY_TIER: z.enum(TIERS).default('intelligence'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GATEWAY_SHUTDOWN_TIMEOUT_MS: int(15_000),
+  /** Upper bound of the log writer's drain at shutdown, after in-flight requests are done. */
+  GATEWAY_LOG_DRAIN_TIMEOUT_MS: int(10_000),
+  /** Time a client has to send its request headers; 0: no limit. */
+  GATEWAY_HEADERS_TIMEOUT_MS: int(15_000),
+  /** Time a client has to send its whole request (headers and body, not the answer); 0: no limit. */
+  GATEWAY_REQUEST_TIMEOUT_MS: int(60_000),
   GATEWAY_MAX_BODY_BYTES: int(10 * 1024 * 1024),
   GATEWAY_SIMULATOR: z.enum(['auto', 'on', 'off']).default('auto'),
   GATEWAY_UPSTREAM_TIMEOUT_MS: int(120_000),

@@ -1,7 +1,9 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createRequestListener } from './app.js';
-import { loadConfig } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { setupDatabase } from './db/setup.js';
+import { dataPlaneCallsInFlight, dataPlaneCallsSettled } from './http/call-handler.js';
+import { requestTimeoutOptions } from './http/server-timeouts.js';
 import { createLogger } from './lib/logger.js';
 import { createServices } from './services.js';
 import { VERSION } from './version.js';
@@ -21,7 +23,7 @@ async function main(): Promise<void> {
   }
 
   await services.start();
-  const server = await listen(createRequestListener(services), config.PORT, config.HOST);
+  const server = await listen(createRequestListener(services), config);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const lines = [
@@ -44,6 +46,9 @@ async function main(): Promise<void> {
     services.liveBus.endAll();
     await closeServer(server);
     clearTimeout(force);
+    // Calls whose connection was forced closed still log themselves (client_closed) a few ticks
+    // later: wait for that, briefly, so the log drain below writes their rows.
+    if (!(await dataPlaneCallsSettled(CALLS_SETTLE_MS))) logger.warn({ calls: dataPlaneCallsInFlight() }, 'calls still running at shutdown; their log rows may be lost');
     await services.close();
     await database.stop();
     logger.info('stopped');
@@ -53,12 +58,15 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-function listen(listener: RequestListener, port: number, host: string): Promise<Server> {
+/** How long shutdown waits for the handlers of calls cut at its deadline to finish. */
+const CALLS_SETTLE_MS = 2_000;
+
+function listen(listener: RequestListener, config: Config): Promise<Server> {
   return new Promise((resolve, reject) => {
     // Longer than the usual load-balancer idle timeout (60 s), so the balancer closes first.
-    const server = createServer({ keepAliveTimeout: 65_000, noDelay: true }, listener);
+    const server = createServer({ keepAliveTimeout: 65_000, noDelay: true, ...requestTimeoutOptions(config) }, listener);
     server.once('error', reject);
-    server.listen(port, host, () => resolve(server));
+    server.listen(config.PORT, config.HOST, () => resolve(server));
   });
 }
 

@@ -95,7 +95,7 @@ export class DataPlane {
   /** Stop taking work from the pool, write every queued log row, release sockets. */
   async close(): Promise<void> {
     this.registry.stopLocalProbe();
-    await this.logWriter.drain();
+    await this.logWriter.drain(this.opts.config.GATEWAY_LOG_DRAIN_TIMEOUT_MS);
     await this.routing.close();
     await this.simulator?.close();
     await closeHttp();

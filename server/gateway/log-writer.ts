@@ -163,6 +163,8 @@ export class LogWriter {
   private flushing: Promise<void> | undefined;
   private backoffMs = 0;
   private closed = false;
+  /** drain() has returned: nothing queued from now on is written. */
+  private drained = false;
   /** A flush failed, so rows queued again may be stored already: send them with INSERT_BATCH_AGAIN. */
   private maybeStored = false;
   readonly stats: LogWriterStats = { queuedRequests: 0, queuedCosts: 0, writtenRequests: 0, writtenCosts: 0, dropped: 0, rejectedRows: 0, failedFlushes: 0 };
@@ -171,6 +173,7 @@ export class LogWriter {
 
   /** Queue one request row and the cost rows of its upstream calls. Never blocks, never throws. */
   write(request: RequestLogRow, costs: CostLogRow[], preview: string | null = null): void {
+    if (this.drained) this.reportLateRows(1, costs.length);
     this.requests.push(request);
     let costUsd = 0;
     for (let i = 0; i < costs.length; i++) {
@@ -189,6 +192,7 @@ export class LogWriter {
 
   /** The cost rows of one call that has no request row (the judge, evals). */
   writeCosts(costs: CostLogRow[]): void {
+    if (this.drained) this.reportLateRows(0, costs.length);
     for (let i = 0; i < costs.length; i++) {
       const c = costs[i]!;
       c.seq = i;
@@ -205,19 +209,34 @@ export class LogWriter {
     await this.flush();
   }
 
-  /** Write everything queued; resolves when the queue is empty or `timeoutMs` has passed. */
+  /**
+   * Write everything queued; resolves when the queue is empty or `timeoutMs` has passed. Calls cut
+   * at shutdown log their rows a few ticks after their connection closed, so the drain goes on
+   * until nothing is queued and nothing more came for one turn of the event loop.
+   */
   async drain(timeoutMs = 30_000): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const deadline = Date.now() + timeoutMs;
-    while ((this.requests.length || this.costs.length || this.flushing) && Date.now() < deadline) {
-      await (this.flushing ?? this.flush());
-      if (this.requests.length || this.costs.length) await sleep(Math.min(this.backoffMs || 50, Math.max(0, deadline - Date.now())));
+    do {
+      while ((this.requests.length || this.costs.length || this.flushing) && Date.now() < deadline) {
+        // A database that stopped answering holds a flush for as long as the socket lives: the
+        // bound holds all the same.
+        await settledWithin(this.flushing ?? this.flush(), deadline - Date.now());
+        if (this.requests.length || this.costs.length) await sleep(Math.min(this.backoffMs || 50, Math.max(0, deadline - Date.now())));
+      }
+      await new Promise((r) => setImmediate(r));
+    } while ((this.requests.length || this.costs.length) && Date.now() < deadline);
+    this.drained = true;
+    if (this.requests.length || this.costs.length || this.flushing) {
+      this.opts.logger.error({ requests: this.requests.length, costs: this.costs.length, flushPending: Boolean(this.flushing) }, 'log writer could not drain before shutdown; rows lost');
     }
-    if (this.requests.length || this.costs.length) {
-      this.opts.logger.error({ requests: this.requests.length, costs: this.costs.length }, 'log writer could not drain before shutdown; rows lost');
-    }
+  }
+
+  /** A row queued after drain() returned is never written: say so rather than lose it silently. */
+  private reportLateRows(requests: number, costs: number): void {
+    this.opts.logger.error({ requests, costs }, 'log rows queued after the log writer was drained; rows lost');
   }
 
   private flushSoon(delayMs: number): void {
@@ -370,6 +389,13 @@ export class LogWriter {
 const ENCODE_AHEAD_MAX_QUEUED = 2_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits for `work` (which never rejects), `ms` at most. */
+function settledWithin(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, ms))));
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
 
 /** A request row and the cost rows written with it (or cost rows of an internal call alone). */
 interface RowGroup {

@@ -1,9 +1,12 @@
 import type { IncomingMessage } from 'node:http';
+import { ClientClosedError } from '../gateway/attempts.js';
 import { GatewayError } from '../lib/errors.js';
 
 /**
  * Reads and parses a JSON request body, bounded by `limit` bytes (413 beyond, without reading the
- * rest). Used by the chat fast path instead of a body-parser middleware chain.
+ * rest). Used by the chat fast path instead of a body-parser middleware chain. A client that goes
+ * away before its body is in (or a request cut by the server's request timeout) rejects with
+ * ClientClosedError: nobody is left to answer, and it is no fault of the gateway's.
  */
 export function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   const declared = Number(req.headers['content-length']);
@@ -25,6 +28,7 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<unkno
       return Promise.reject(err);
     }
   }
+  if (req.destroyed) return Promise.reject(new ClientClosedError());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -47,7 +51,11 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<unkno
         reject(err);
       }
     });
-    req.on('error', reject);
+    // Node reports a connection lost mid-body as an 'aborted' ECONNRESET error; 'close' without
+    // 'end' covers a stream torn down with no error. Either comes after 'end' only as a no-op.
+    const clientGone = () => reject(new ClientClosedError());
+    req.on('error', clientGone);
+    req.on('close', clientGone);
   });
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
+import { requestTimeoutOptions } from '../../server/http/server-timeouts.js';
 
 describe('configuration', () => {
   it('polls job queues every 10 s unless told otherwise, within 0.5-600 s', () => {
@@ -24,5 +25,25 @@ describe('configuration', () => {
     expect(config.REDIS_URL).toBeUndefined();
     expect(config.GATEWAY_ADMIN_TOKEN).toBeUndefined();
     expect(config.GATEWAY_JOBS).toBe(loadConfig({}).GATEWAY_JOBS);
+  });
+
+  it('bounds how long a client may take to send its request, 0 meaning no limit as in Node', () => {
+    const defaults = loadConfig({});
+    expect(defaults.GATEWAY_HEADERS_TIMEOUT_MS).toBe(15_000);
+    expect(defaults.GATEWAY_REQUEST_TIMEOUT_MS).toBe(60_000);
+    expect(requestTimeoutOptions(defaults)).toMatchObject({ headersTimeout: 15_000, requestTimeout: 60_000 });
+    // Node checks the bounds on a sweep, 30 s apart by default: much finer here.
+    expect(requestTimeoutOptions(defaults).connectionsCheckingInterval).toBeLessThanOrEqual(5_000);
+    // Node refuses a headers timeout above the request timeout: the request bound covers both.
+    expect(requestTimeoutOptions(loadConfig({ GATEWAY_HEADERS_TIMEOUT_MS: '9000', GATEWAY_REQUEST_TIMEOUT_MS: '5000' }))).toMatchObject({ headersTimeout: 5_000, requestTimeout: 5_000 });
+    expect(requestTimeoutOptions(loadConfig({ GATEWAY_HEADERS_TIMEOUT_MS: '0', GATEWAY_REQUEST_TIMEOUT_MS: '0' }))).toMatchObject({ headersTimeout: 0, requestTimeout: 0 });
+    expect(() => loadConfig({ GATEWAY_REQUEST_TIMEOUT_MS: '-1' })).toThrow(/GATEWAY_REQUEST_TIMEOUT_MS/);
+  });
+
+  it('bounds the log drain at shutdown so that it ends inside a 30 s grace period with the request wait', () => {
+    const defaults = loadConfig({});
+    expect(defaults.GATEWAY_LOG_DRAIN_TIMEOUT_MS).toBe(10_000);
+    expect(defaults.GATEWAY_SHUTDOWN_TIMEOUT_MS + defaults.GATEWAY_LOG_DRAIN_TIMEOUT_MS).toBeLessThan(30_000);
+    expect(loadConfig({ GATEWAY_LOG_DRAIN_TIMEOUT_MS: '2500' }).GATEWAY_LOG_DRAIN_TIMEOUT_MS).toBe(2_500);
   });
 });
