@@ -15,8 +15,10 @@ export interface DbHandle {
 
 export function connectDatabase(url: string, max = 10): DbHandle {
   const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
-  // An idle client losing its connection (database restart) must not crash the process.
+  // A client losing its connection (database restart, network cut) must not crash the process:
+  // an idle one reports it on the pool, a checked-out one on itself (its query is rejected anyway).
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = drizzle(pool, { schema });
   return { url, pool, db, close: () => pool.end() };
 }
