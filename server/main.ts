@@ -44,11 +44,15 @@ async function main(): Promise<void> {
     force.unref();
     // Live-tap streams never finish on their own: end them so the server can close.
     services.liveBus.endAll();
+    // Running jobs wind down meanwhile, not after: both waits are bounded by the shutdown timeout,
+    // and one after the other they could outlast an orchestrator's grace period.
+    const jobsStopped = services.stopJobs();
     await closeServer(server);
     clearTimeout(force);
     // Calls whose connection was forced closed still log themselves (client_closed) a few ticks
     // later: wait for that, briefly, so the log drain below writes their rows.
     if (!(await dataPlaneCallsSettled(CALLS_SETTLE_MS))) logger.warn({ calls: dataPlaneCallsInFlight() }, 'calls still running at shutdown; their log rows may be lost');
+    await jobsStopped;
     await services.close();
     await database.stop();
     logger.info('stopped');

@@ -51,6 +51,8 @@ export interface Services {
   jobs: JobRunner<Services>;
   scheduler: SchedulerService;
   start(): Promise<void>;
+  /** Stops taking jobs and waits for running ones (bounded); shutdown starts it beside the HTTP drain. Idempotent. */
+  stopJobs(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     enabled: config.GATEWAY_JOBS,
     pollingIntervalSeconds: config.GATEWAY_JOBS_POLL_SECONDS,
   });
+  let jobsStopped: Promise<void> | undefined;
   const services: Services = {
     config,
     logger,
@@ -117,9 +120,13 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       sharedRateLimits?.start();
       await jobs.start();
     },
+    stopJobs() {
+      jobsStopped ??= jobs.stop({ graceful: true, timeoutMs: config.GATEWAY_SHUTDOWN_TIMEOUT_MS });
+      return jobsStopped;
+    },
     async close() {
       // Jobs first: a running one may still need the data plane and the pool.
-      await jobs.stop({ graceful: true, timeoutMs: config.GATEWAY_SHUTDOWN_TIMEOUT_MS });
+      await services.stopJobs();
       // Draining the log writer still publishes its last batches to the live tap.
       await dataPlane.close();
       await liveBus.close();
