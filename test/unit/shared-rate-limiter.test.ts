@@ -41,7 +41,7 @@ const admitted = (limiter: SharedRateLimiter, key: string, limit: number, tries:
 
 describe('SharedRateLimiter', () => {
   it('shares one limit between nodes once they have synced', async () => {
-    const { store, clock, nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
+    const { store, nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
     expect(admitted(a!, 'tok_1', 10, 6)).toBe(6);
     await a!.sync();
     // b has not seen the token yet: made ready, its first decision already counts a's six.
@@ -61,7 +61,7 @@ describe('SharedRateLimiter', () => {
   });
 
   it('decides a token it was not made ready for on its own counts, and learns the others at once', async () => {
-    const { store, clock, nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
+    const { store, nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
     expect(admitted(a!, 'tok_1', 3, 3)).toBe(3);
     await a!.sync();
     expect(b!.take('tok_1', 3).remaining).toBe(2);
@@ -72,7 +72,7 @@ describe('SharedRateLimiter', () => {
   });
 
   it('counts on its own while the store is down and hands over what it admitted when it is back', async () => {
-    const { store, clock, nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
+    const { store, nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
     store.down = true;
     expect(admitted(a!, 'tok_1', 5, 8)).toBe(5);
     await a!.sync();
@@ -104,14 +104,14 @@ describe('SharedRateLimiter', () => {
   });
 
   it('makes many tokens new to it ready in one or two exchanges, not one each', async () => {
-    const { store, clock, nodes: [a] } = cluster(1000 * MINUTE, 1);
+    const { store, nodes: [a] } = cluster(1000 * MINUTE, 1);
     await Promise.all(Array.from({ length: 100 }, (_, i) => a!.ready(`tok_${i}`)));
     expect(store.exchanges).toBeLessThanOrEqual(2);
     expect(a!.ready('tok_5')).toBeUndefined();
   });
 
   it('pushes what is left when it closes', async () => {
-    const { store, clock, nodes: [a] } = cluster(1000 * MINUTE, 1);
+    const { store, nodes: [a] } = cluster(1000 * MINUTE, 1);
     await a!.sync();
     a!.take('tok_1', 100);
     a!.take('tok_1', 100);
