@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../server/simulator/index.js';
 import { createTestDatabase } from '../support/database.js';
-import { startServerProcess } from '../support/process.js';
+import { gatewayProcessEnv, startServerProcess } from '../support/process.js';
 
 // SIGTERM: stop accepting, finish in-flight streams, drain the log writer, exit 0. No row lost.
 // Streams still running at the shutdown timeout are cut, and their rows are written all the same;
@@ -23,21 +23,7 @@ afterAll(async () => {
 const token = 'gw_shutdown-test-admin-token';
 
 function gatewayEnv(databaseUrl: string, simulator: Simulator, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    DATABASE_URL: databaseUrl,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    GATEWAY_MODE: 'single',
-    GATEWAY_ADMIN_TOKEN: token,
-    GATEWAY_SIMULATOR: 'off',
-    GATEWAY_JOBS: 'off',
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: simulator.baseUrls.openai,
-    OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1',
-    GATEWAY_LOG_FLUSH_MS: '2000',
-    LOG_LEVEL: 'warn',
-    ...extra,
-  };
+  return gatewayProcessEnv(databaseUrl, simulator.baseUrls.openai, token, { GATEWAY_LOG_FLUSH_MS: '2000', ...extra });
 }
 
 async function countRows(databaseUrl: string, requestsWhere: string): Promise<{ requests: number; costs: number }> {
@@ -85,19 +71,8 @@ const streamRequest = (url: string, content: string) =>
 
 describe('graceful shutdown', () => {
   it('finishes in-flight streams and writes every row before exiting', async () => {
-    const server = startServerProcess({
-      DATABASE_URL: db.url,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      GATEWAY_MODE: 'single',
-      GATEWAY_ADMIN_TOKEN: token,
-      GATEWAY_SIMULATOR: 'off',
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_BASE_URL: sim.baseUrls.openai,
-      OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1',
-      GATEWAY_LOG_FLUSH_MS: '2000',
-      LOG_LEVEL: 'warn',
-    });
+    // Jobs on: they wind down beside the request drain.
+    const server = startServerProcess(gatewayEnv(db.url, sim, { GATEWAY_JOBS: 'true' }));
     const [, port] = await server.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
     const url = `http://127.0.0.1:${port}/v1/chat/completions`;
     const send = (i: number) =>

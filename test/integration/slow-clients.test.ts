@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../server/simulator/index.js';
 import { createTestDatabase } from '../support/database.js';
-import { startServerProcess, type ServerProcess } from '../support/process.js';
+import { gatewayProcessEnv, startServerProcess, type ServerProcess } from '../support/process.js';
 
 // Clients that send their request slowly or not at all, against the real entry point (its HTTP
 // server settings are under test): a client gone mid-body is no internal error, a dripping client
@@ -23,21 +23,9 @@ beforeAll(async () => {
   // 24 tokens 150 ms apart: a stream of about 3.6 s, longer than the request timeout.
   sim = await startSimulator({ chunkDelayMs: 150 });
   db = await createTestDatabase();
-  server = startServerProcess({
-    DATABASE_URL: db.url,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    GATEWAY_MODE: 'single',
-    GATEWAY_ADMIN_TOKEN: token,
-    GATEWAY_SIMULATOR: 'off',
-    GATEWAY_JOBS: 'off',
-    OPENAI_API_KEY: 'sk-test',
-    OPENAI_BASE_URL: sim.baseUrls.openai,
-    OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1',
-    GATEWAY_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
-    GATEWAY_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-    LOG_LEVEL: 'warn',
-  });
+  server = startServerProcess(
+    gatewayProcessEnv(db.url, sim.baseUrls.openai, token, { GATEWAY_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), GATEWAY_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) }),
+  );
   const [, listening] = await server.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
   port = Number(listening);
   base = `http://127.0.0.1:${port}`;

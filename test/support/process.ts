@@ -39,3 +39,24 @@ export function startServerProcess(env: Record<string, string | undefined>, entr
     },
   };
 }
+
+/**
+ * The environment of a gateway process in front of one OpenAI-format upstream (the simulator):
+ * single workspace with a known admin token, no jobs, no built-in simulator, quiet logs.
+ */
+export function gatewayProcessEnv(databaseUrl: string, openaiBaseUrl: string, adminToken: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GATEWAY_MODE: 'single',
+    GATEWAY_ADMIN_TOKEN: adminToken,
+    GATEWAY_SIMULATOR: 'off',
+    GATEWAY_JOBS: 'off',
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: openaiBaseUrl,
+    OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1',
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
