@@ -96,14 +96,15 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
         // the socket has taken this one, so the upstream connection pauses (SseAnswer) instead
         // of the gateway buffering the whole answer in memory.
         if (chunk.choices.length > 0 && !sink.chunk(chunk)) {
-          await sink.drained(call.signal);
-          if (call.signal.aborted) throw new ClientClosedError();
+          // A client that reads nothing for as long as an upstream call may take is given up.
+          const drained = await sink.drained(call.signal, upstreamTimeoutMs);
+          if (!drained || call.signal.aborted) throw new ClientClosedError();
         }
         next = await iterator.next();
       }
     } catch (err) {
       const usage = acc.usage ?? (await estimateUsage(body, acc.producedText()));
-      const aborted = call.signal.aborted || (err as { aborted?: boolean }).aborted === true;
+      const aborted = call.signal.aborted || err instanceof ClientClosedError || (err as { aborted?: boolean }).aborted === true;
       costs.push(costRow(call, target, usage, aborted ? 'ok' : 'error'));
       // Logged with the plan's decision: used_fallback only marks a call a fallback target served.
       if (aborted) {

@@ -112,8 +112,11 @@ export interface StreamSink {
    * drained() before sending more.
    */
   chunk(chunk: ChatChunk): boolean;
-  /** Resolves when the client can take more, or it went away, or `signal` fired. */
-  drained(signal: CancelSignal): Promise<void>;
+  /**
+   * Resolves true when the client can take more, or it went away, or `signal` fired; false when it
+   * read nothing for `timeoutMs`, and then the response is given up (the connection is closed).
+   */
+  drained(signal: CancelSignal, timeoutMs: number): Promise<boolean>;
   /** The last frame: carries usage (when asked for) and `_gateway`; then [DONE]. */
   end(final: ChatChunk, meta: CallMeta): void;
   /** The stream broke after it started: an SSE error event, never a clean [DONE]. */

@@ -32,8 +32,8 @@ export function sseSink(res: ServerResponse, startedAt: number): StreamSink {
     chunk(chunk: ChatChunk) {
       return write(`data: ${chunkJson(chunk)}\n\n`);
     },
-    drained(signal: CancelSignal) {
-      return whenDrained(res, signal);
+    drained(signal: CancelSignal, timeoutMs: number) {
+      return whenDrained(res, signal, timeoutMs);
     },
     end(final: ChatChunk, meta: CallMeta) {
       write(`data: ${jsonWithGateway(final, meta)}\n\ndata: [DONE]\n\n`);
@@ -47,18 +47,27 @@ export function sseSink(res: ServerResponse, startedAt: number): StreamSink {
 }
 
 /**
- * Resolves on the response's 'drain' (the client read what was queued), on its 'close' (the client
- * went away) or when `signal` fires, whichever comes first; the other listeners are removed.
+ * Resolves true on the response's 'drain' (the client read what was queued), on its 'close' (the
+ * client went away) or when `signal` fires, whichever comes first; the other listeners are removed.
+ * A client that reads nothing for `timeoutMs` is given up: its connection is closed (which fires the
+ * call's cancellation) and the wait resolves false. Otherwise a client that stops reading but keeps
+ * its connection would hold the upstream call open until it timed out as the provider's fault.
  */
-function whenDrained(res: ServerResponse, signal: CancelSignal): Promise<void> {
-  if (res.destroyed || res.writableEnded || signal.aborted || !res.writableNeedDrain) return Promise.resolve();
+function whenDrained(res: ServerResponse, signal: CancelSignal, timeoutMs: number): Promise<boolean> {
+  if (res.destroyed || res.writableEnded || signal.aborted || !res.writableNeedDrain) return Promise.resolve(true);
   return new Promise((resolve) => {
-    const done = (): void => {
+    const settle = (drained: boolean): void => {
+      clearTimeout(timer);
       res.off('drain', done);
       res.off('close', done);
       signal.removeEventListener('abort', done);
-      resolve();
+      resolve(drained);
     };
+    const done = (): void => settle(true);
+    const timer = setTimeout(() => {
+      settle(false);
+      res.destroy();
+    }, timeoutMs);
     res.on('drain', done);
     res.on('close', done);
     signal.addEventListener('abort', done);

@@ -33,15 +33,15 @@ function gatewayResponseFor(client: Socket): Promise<ServerResponse> {
 }
 
 /** A client that sends a streaming request and never reads a byte of the answer. */
-async function stalledClient(): Promise<{ client: Socket; res: ServerResponse }> {
-  const url = new URL(c.env.baseUrl);
+async function stalledClient(env: ChatEnv = c): Promise<{ client: Socket; res: ServerResponse }> {
+  const url = new URL(env.env.baseUrl);
   const client = connect(Number(url.port), url.hostname);
   await new Promise<void>((resolve) => client.once('connect', resolve));
   client.pause();
   const response = gatewayResponseFor(client);
   const body = JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'a very long answer, please' }], stream: true });
   client.write(
-    `POST /v1/chat/completions HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${c.tenant.token}\r\n` +
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${env.tenant.token}\r\n` +
       `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
   return { client, res: await response };
@@ -83,4 +83,28 @@ describe('a stream client that stops reading', () => {
     const ok: any = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'still here' }] });
     expect(ok.choices[0].message.content).toBeTruthy();
   });
+});
+
+describe('a stream client that stops reading and keeps its connection', () => {
+  it('is given up after the upstream timeout: connection closed, logged client_closed, no fault of the provider', async () => {
+    const short = await startChatEnv({ sim: { outputTokens: OUTPUT_TOKENS, chunkDelayMs: 0 }, env: { GATEWAY_UPSTREAM_TIMEOUT_MS: '1500' } });
+    try {
+      const { client, res } = await stalledClient(short);
+      // The client never reads and never closes: the gateway ends the connection itself.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('the gateway kept the stalled connection open')), 15_000);
+        res.once('close', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      client.destroy();
+      await short.waitForCount('select count(*) n from requests where tenant_id = $1', [short.tenant.tenantId], 1);
+      const [row] = await short.query('select status from requests where tenant_id = $1', [short.tenant.tenantId]);
+      expect(row.status).toBe('client_closed');
+      expect(short.env.services.dataPlane.breakers.snapshot().openai?.consecutiveFailures ?? 0).toBe(0);
+    } finally {
+      await short.close();
+    }
+  }, 30_000);
 });
