@@ -49,6 +49,7 @@ export function classifyFailure(err: unknown, target: Target, breakers: CircuitB
  * request (a 200 whose body is not JSON or holds no answer).
  */
 function rejectsRequest(err: ProviderError): boolean {
+  if (err.kind === 'request') return true;
   return err.kind === 'http' && !err.retryable && err.status !== 401 && err.status !== 403;
 }
 
@@ -60,5 +61,7 @@ export function exhaustedError(errors: UpstreamErrorSummary[]): GatewayError {
 
 /** A non-retryable upstream rejection of the request itself (bad parameters for that model). */
 export function rejectedError(summary: UpstreamErrorSummary): GatewayError {
+  // Refused before it left (a body this process could not serialise): no provider said anything.
+  if (summary.kind === 'request') return new GatewayError('invalid_request_error', `The request could not be sent to ${summary.provider}: ${summary.message}`);
   return new GatewayError('invalid_request_error', `${summary.provider} rejected the request: ${summary.message}`, { details: { upstreamStatus: summary.status } });
 }

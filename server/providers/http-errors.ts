@@ -197,16 +197,16 @@ function isRequestBuildError(err: unknown): err is RangeError | TypeError {
 }
 
 /**
- * The request's fault, not the provider's: shaped as a non-retryable 400 so the core answers
- * 400 invalid_request_error, tries no other target and leaves the provider's circuit alone.
+ * The request's fault, not the provider's (which never saw it): the core answers 400
+ * invalid_request_error, tries no other target, logs no upstream call and leaves the circuit alone.
  */
 function requestBuildError(provider: string, err: RangeError | TypeError): ProviderError {
   return new ProviderError({
     provider,
-    status: 400,
+    status: 0,
     retryable: false,
-    kind: 'http',
-    message: `the request for ${provider} could not be built: ${err.message}`,
+    kind: 'request',
+    message: `the request could not be built: ${err.message}`,
     cause: err,
   });
 }

@@ -137,8 +137,11 @@ export class ProviderError extends Error {
   readonly retryable: boolean;
   /** From the upstream Retry-After header, when it sent one. */
   readonly retryAfterMs?: number;
-  /** timeout | connection | http | stream | parse */
-  readonly kind: 'timeout' | 'connection' | 'http' | 'stream' | 'parse';
+  /**
+   * timeout | connection | http | stream | parse, or request: this process could not build or send
+   * the request from what the client gave (the request's fault; the provider never saw it).
+   */
+  readonly kind: 'timeout' | 'connection' | 'http' | 'stream' | 'parse' | 'request';
 
   constructor(init: {
     provider: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyFailure, ClientClosedError } from '../../server/gateway/attempts.js';
+import { classifyFailure, ClientClosedError, rejectedError } from '../../server/gateway/attempts.js';
 import { CircuitBreakers } from '../../server/gateway/breaker.js';
 import { Cancellation } from '../../server/lib/cancel-signal.js';
 import { ProviderError } from '../../server/providers/types.js';
@@ -35,6 +35,14 @@ describe('classifyFailure', () => {
     for (const status of [400, 404, 422]) {
       expect(classify(failure({ status, retryable: false }))).toMatchObject({ fallBack: false, answered: true, counted: 0 });
     }
+  });
+
+  it('refuses a request this process could not build as the request\'s fault: no fallback, no count, no upstream call', () => {
+    const unbuildable = failure({ status: 0, retryable: false, kind: 'request', message: 'the request could not be built: Maximum call stack size exceeded' });
+    const result = classify(unbuildable);
+    expect(result).toMatchObject({ fallBack: false, answered: false, counted: 0 });
+    const err = rejectedError(result.summary);
+    expect(err).toMatchObject({ type: 'invalid_request_error', message: 'The request could not be sent to openai: the request could not be built: Maximum call stack size exceeded' });
   });
 
   it('turns a client that went away into ClientClosedError, and rethrows what is not a provider failure', () => {

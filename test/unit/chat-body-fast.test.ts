@@ -162,8 +162,8 @@ describe('safety nets for a body that cannot be serialised', () => {
     const scope = new CallScope(new Cancellation(), 1_000);
     try {
       const e = toProviderError(overflow, scope, 'openai');
-      // attempts.ts treats a non-retryable 4xx of kind 'http' as the request's fault: 400, no fallback, no breaker count.
-      expect(e).toMatchObject({ provider: 'openai', status: 400, retryable: false, kind: 'http' });
+      // The request's fault, which the provider never saw: attempts.ts answers 400 with no fallback, no breaker count, no upstream call logged.
+      expect(e).toMatchObject({ provider: 'openai', status: 0, retryable: false, kind: 'request' });
       // A network error keeps its meaning.
       const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
       expect(toProviderError(reset, scope, 'openai')).toMatchObject({ status: 0, retryable: true, kind: 'connection' });
