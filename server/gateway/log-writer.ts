@@ -175,13 +175,7 @@ export class LogWriter {
   write(request: RequestLogRow, costs: CostLogRow[], preview: string | null = null): void {
     if (this.drained) this.reportLateRows(1, costs.length);
     this.requests.push(request);
-    let costUsd = 0;
-    for (let i = 0; i < costs.length; i++) {
-      const c = costs[i]!;
-      c.seq = i;
-      this.costs.push(c);
-      costUsd += c.cost;
-    }
+    const costUsd = this.queueCosts(costs);
     if (this.opts.onCommitted) this.extras.set(request.id, { costUsd, preview });
     this.opts.onQueued?.(request, costs);
     this.encodeAhead(request, costs);
@@ -193,11 +187,7 @@ export class LogWriter {
   /** The cost rows of one call that has no request row (the judge, evals). */
   writeCosts(costs: CostLogRow[]): void {
     if (this.drained) this.reportLateRows(0, costs.length);
-    for (let i = 0; i < costs.length; i++) {
-      const c = costs[i]!;
-      c.seq = i;
-      this.costs.push(c);
-    }
+    this.queueCosts(costs);
     this.opts.onQueued?.(null, costs);
     this.enforceBound();
     this.flushSoon(this.opts.flushIntervalMs);
@@ -232,6 +222,18 @@ export class LogWriter {
     if (this.requests.length || this.costs.length || this.flushing) {
       this.opts.logger.error({ requests: this.requests.length, costs: this.costs.length, flushPending: Boolean(this.flushing) }, 'log writer could not drain before shutdown; rows lost');
     }
+  }
+
+  /** Queues one call's cost rows, numbered in call order (their key's seq); returns their USD total. */
+  private queueCosts(costs: CostLogRow[]): number {
+    let usd = 0;
+    for (let i = 0; i < costs.length; i++) {
+      const c = costs[i]!;
+      c.seq = i;
+      this.costs.push(c);
+      usd += c.cost;
+    }
+    return usd;
   }
 
   /** A row queued after drain() returned is never written: say so rather than lose it silently. */

@@ -14,7 +14,7 @@ import { candidatesFor, resolvePinned, type Needs } from './routing/targets.js';
 import type { RoutingStrategy } from './routing/strategy.js';
 import { streamCall } from './stream.js';
 import { GATEWAY_FIELDS } from './validate.js';
-import { type ChatCall, type CompletionResult, type RoutedBy, type RoutingDecision, type StreamSink, type Target, type UpstreamErrorSummary } from './types.js';
+import type { ChatCall, CompletionResult, RoutedBy, RoutingDecision, StreamSink, Target, UpstreamErrorSummary } from './types.js';
 
 // The data-plane core: route -> cache lookup -> provider call with fallback -> account -> log.
 // Plain TypeScript: the HTTP handler, evals and the judge all call it.

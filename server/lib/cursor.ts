@@ -44,7 +44,7 @@ export function decodeCursor(cursor: string): Cursor {
 }
 
 /** A well-formed UTC time PostgreSQL can store, with no field out of range (no 30 February). */
-function isStorableTime(iso: string): boolean {
+export function isStorableTime(iso: string): boolean {
   const m = ISO_TIME.exec(iso);
   if (!m || m[1] === '0000') return false;
   const date = new Date(`${iso.slice(0, 19)}Z`);

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { GatewayError } from '../../lib/errors.js';
+import { isStorableTime } from '../../lib/cursor.js';
 import { costUsd } from '../../providers/pricing.js';
 import { analyticsRepository as repo, type Queryable, type RequestListRow, type RequestTotalsRow } from './repository.js';
 import type {
@@ -439,21 +440,13 @@ function decodeRequestCursor(cursor: string, orderBy: OrderBy, order: Order): { 
 // would otherwise fail the query with a 500.
 
 /** created_at as the list query formats it (to_char 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'). */
-const CREATED_KEY = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{6}Z$/;
+const CREATED_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const INT4_MAX = 2_147_483_647;
 /** Request ids are req_ and letters, digits, '_' or '-' (generated ones: 20 letters and digits). */
 const REQUEST_ID = /^req_[A-Za-z0-9_-]{1,100}$/;
 
 function isCreatedKey(key: unknown): boolean {
-  const m = typeof key === 'string' ? CREATED_KEY.exec(key) : null;
-  if (!m) return false;
-  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [number, number, number, number, number, number];
-  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 && second <= 59;
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return typeof key === 'string' && CREATED_KEY.test(key) && isStorableTime(key);
 }
 
 function isLatencyKey(key: unknown): boolean {
