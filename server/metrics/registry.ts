@@ -97,9 +97,9 @@ export class Metrics {
     }
   }
 
-  /** The exposition text; rows queued before the scrape are counted first. */
+  /** The exposition text, with every row queued before the scrape counted. */
   async render(): Promise<{ contentType: string; body: string }> {
-    this.requests.countPending();
+    this.requests.apply();
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }
