@@ -2,9 +2,16 @@ import { Counter, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { CounterTally, HistogramTally } from '../../server/metrics/tally.js';
 
-async function values(registry: Registry, name: string) {
+/** A metric's series as prom-client reports them (histograms name each series: _bucket, _sum, _count). */
+interface Series {
+  labels: Record<string, string | number>;
+  value: number;
+  metricName?: string;
+}
+
+async function values(registry: Registry, name: string): Promise<Series[]> {
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
-  return metric?.values ?? [];
+  return (metric?.values ?? []) as Series[];
 }
 
 describe('metric tallies', () => {
