@@ -33,6 +33,12 @@ export function parseDataUrl(url: string): DataUrl | undefined {
   return { mimeType: meta.slice(0, -7) || 'application/octet-stream', data: url.slice(comma + 1) };
 }
 
+/** Lower-case media type without parameters; `image/jpg`, a common misspelling, as `image/jpeg`. */
+export function mediaTypeOf(mimeType: string): string {
+  const t = (mimeType.split(';', 1)[0] ?? '').trim().toLowerCase();
+  return t === 'image/jpg' ? 'image/jpeg' : t;
+}
+
 const EXT_MIME: Record<string, string> = {
   png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
   heic: 'image/heic', heif: 'image/heif', pdf: 'application/pdf',

@@ -85,6 +85,8 @@ async function messages(x: Exchange): Promise<void> {
   if (b.max_tokens === undefined) return bad(x, 'max_tokens: Field required');
   if (maxTokens === undefined || maxTokens < 1) return bad(x, 'max_tokens: Input should be greater than or equal to 1');
   if (!x.state.models.anthropic.set.has(model)) return sendJson(x.res, 404, errorBody(404, `model: ${model}`));
+  const badImage = badImageType(msgs);
+  if (badImage) return bad(x, badImage);
 
   const p = plan(toGen(model, b, msgs, maxTokens), x.state.outputTokens, x.state.modelQualities, x.state.replies);
   const id = newId('msg_');
@@ -131,6 +133,23 @@ async function messages(x: Exchange): Promise<void> {
   frames.push({ kind: 'post', data: ev('message_delta', { delta: { stop_reason: stopReason, stop_sequence: p.stopSequence }, usage: { output_tokens: p.outputTokens } }) });
   frames.push({ kind: 'post', data: ev('message_stop', {}) });
   await streamFrames(x.res, frames, { delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter });
+}
+
+/** Base64 image media types the real API accepts; anything else is refused with 400. */
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/** The real API's complaint about the first base64 image whose media type it does not take. */
+function badImageType(msgs: unknown[]): string | undefined {
+  for (const [i, m] of msgs.entries()) {
+    if (!isObj(m)) continue;
+    for (const [j, block] of asArray(m.content).entries()) {
+      const source = isObj(block) && block.type === 'image' && isObj(block.source) ? block.source : undefined;
+      if (source?.type === 'base64' && !IMAGE_TYPES.has(String(source.media_type))) {
+        return `messages.${i}.content.${j}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;
+      }
+    }
+  }
+  return undefined;
 }
 
 function mapStop(p: Plan): string {

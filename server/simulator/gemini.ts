@@ -7,6 +7,10 @@
 // 403 PERMISSION_DENIED, and a key starting with INVALID_KEY_PREFIX is refused with 400
 // INVALID_ARGUMENT, reason API_KEY_INVALID, the answer to a wrong or revoked key.
 //
+// Several candidates (generationConfig.candidateCount, 1 to 8) repeat the same answer under
+// indexes 0..n-1; generationConfig.responseLogprobs adds a logprobsResult to each, one chosen
+// token per text piece with `logprobs` top candidates.
+//
 // Thought signatures: the first functionCall part of an answer carries a `thoughtSignature`, as a
 // thinking model's does, and a gemini-3 (or later) model refuses a request whose current turn
 // has a step whose first function call comes back without one.
@@ -127,6 +131,11 @@ async function generate(x: Exchange): Promise<void> {
     return bad(x, `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`${unsigned.name}\` , position ${unsigned.position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`);
   }
 
+  const gc = isObj(x.body.generationConfig) ? x.body.generationConfig : {};
+  const candidateCount = gc.candidateCount === undefined ? 1 : intOrUndef(gc.candidateCount);
+  if (candidateCount === undefined || candidateCount < 1 || candidateCount > 8) return bad(x, '* GenerationConfig.candidate_count: must be between 1 and 8');
+  const topLogprobs = gc.responseLogprobs === true ? Math.max(0, intOrUndef(gc.logprobs) ?? 0) : undefined;
+
   const p = plan(toGen(model, x.body, contents), x.state.outputTokens, x.state.modelQualities, x.state.replies);
   const responseId = newId('');
   const finishReason = p.finish === 'length' ? 'MAX_TOKENS' : 'STOP';
@@ -134,7 +143,12 @@ async function generate(x: Exchange): Promise<void> {
     promptTokenCount: p.promptTokens, candidatesTokenCount: out, totalTokenCount: p.promptTokens + out,
   });
   const response = (parts: unknown[], out: number, finish?: string): Record<string, unknown> => ({
-    candidates: [{ content: { role: 'model', parts }, ...(finish ? { finishReason: finish } : {}), index: 0 }],
+    candidates: Array.from({ length: candidateCount }, (_, index) => ({
+      content: { role: 'model', parts },
+      ...(finish ? { finishReason: finish } : {}),
+      ...(topLogprobs !== undefined ? { logprobsResult: logprobsOf(parts, topLogprobs) } : {}),
+      index,
+    })),
     usageMetadata: usage(out),
     modelVersion: model,
     responseId,
@@ -173,6 +187,16 @@ async function generate(x: Exchange): Promise<void> {
     delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter,
     contentType: sse ? 'text/event-stream' : 'application/json; charset=UTF-8',
   });
+}
+
+/** One chosen token per text part, with `top` alternatives (the chosen one first). */
+function logprobsOf(parts: unknown[], top: number): Record<string, unknown> {
+  const tokens = parts.map((part) => (isObj(part) && typeof part.text === 'string' ? part.text : '')).filter((t) => t !== '');
+  const candidate = (token: string, rank: number) => ({ token, tokenId: token.length + rank, logProbability: -0.25 * (rank + 1) });
+  return {
+    chosenCandidates: tokens.map((t) => candidate(t, 0)),
+    topCandidates: tokens.map((t) => ({ candidates: Array.from({ length: top }, (_, rank) => candidate(rank === 0 ? t : `${t}~${rank}`, rank)) })),
+  };
 }
 
 function requiresSignatures(model: string): boolean {

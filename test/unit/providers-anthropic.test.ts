@@ -175,7 +175,7 @@ describe('anthropic response translation', () => {
 
   it('counts cache reads and writes as prompt tokens', () => {
     const c = fromAnthropicResponse({ ...textResponse, usage: { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000 } }, false);
-    expect(c.usage).toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115 });
+    expect(c.usage).toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115, prompt_tokens_details: { cached_tokens: 1000 } });
   });
 
   it('maps tool_use blocks to tool_calls', () => {

@@ -37,7 +37,7 @@ export class AnthropicAdapter extends HttpAdapter implements ProviderAdapter {
   }
 
   async chat(req: ChatRequest, opts: CallOptions): Promise<ChatCompletion> {
-    const { body, jsonTool } = toAnthropicRequest(req);
+    const { body, jsonTool } = toAnthropicRequest(req, this.name);
     const res = await postJson<AnthropicResponse>(`${this.baseUrl}/v1/messages`, this.headers, body, this.http(opts));
     if (!res || !Array.isArray(res.content)) {
       throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned a message without content` });
@@ -46,7 +46,7 @@ export class AnthropicAdapter extends HttpAdapter implements ProviderAdapter {
   }
 
   async *chatStream(req: ChatRequest, opts: CallOptions): AsyncGenerator<ChatChunk, void, undefined> {
-    const { body, jsonTool } = toAnthropicRequest(req);
+    const { body, jsonTool } = toAnthropicRequest(req, this.name);
     body.stream = true;
     const tr = new AnthropicStreamTranslator(this.name, req.model, jsonTool, this.secrets);
     let yielded = false;

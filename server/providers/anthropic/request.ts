@@ -10,8 +10,15 @@
 //   the model must answer through it, and the response/stream translators turn its input back into
 //   plain message content with finish_reason 'stop'. When the caller also sends tools, forcing a tool
 //   would break their tool use, so we append a "reply with JSON only" system instruction instead.
-import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { isRecord, parseArgs, parseDataUrl, stopList, textOf } from '../util.js';
+// - Refused with a 'request' ProviderError (400 invalid_request_error, before anything is sent),
+//   because the caller relies on them and Anthropic has no way to honour them: n > 1, logprobs,
+//   content parts Anthropic cannot take (audio, files other than PDFs and images, file ids),
+//   images that are not http(s) URLs or base64 data URLs of JPEG, PNG, GIF or WebP, and a
+//   conversation with nothing but system text.
+// - Dropped, as hints Anthropic lacks and OpenAI treats as optional: seed, presence_penalty,
+//   frequency_penalty, logit_bias, service_tier, store, metadata, top_p when temperature is set.
+import { ProviderError, type ChatMessage, type ChatRequest, type ContentPart } from '../types.js';
+import { isRecord, mediaTypeOf, parseArgs, parseDataUrl, stopList, textOf } from '../util.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
 export const JSON_TOOL_NAME = 'json_response';
@@ -39,7 +46,17 @@ export interface AnthropicTranslation {
   jsonTool: boolean;
 }
 
-export function toAnthropicRequest(req: ChatRequest): AnthropicTranslation {
+/** Image media types Anthropic accepts in a base64 source. */
+const IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/**
+ * `provider`: the registry name, for the error a request Anthropic cannot take is refused with.
+ */
+export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): AnthropicTranslation {
+  const refuse = (message: string): never => {
+    throw new ProviderError({ provider, status: 0, retryable: false, kind: 'request', message });
+  };
+  refuseUnsupportedOptions(req, refuse);
   const system: Block[] = [];
   const turns: AnthropicMessage[] = [];
   for (const m of req.messages) {
@@ -48,7 +65,7 @@ export function toAnthropicRequest(req: ChatRequest): AnthropicTranslation {
       continue;
     }
     const role = m.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = m.role === 'assistant' ? assistantBlocks(m) : m.role === 'tool' ? [toolResult(m)] : userBlocks(m.content);
+    const blocks = m.role === 'assistant' ? assistantBlocks(m) : m.role === 'tool' ? [toolResult(m, refuse)] : userBlocks(m.content, refuse);
     if (blocks.length === 0) continue;
     const prev = turns[turns.length - 1];
     // Anthropic wants alternating turns: consecutive same-role messages (e.g. several tool results)
@@ -56,6 +73,8 @@ export function toAnthropicRequest(req: ChatRequest): AnthropicTranslation {
     if (prev && prev.role === role) (prev.content as Block[]).push(...blocks);
     else turns.push({ role, content: blocks });
   }
+  // Anthropic refuses an empty message list; system text alone is not a conversation.
+  if (turns.length === 0) refuse('messages: at least one user or assistant message with content is required');
   // A lone text block is sent as a plain string: smaller and what Anthropic's own examples use.
   for (const t of turns) {
     const only = t.content.length === 1 ? (t.content as Block[])[0] : undefined;
@@ -104,6 +123,14 @@ export function toAnthropicRequest(req: ChatRequest): AnthropicTranslation {
   return { body, jsonTool };
 }
 
+type Refuse = (message: string) => never;
+
+/** Options the caller relies on that Anthropic cannot honour. */
+function refuseUnsupportedOptions(req: ChatRequest, refuse: Refuse): void {
+  if (typeof req['n'] === 'number' && req['n'] > 1) refuse('n: Anthropic returns one choice per request; send n = 1 (or leave it out)');
+  if (req['logprobs'] === true) refuse('logprobs: Anthropic does not return token log probabilities');
+}
+
 function toolChoice(choice: unknown, noParallel: boolean): Block | undefined {
   let out: Block | undefined;
   if (choice === 'auto') out = { type: 'auto' };
@@ -139,7 +166,7 @@ function textBlock(p: ContentPart): Block | undefined {
   return b;
 }
 
-function userBlocks(content: ChatMessage['content']): Block[] {
+function userBlocks(content: ChatMessage['content'], refuse: Refuse): Block[] {
   if (content == null || typeof content === 'string') return textBlocks(content);
   const out: Block[] = [];
   for (const p of content) {
@@ -148,22 +175,41 @@ function userBlocks(content: ChatMessage['content']): Block[] {
       if (b) out.push(b);
     } else if (p.type === 'image_url') {
       const url = (p as { image_url?: { url?: unknown } }).image_url?.url;
-      if (typeof url === 'string') out.push(imageBlock(url));
+      if (typeof url !== 'string') refuse('image_url: url is required');
+      out.push(imageBlock(url as string, refuse));
     } else if (p.type === 'file') {
-      const data = (p as { file?: { file_data?: unknown } }).file?.file_data;
-      const parsed = typeof data === 'string' ? parseDataUrl(data) : undefined;
-      if (parsed?.mimeType === 'application/pdf') {
-        out.push({ type: 'document', source: { type: 'base64', media_type: parsed.mimeType, data: parsed.data } });
-      }
+      out.push(fileBlock(p, refuse));
+    } else {
+      // Silently sending a prompt without the audio or file the caller attached would answer a
+      // different question.
+      refuse(`content part type '${String(p.type).slice(0, 40)}' is not supported by Anthropic (text, image_url and file are)`);
     }
   }
   return out;
 }
 
-function imageBlock(url: string): Block {
-  const data = parseDataUrl(url);
-  if (data) return { type: 'image', source: { type: 'base64', media_type: data.mimeType, data: data.data } };
-  return { type: 'image', source: { type: 'url', url } };
+function imageBlock(url: string, refuse: Refuse): Block {
+  if (url.startsWith('data:')) {
+    const data = parseDataUrl(url);
+    if (!data) return refuse('image_url: a data URL must be base64-encoded (data:<media type>;base64,<data>)');
+    const mediaType = mediaTypeOf(data.mimeType);
+    if (!IMAGE_TYPES.has(mediaType)) return refuse(`image_url: media type '${mediaType.slice(0, 60)}' is not supported by Anthropic (image/jpeg, image/png, image/gif, image/webp)`);
+    return { type: 'image', source: { type: 'base64', media_type: mediaType, data: data.data } };
+  }
+  // Anthropic fetches http(s) images itself; any other scheme it cannot read.
+  if (/^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } };
+  return refuse('image_url: url must be an http(s) URL or a base64 data URL');
+}
+
+/** An OpenAI `file` part: a base64 PDF becomes a document, a base64 image an image. */
+function fileBlock(p: ContentPart, refuse: Refuse): Block {
+  const data = (p as { file?: { file_data?: unknown } }).file?.file_data;
+  const parsed = typeof data === 'string' ? parseDataUrl(data) : undefined;
+  if (!parsed) return refuse('file: only base64 file_data (data:<media type>;base64,<data>) can be sent to Anthropic; file_id cannot');
+  const mediaType = mediaTypeOf(parsed.mimeType);
+  if (mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: mediaType, data: parsed.data } };
+  if (IMAGE_TYPES.has(mediaType)) return { type: 'image', source: { type: 'base64', media_type: mediaType, data: parsed.data } };
+  return refuse(`file: media type '${mediaType.slice(0, 60)}' is not supported by Anthropic (application/pdf and JPEG, PNG, GIF, WebP images)`);
 }
 
 function assistantBlocks(m: ChatMessage): Block[] {
@@ -174,10 +220,10 @@ function assistantBlocks(m: ChatMessage): Block[] {
   return out;
 }
 
-function toolResult(m: ChatMessage): Block {
+function toolResult(m: ChatMessage, refuse: Refuse): Block {
   const b: Block = { type: 'tool_result', tool_use_id: toolId(m.tool_call_id ?? '') };
   if (typeof m.content === 'string') b['content'] = m.content;
-  else if (Array.isArray(m.content)) b['content'] = userBlocks(m.content);
+  else if (Array.isArray(m.content)) b['content'] = userBlocks(m.content, refuse);
   else b['content'] = textOf(m.content);
   return b;
 }

@@ -48,8 +48,14 @@ export function promptTokens(u: AnthropicUsage | undefined): number {
   return (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
 }
 
-export function toUsage(prompt: number, completion: number): Usage {
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+/**
+ * `cacheRead`: prompt tokens read from Anthropic's prompt cache, reported as OpenAI reports
+ * cached prompt tokens (prompt_tokens_details.cached_tokens) when there were any.
+ */
+export function toUsage(prompt: number, completion: number, cacheRead = 0): Usage {
+  const usage: Usage & { prompt_tokens_details?: { cached_tokens: number } } = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  if (cacheRead > 0) usage.prompt_tokens_details = { cached_tokens: cacheRead };
+  return usage;
 }
 
 export function fromAnthropicResponse(res: AnthropicResponse, jsonTool: boolean): ChatCompletion {
@@ -85,6 +91,6 @@ export function fromAnthropicResponse(res: AnthropicResponse, jsonTool: boolean)
     created: nowSeconds(),
     model: res.model,
     choices: [{ index: 0, message, finish_reason: finish }],
-    usage: toUsage(promptTokens(res.usage), res.usage?.output_tokens ?? 0),
+    usage: toUsage(promptTokens(res.usage), res.usage?.output_tokens ?? 0, res.usage?.cache_read_input_tokens ?? 0),
   };
 }

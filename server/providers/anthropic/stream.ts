@@ -50,7 +50,9 @@ export class AnthropicStreamTranslator {
   /** Tool and JSON-tool blocks (by block index) that have received argument text. */
   private readonly blocksWithInput = new Set<number>();
   private nextTool = 0;
-  private prompt = 0;
+  private input = 0;
+  private cacheWrite = 0;
+  private cacheRead = 0;
   private completion = 0;
   private done = false;
   private finish: FinishReason = null;
@@ -94,7 +96,7 @@ export class AnthropicStreamTranslator {
         // neither that nor any content is a broken answer, not an empty one (the gateway falls back).
         if (this.finish === null && !this.roleSent) throw streamFailure(this.provider, 'stream ended without an answer (no content and no stop_reason)');
         this.done = true;
-        return usageChunk(this.id || newId('msg_'), this.created, this.model, toUsage(this.prompt, this.completion));
+        return usageChunk(this.id || newId('msg_'), this.created, this.model, toUsage(this.prompt, this.completion, this.cacheRead));
       case 'error':
         throw this.errorEvent(e['error']);
       default:
@@ -162,13 +164,20 @@ export class AnthropicStreamTranslator {
     return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [{ index: 0, delta, finish_reason: finish }] };
   }
 
-  // message_start carries the prompt count; message_delta carries cumulative output (and, on newer
-  // API versions, cumulative input) counts, so the latest non-zero value wins.
+  // message_start carries the prompt counts; message_delta carries cumulative output (and, on newer
+  // API versions, cumulative input and cache) counts. Each count is kept on its own, largest value
+  // wins: a message_delta that repeats input_tokens without the cache counts must not drop the
+  // cache reads and writes message_start reported.
   private takeUsage(u: AnthropicUsage | undefined): void {
     if (!isRecord(u)) return;
-    const p = promptTokens(u);
-    if (p > 0) this.prompt = p;
-    if (typeof u.output_tokens === 'number') this.completion = u.output_tokens;
+    this.input = Math.max(this.input, count(u['input_tokens']));
+    this.cacheWrite = Math.max(this.cacheWrite, count(u['cache_creation_input_tokens']));
+    this.cacheRead = Math.max(this.cacheRead, count(u['cache_read_input_tokens']));
+    this.completion = Math.max(this.completion, count(u['output_tokens']));
+  }
+
+  private get prompt(): number {
+    return promptTokens({ input_tokens: this.input, cache_creation_input_tokens: this.cacheWrite, cache_read_input_tokens: this.cacheRead });
   }
 
   private errorEvent(err: unknown): ProviderError {
@@ -179,4 +188,9 @@ export class AnthropicStreamTranslator {
     const message = redact(`${this.provider} stream error: ${type}: ${msg}`, this.secrets);
     return new ProviderError({ provider: this.provider, status, retryable: isRetryableStatus(status), kind: 'http', message });
   }
+}
+
+/** A token count as reported, 0 when absent or null. */
+function count(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }

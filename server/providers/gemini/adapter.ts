@@ -56,7 +56,7 @@ export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
   }
 
   async chat(req: ChatRequest, opts: CallOptions): Promise<ChatCompletion> {
-    const res = await postJson<GeminiResponse>(this.modelUrl(req.model, 'generateContent'), this.headers, toGeminiRequest(req), this.http(opts));
+    const res = await postJson<GeminiResponse>(this.modelUrl(req.model, 'generateContent'), this.headers, toGeminiRequest(req, this.name), this.http(opts));
     if (!res || typeof res !== 'object') {
       throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned an empty response` });
     }
@@ -68,7 +68,7 @@ export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
     const tr = new GeminiStreamTranslator(this.name, req.model, this.secrets);
     let yielded = false;
     try {
-      for await (const ev of postSse(url, this.sseHeaders, toGeminiRequest(req), this.http(opts))) {
+      for await (const ev of postSse(url, this.sseHeaders, toGeminiRequest(req, this.name), this.http(opts))) {
         const chunk = tr.push(ev);
         if (chunk) {
           yielded = true;

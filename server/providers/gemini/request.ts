@@ -13,8 +13,19 @@
 //   of its functionCall part. Gemini 3 rejects a step whose first function call has none, so when
 //   the history has no signature for it (calls made by another provider, or by a model that gave
 //   none) the placeholder Google documents for such history is sent instead.
-import type { ChatMessage, ChatRequest } from '../types.js';
-import { isRecord, mimeFromUrl, parseArgs, parseDataUrl, stopList } from '../util.js';
+// - n becomes candidateCount and logprobs/top_logprobs become responseLogprobs/logprobs; the
+//   answer translations map every candidate and its logprobsResult back.
+// - Media: base64 data URLs go inline; http(s) URLs go as fileData, which Gemini fetches itself
+//   (public and signed URLs, Files API and YouTube URIs). Models before 2.5 cannot fetch arbitrary
+//   URLs, so for them only Files API and YouTube URIs are sent and other URLs are refused.
+// - Refused with a 'request' ProviderError (400 invalid_request_error, before anything is sent):
+//   media in a form Gemini cannot take (a data URL that is not base64, a scheme other than http(s),
+//   a file_id, an unknown content part type, media in a tool result, which a functionResponse
+//   cannot carry) and a conversation with nothing but system text.
+// - Dropped, as hints Gemini lacks and OpenAI treats as optional: user, parallel_tool_calls,
+//   logit_bias, service_tier, store, metadata.
+import { ProviderError, type ChatMessage, type ChatRequest, type ContentPart } from '../types.js';
+import { isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, stopList } from '../util.js';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent { role: 'user' | 'model'; parts: Part[] }
@@ -36,7 +47,14 @@ export function requiresThoughtSignatures(model: string): boolean {
   return m !== null && Number(m[1]) >= 3;
 }
 
-export function toGeminiRequest(req: ChatRequest): GeminiRequest {
+type Refuse = (message: string) => never;
+
+/** `provider`: the registry name, for the error a request Gemini cannot take is refused with. */
+export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRequest {
+  const refuse: Refuse = (message) => {
+    throw new ProviderError({ provider, status: 0, retryable: false, kind: 'request', message });
+  };
+  const media: MediaRules = { refuse, fetchesAnyUrl: fetchesAnyUrl(req.model) };
   const system: Part[] = [];
   const contents: GeminiContent[] = [];
   const callNames = new Map<string, string>();
@@ -53,10 +71,10 @@ export function toGeminiRequest(req: ChatRequest): GeminiRequest {
       parts = modelParts(m, callNames, signaturesRequired);
     } else if (m.role === 'tool') {
       role = 'user';
-      parts = [functionResponse(m, callNames)];
+      parts = [functionResponse(m, callNames, refuse)];
     } else {
       role = 'user';
-      parts = userParts(m.content);
+      parts = userParts(m.content, media);
     }
     if (parts.length === 0) continue;
     const prev = contents[contents.length - 1];
@@ -64,6 +82,8 @@ export function toGeminiRequest(req: ChatRequest): GeminiRequest {
     if (prev && prev.role === role) prev.parts.push(...parts);
     else contents.push({ role, parts });
   }
+  // Gemini refuses a request without contents; system text alone is not a conversation.
+  if (contents.length === 0) refuse('messages: at least one user or assistant message with content is required');
 
   const body: GeminiRequest = { contents };
   const tools = req.tools ?? [];
@@ -90,6 +110,12 @@ export function toGeminiRequest(req: ChatRequest): GeminiRequest {
   if (typeof req['seed'] === 'number') gen['seed'] = req['seed'];
   if (typeof req['presence_penalty'] === 'number') gen['presencePenalty'] = req['presence_penalty'];
   if (typeof req['frequency_penalty'] === 'number') gen['frequencyPenalty'] = req['frequency_penalty'];
+  if (typeof req['n'] === 'number' && req['n'] > 1) gen['candidateCount'] = req['n'];
+  if (req['logprobs'] === true) {
+    gen['responseLogprobs'] = true;
+    const top = req['top_logprobs'];
+    if (typeof top === 'number' && top > 0) gen['logprobs'] = top;
+  }
 
   const fmt = req.response_format;
   if (fmt && (fmt.type === 'json_object' || fmt.type === 'json_schema')) {
@@ -128,27 +154,76 @@ function textParts(content: ChatMessage['content']): Part[] {
   return out;
 }
 
-function userParts(content: ChatMessage['content']): Part[] {
+interface MediaRules {
+  refuse: Refuse;
+  /** Whether the model fetches any http(s) URL, or only Files API and YouTube URIs. */
+  fetchesAnyUrl: boolean;
+}
+
+/**
+ * Gemini fetches public and signed http(s) URLs for 2.5 and later models; earlier ones (1.x, 2.0)
+ * take only Files API and YouTube URIs. Unknown names (aliases like gemini-flash-latest) are
+ * taken to be current.
+ */
+export function fetchesAnyUrl(model: string): boolean {
+  const m = /^(?:models\/)?gemini-(\d+)(?:\.(\d+))?/.exec(model);
+  if (!m) return true;
+  const major = Number(m[1]);
+  const minor = Number(m[2] ?? 0);
+  return major > 2 || (major === 2 && minor >= 5);
+}
+
+/** URIs every Gemini model reads: files uploaded to the Files API, and YouTube videos. */
+const ALWAYS_FETCHED = /^https:\/\/(?:generativelanguage\.googleapis\.com\/|(?:www\.|m\.)?youtube\.com\/|youtu\.be\/)/i;
+
+function userParts(content: ChatMessage['content'], media: MediaRules): Part[] {
   if (content == null || typeof content === 'string') return textParts(content);
   const out: Part[] = [];
   for (const p of content) {
     if (p.type === 'text') out.push(...textParts([p]));
     else if (p.type === 'image_url') {
       const url = (p as { image_url?: { url?: unknown } }).image_url?.url;
-      if (typeof url === 'string') out.push(mediaPart(url));
-    } else if (p.type === 'file') {
-      const data = (p as { file?: { file_data?: unknown } }).file?.file_data;
-      const parsed = typeof data === 'string' ? parseDataUrl(data) : undefined;
-      if (parsed) out.push({ inlineData: { mimeType: parsed.mimeType, data: parsed.data } });
+      if (typeof url !== 'string') media.refuse('image_url: url is required');
+      out.push(mediaPart(url as string, media));
+    } else if (p.type === 'input_audio') out.push(audioPart(p, media.refuse));
+    else if (p.type === 'file') out.push(filePart(p, media.refuse));
+    else {
+      // Silently sending a prompt without what the caller attached would answer a different question.
+      media.refuse(`content part type '${String(p.type).slice(0, 40)}' is not supported by Gemini (text, image_url, input_audio and file are)`);
     }
   }
   return out;
 }
 
-function mediaPart(url: string): Part {
-  const data = parseDataUrl(url);
-  if (data) return { inlineData: { mimeType: data.mimeType, data: data.data } };
+function mediaPart(url: string, media: MediaRules): Part {
+  if (url.startsWith('data:')) {
+    const data = parseDataUrl(url);
+    if (!data) return media.refuse('image_url: a data URL must be base64-encoded (data:<media type>;base64,<data>)');
+    return { inlineData: { mimeType: mediaTypeOf(data.mimeType), data: data.data } };
+  }
+  if (!/^https?:\/\//i.test(url)) return media.refuse('image_url: url must be an http(s) URL or a base64 data URL');
+  if (!media.fetchesAnyUrl && !ALWAYS_FETCHED.test(url)) {
+    return media.refuse('image_url: this Gemini model cannot fetch images from URLs (Gemini 2.5 and later can); send the image as a base64 data URL');
+  }
   return { fileData: { mimeType: mimeFromUrl(url), fileUri: url } };
+}
+
+/** OpenAI's input_audio part ({data, format: wav|mp3}) as inline audio. */
+function audioPart(p: ContentPart, refuse: Refuse): Part {
+  const audio = (p as { input_audio?: { data?: unknown; format?: unknown } }).input_audio;
+  const format = typeof audio?.format === 'string' ? audio.format.toLowerCase() : '';
+  if (typeof audio?.data !== 'string' || audio.data === '' || !/^[a-z0-9]{1,10}$/.test(format)) {
+    return refuse('input_audio: data (base64) and format are required');
+  }
+  return { inlineData: { mimeType: `audio/${format}`, data: audio.data } };
+}
+
+/** An OpenAI `file` part: base64 file_data goes inline; a file_id means nothing to Gemini. */
+function filePart(p: ContentPart, refuse: Refuse): Part {
+  const data = (p as { file?: { file_data?: unknown } }).file?.file_data;
+  const parsed = typeof data === 'string' ? parseDataUrl(data) : undefined;
+  if (!parsed) return refuse('file: only base64 file_data (data:<media type>;base64,<data>) can be sent to Gemini; file_id cannot');
+  return { inlineData: { mimeType: mediaTypeOf(parsed.mimeType), data: parsed.data } };
 }
 
 function modelParts(m: ChatMessage, callNames: Map<string, string>, signaturesRequired: boolean): Part[] {
@@ -174,7 +249,10 @@ function thoughtSignatureOf(tc: unknown): string | undefined {
   return typeof signature === 'string' && signature !== '' ? signature : undefined;
 }
 
-function functionResponse(m: ChatMessage, callNames: Map<string, string>): Part {
+function functionResponse(m: ChatMessage, callNames: Map<string, string>, refuse: Refuse): Part {
+  // A functionResponse holds JSON only: an image or file in a tool result would be lost.
+  const media = Array.isArray(m.content) ? m.content.find((p) => p.type !== 'text') : undefined;
+  if (media) refuse(`tool message content: Gemini takes text tool results only, not '${String(media.type).slice(0, 40)}' parts; send media in a user message`);
   const name = (m.tool_call_id && callNames.get(m.tool_call_id)) || (typeof m.name === 'string' ? m.name : 'tool');
   const raw = typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? textParts(m.content).map((p) => p['text']).join('') : '';
   // functionResponse.response must be an object: a JSON-object result is sent as is, anything else wrapped.

@@ -21,6 +21,23 @@ export interface GeminiCandidate {
   content?: { role?: string; parts?: GeminiPart[] };
   finishReason?: string;
   index?: number;
+  logprobsResult?: GeminiLogprobsResult;
+}
+
+export interface GeminiLogprobsCandidate { token?: string; tokenId?: number; logProbability?: number }
+export interface GeminiLogprobsResult {
+  /** One per decoding step: the token chosen. */
+  chosenCandidates?: GeminiLogprobsCandidate[];
+  /** One per decoding step: the most likely tokens, best first. */
+  topCandidates?: Array<{ candidates?: GeminiLogprobsCandidate[] }>;
+}
+
+/** OpenAI's per-token log probability entry. */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[];
+  top_logprobs: Array<{ token: string; logprob: number; bytes: number[] }>;
 }
 
 export interface GeminiUsageMetadata {
@@ -28,6 +45,8 @@ export interface GeminiUsageMetadata {
   candidatesTokenCount?: number;
   thoughtsTokenCount?: number;
   toolUsePromptTokenCount?: number;
+  /** Already part of promptTokenCount, which is the whole effective prompt. */
+  cachedContentTokenCount?: number;
   totalTokenCount?: number;
 }
 
@@ -75,11 +94,20 @@ export function withToolCalls(finish: FinishReason, hasToolCalls: boolean): Fini
   return hasToolCalls && finish === 'stop' ? 'tool_calls' : finish;
 }
 
-/** Thinking tokens are billed as output, so they count as completion tokens. */
+type DetailedUsage = Usage & { prompt_tokens_details?: { cached_tokens: number }; completion_tokens_details?: { reasoning_tokens: number } };
+
+/**
+ * Thinking tokens are billed as output, so they count as completion tokens. promptTokenCount
+ * already includes cached content, which is reported, as OpenAI does, in
+ * prompt_tokens_details.cached_tokens; thinking in completion_tokens_details.reasoning_tokens.
+ */
 export function toUsage(u: GeminiUsageMetadata | undefined): Usage {
   const prompt = (u?.promptTokenCount ?? 0) + (u?.toolUsePromptTokenCount ?? 0);
   const completion = (u?.candidatesTokenCount ?? 0) + (u?.thoughtsTokenCount ?? 0);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: u?.totalTokenCount ?? prompt + completion };
+  const usage: DetailedUsage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: u?.totalTokenCount ?? prompt + completion };
+  if ((u?.cachedContentTokenCount ?? 0) > 0) usage.prompt_tokens_details = { cached_tokens: u!.cachedContentTokenCount! };
+  if ((u?.thoughtsTokenCount ?? 0) > 0) usage.completion_tokens_details = { reasoning_tokens: u!.thoughtsTokenCount! };
+  return usage;
 }
 
 export function toolCallFrom(part: GeminiPart): ToolCall {
@@ -91,28 +119,59 @@ export function toolCallFrom(part: GeminiPart): ToolCall {
   return call;
 }
 
-export function fromGeminiResponse(res: GeminiResponse, requestedModel: string): ChatCompletion {
-  const cand = res.candidates?.[0];
+/** A Gemini logprobsResult as OpenAI's `logprobs.content`. */
+export function tokenLogprobs(r: GeminiLogprobsResult | undefined): TokenLogprob[] | undefined {
+  if (!r || !Array.isArray(r.chosenCandidates)) return undefined;
+  const entry = (c: GeminiLogprobsCandidate | undefined) => {
+    const token = typeof c?.token === 'string' ? c.token : '';
+    return { token, logprob: typeof c?.logProbability === 'number' ? c.logProbability : 0, bytes: [...Buffer.from(token, 'utf8')] };
+  };
+  return r.chosenCandidates.map((chosen, step) => ({
+    ...entry(chosen),
+    top_logprobs: (r.topCandidates?.[step]?.candidates ?? []).map(entry),
+  }));
+}
+
+type Choice = ChatCompletion['choices'][number];
+
+function choiceFrom(cand: GeminiCandidate, position: number): Choice {
   let text = '';
   let hasText = false;
   const toolCalls: ToolCall[] = [];
-  for (const part of cand?.content?.parts ?? []) {
+  for (const part of cand.content?.parts ?? []) {
     if (part.functionCall) toolCalls.push(toolCallFrom(part));
     else if (typeof part.text === 'string' && !part.thought) {
       text += part.text;
       hasText = true;
     }
   }
-  let finish = withToolCalls(mapFinishReason(cand?.finishReason) ?? 'stop', toolCalls.length > 0);
-  if (!cand && res.promptFeedback?.blockReason) finish = 'content_filter';
-  const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: hasText ? text : null };
+  const message: Choice['message'] = { role: 'assistant', content: hasText ? text : null };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const choice: Choice = {
+    index: typeof cand.index === 'number' ? cand.index : position,
+    message,
+    finish_reason: withToolCalls(mapFinishReason(cand.finishReason) ?? 'stop', toolCalls.length > 0),
+  };
+  const logprobs = tokenLogprobs(cand.logprobsResult);
+  if (logprobs) choice.logprobs = { content: logprobs, refusal: null };
+  return choice;
+}
+
+/** Every candidate (n > 1 asks for several) as a choice, by its index. */
+export function fromGeminiResponse(res: GeminiResponse, requestedModel: string): ChatCompletion {
+  const candidates = res.candidates ?? [];
+  const choices = candidates.map(choiceFrom).sort((a, b) => a.index - b.index);
+  if (choices.length === 0) {
+    // No candidate at all: a blocked prompt, or an answer with nothing in it.
+    const finish: FinishReason = res.promptFeedback?.blockReason ? 'content_filter' : 'stop';
+    choices.push({ index: 0, message: { role: 'assistant', content: null }, finish_reason: finish });
+  }
   return {
     id: res.responseId ? `chatcmpl-${res.responseId}` : newId('chatcmpl-'),
     object: 'chat.completion',
     created: nowSeconds(),
     model: res.modelVersion ?? requestedModel,
-    choices: [{ index: 0, message, finish_reason: finish }],
+    choices,
     usage: toUsage(res.usageMetadata),
   };
 }

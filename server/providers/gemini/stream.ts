@@ -3,24 +3,29 @@
 // arrive whole in one part, and usageMetadata is cumulative, so only the last one counts. The stream
 // has no terminator event: it is complete once a frame carried a finishReason (or a prompt block).
 // A tool-call delta carries its part's thought signature as `extra_content`, as in response.ts.
+// With n > 1 a frame may carry several candidates: each becomes a choice of the chunk, by its
+// index, and the stream is complete once every candidate that appeared has finished.
 import { ProviderError, type ChatChunk, type FinishReason } from '../types.js';
 import type { SseEvent } from '../http.js';
 import { AUTH_FAILURE_STATUS, isGoogleKeyRejection, isRetryableStatus, redact } from '../http-errors.js';
 import { streamFailure } from '../stream-errors.js';
 import { isRecord, newId, nowSeconds, usageChunk } from '../util.js';
-import { mapFinishReason, toolCallFrom, toUsage, withToolCalls, type GeminiResponse, type GeminiUsageMetadata } from './response.js';
+import { mapFinishReason, tokenLogprobs, toolCallFrom, toUsage, withToolCalls, type GeminiCandidate, type GeminiResponse, type GeminiUsageMetadata } from './response.js';
 
 type Delta = ChatChunk['choices'][number]['delta'];
 type ToolCallDelta = NonNullable<Delta['tool_calls']>[number];
+type Choice = ChatChunk['choices'][number];
+
+/** What the stream has said so far for one candidate. */
+interface CandidateState { roleSent: boolean; toolCount: number; finished: boolean }
 
 export class GeminiStreamTranslator {
   private id = '';
   private model: string;
   private readonly created = nowSeconds();
-  private roleSent = false;
-  private toolCount = 0;
+  private readonly candidates = new Map<number, CandidateState>();
   private usage: GeminiUsageMetadata | undefined;
-  private finished = false;
+  private promptBlocked = false;
 
   /** `secrets`: credentials to keep out of error messages (an upstream may echo them back). */
   constructor(private readonly provider: string, model: string, private readonly secrets: readonly string[] = []) {
@@ -37,13 +42,42 @@ export class GeminiStreamTranslator {
     if (res.modelVersion) this.model = res.modelVersion;
     if (res.usageMetadata) this.usage = res.usageMetadata;
 
-    const cand = res.candidates?.[0];
-    if (!cand) {
+    const cands = Array.isArray(res.candidates) ? res.candidates : [];
+    if (cands.length === 0) {
       if (res.promptFeedback?.blockReason) {
-        this.finished = true;
-        return this.chunk({}, 'content_filter');
+        // The prompt itself was refused: no candidate will come.
+        this.promptBlocked = true;
+        return this.chunk([this.choice(0, {}, 'content_filter')]);
       }
       return undefined;
+    }
+    const choices: Choice[] = [];
+    cands.forEach((cand, position) => {
+      const choice = this.candidateChoice(cand, typeof cand.index === 'number' ? cand.index : position);
+      if (choice) choices.push(choice);
+    });
+    return choices.length > 0 ? this.chunk(choices) : undefined;
+  }
+
+  /** Call when the SSE stream ends: returns the final usage chunk, or throws if the stream was cut. */
+  end(): ChatChunk {
+    if (!this.finished) throw streamFailure(this.provider, 'stream ended without a finishReason');
+    return usageChunk(this.id || newId('chatcmpl-'), this.created, this.model, toUsage(this.usage));
+  }
+
+  /** A blocked prompt, or every candidate that appeared has given its finishReason. */
+  private get finished(): boolean {
+    if (this.promptBlocked) return true;
+    if (this.candidates.size === 0) return false;
+    for (const c of this.candidates.values()) if (!c.finished) return false;
+    return true;
+  }
+
+  private candidateChoice(cand: GeminiCandidate, index: number): Choice | undefined {
+    let state = this.candidates.get(index);
+    if (!state) {
+      state = { roleSent: false, toolCount: 0, finished: false };
+      this.candidates.set(index, state);
     }
     const delta: Delta = {};
     let text = '';
@@ -51,7 +85,7 @@ export class GeminiStreamTranslator {
     for (const part of cand.content?.parts ?? []) {
       if (part.functionCall) {
         const tc = toolCallFrom(part);
-        const call: ToolCallDelta = { index: this.toolCount++, id: tc.id, type: 'function', function: tc.function };
+        const call: ToolCallDelta = { index: state.toolCount++, id: tc.id, type: 'function', function: tc.function };
         if (tc.extra_content) call.extra_content = tc.extra_content;
         (delta.tool_calls ??= []).push(call);
       } else if (typeof part.text === 'string' && part.text !== '' && !part.thought) {
@@ -62,25 +96,32 @@ export class GeminiStreamTranslator {
     if (hasText) delta.content = text;
     let finish: FinishReason = mapFinishReason(cand.finishReason);
     if (finish !== null) {
-      this.finished = true;
-      finish = withToolCalls(finish, this.toolCount > 0);
+      state.finished = true;
+      finish = withToolCalls(finish, state.toolCount > 0);
     }
-    if (!hasText && !delta.tool_calls && finish === null) return undefined;
-    return this.chunk(delta, finish);
+    const logprobs = tokenLogprobs(cand.logprobsResult);
+    if (!hasText && !delta.tool_calls && finish === null && !logprobs?.length) return undefined;
+    const choice = this.choice(index, delta, finish);
+    if (logprobs?.length) (choice as Choice & { logprobs?: unknown }).logprobs = { content: logprobs, refusal: null };
+    return choice;
   }
 
-  /** Call when the SSE stream ends: returns the final usage chunk, or throws if the stream was cut. */
-  end(): ChatChunk {
-    if (!this.finished) throw streamFailure(this.provider, 'stream ended without a finishReason');
-    return usageChunk(this.id || newId('chatcmpl-'), this.created, this.model, toUsage(this.usage));
-  }
-
-  private chunk(delta: Delta, finish: FinishReason): ChatChunk {
-    if (!this.roleSent) {
-      this.roleSent = true;
+  /** A choice; the first one of each candidate carries the role. */
+  private choice(index: number, delta: Delta, finish: FinishReason): Choice {
+    let state = this.candidates.get(index);
+    if (!state) {
+      state = { roleSent: false, toolCount: 0, finished: finish !== null };
+      this.candidates.set(index, state);
+    }
+    if (!state.roleSent) {
+      state.roleSent = true;
       delta = { role: 'assistant', ...delta };
     }
-    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [{ index: 0, delta, finish_reason: finish }] };
+    return { index, delta, finish_reason: finish };
+  }
+
+  private chunk(choices: Choice[]): ChatChunk {
+    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices };
   }
 
   private errorFrame(err: unknown): ProviderError {
