@@ -27,8 +27,12 @@ export interface AttemptFailure {
  * is not the provider's fault: it surfaces as ClientClosedError and no failure is counted. When
  * the attempt was the circuit's probe (`permit`), an end that says nothing about the provider
  * (the client left, the request was refused, a gateway bug) releases the probe for the next request.
+ *
+ * A request the adapter cannot build for its provider (kind 'request': say n > 1 for Anthropic)
+ * ends the call with a 400 when the caller named that target (`namedByCaller`). On a target the
+ * router or a fallback chose it only rules that target out: the next candidate may take it.
  */
-export function classifyFailure(err: unknown, target: Target, breakers: CircuitBreakers, signal: CancelSignal, permit: AttemptPermit = 'free'): AttemptFailure {
+export function classifyFailure(err: unknown, target: Target, breakers: CircuitBreakers, signal: CancelSignal, permit: AttemptPermit = 'free', namedByCaller = true): AttemptFailure {
   const clientGone = signal.aborted || isAbortedError(err);
   const providerFault = !clientGone && err instanceof ProviderError && !rejectsRequest(err);
   if (providerFault) breakers.failure(target.provider, (err as ProviderError).retryAfterMs);
@@ -37,7 +41,7 @@ export function classifyFailure(err: unknown, target: Target, breakers: CircuitB
   if (!(err instanceof ProviderError)) throw err;
   return {
     summary: { provider: target.provider, model: target.model, status: err.status, kind: err.kind, message: err.message },
-    fallBack: providerFault,
+    fallBack: providerFault || (!namedByCaller && err.kind === 'request'),
     answered: err.status > 0,
   };
 }

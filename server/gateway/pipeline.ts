@@ -116,7 +116,7 @@ export class ChatPipeline {
         upstreamMs += performance.now() - sent;
         let failure: AttemptFailure;
         try {
-          failure = classifyFailure(err, target, this.opts.breakers, call.signal, permit);
+          failure = classifyFailure(err, target, this.opts.breakers, call.signal, permit, isNamedByCaller(decision, target));
         } catch (e) {
           throw e instanceof ClientClosedError ? fail(e, target) : e;
         }
@@ -210,6 +210,14 @@ function routedBySoFar(call: ChatCall): RoutedBy {
 /** Whether `target` is the decision's own target (the plan's first candidate), not a fallback. */
 export function isPrimary(decision: RoutingDecision, target: Target): boolean {
   return target.provider === decision.provider && target.model === decision.model;
+}
+
+/**
+ * Whether `target` is the model the caller named in the request. A request that cannot be built for
+ * it is the caller's to fix (400); for a target the router or a fallback chose, the next one is tried.
+ */
+export function isNamedByCaller(decision: RoutingDecision, target: Target): boolean {
+  return decision.routedBy === 'user-override' && isPrimary(decision, target);
 }
 
 /** The decision with usedFallback set, copied only when it changes. */

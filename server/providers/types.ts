@@ -68,9 +68,15 @@ export interface ChatCompletion {
     index: number;
     message: { role: 'assistant'; content: string | null; tool_calls?: ToolCall[]; refusal?: string | null };
     finish_reason: FinishReason;
-    logprobs?: unknown;
+    logprobs?: ChoiceLogprobs | null;
   }>;
   usage?: Usage;
+  [k: string]: unknown;
+}
+
+/** OpenAI's log probabilities of a choice: one entry per token (a stream sends each chunk's tokens). */
+export interface ChoiceLogprobs {
+  content?: unknown[] | null;
   [k: string]: unknown;
 }
 
@@ -87,6 +93,7 @@ export interface ChatChunk {
       tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string }; extra_content?: ToolCallExtraContent }>;
     };
     finish_reason: FinishReason;
+    logprobs?: ChoiceLogprobs | null;
   }>;
   /** Present on the final chunk when usage was asked for (OpenAI sends it with empty choices). */
   usage?: Usage | null;

@@ -149,6 +149,40 @@ describe('used_fallback on calls that failed', () => {
   });
 });
 
+describe('a fallback target that cannot take the request', () => {
+  // gpt-4.1-nano falls back to groq (same id), then to gemini-2.0-flash, which cannot fetch an
+  // image from an arbitrary URL: that rules gemini out, it does not turn the call into a 400.
+  const body = (stream: boolean) => ({
+    model: 'openai/gpt-4.1-nano',
+    stream,
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'what is in this picture?' }, { type: 'image_url', image_url: { url: 'https://images.example.com/cat.png' } }] }],
+  });
+
+  for (const stream of [false, true]) {
+    it(`is ruled out after the named target failed${stream ? ' (stream)' : ''}: 502 with every attempt, not a 400`, async () => {
+      const { pipeline } = c.env.services.dataPlane;
+      const messages = body(stream).messages;
+      const plan = await pipeline.plan({ tenantId: c.tenant.tenantId, body: body(stream), messages, headerHints: {} } as any);
+      expect(plan.candidates.map((t) => `${t.provider}/${t.model}`)).toEqual(['openai/gpt-4.1-nano', 'groq/gpt-4.1-nano', 'gemini/gemini-2.0-flash']);
+
+      c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1-nano', status: 503 }]);
+      c.sim.resetRequests();
+      const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: body(stream) });
+      expectTypedError(res, 502, 'provider_error');
+      const attempts = res.body.error.attempts.map((a: any) => [a.provider, a.status]);
+      expect(attempts).toEqual([['openai', 503], ['groq', 503], ['gemini', 0]]);
+      expect(res.body.error.attempts[2].message).toContain('cannot fetch images from URLs');
+      expect(c.sim.requests.some((r) => r.format === 'gemini')).toBe(false);
+    });
+  }
+
+  it('ends the call with a 400 when the caller named that target', async () => {
+    const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: { ...body(false), model: 'gemini/gemini-2.0-flash' } });
+    expectTypedError(res, 400, 'invalid_request_error');
+    expect(res.body.error.message).toContain('could not be sent to gemini');
+  });
+});
+
 describe('circuit breaker and Retry-After', () => {
   it('stops sending to a provider that answered 429 with Retry-After until it is due', async () => {
     c.sim.setFaults([{ format: 'gemini', status: 429, retryAfterSeconds: 30, times: 1 }]);

@@ -45,6 +45,15 @@ describe('classifyFailure', () => {
     expect(err).toMatchObject({ type: 'invalid_request_error', message: 'The request could not be sent to openai: the request could not be built: Maximum call stack size exceeded' });
   });
 
+  it('rules out, without counting it, a target the router or a fallback chose that cannot take the request', () => {
+    const breakers = new CircuitBreakers();
+    const cannotTake = failure({ status: 0, retryable: false, kind: 'request', message: 'n: Anthropic returns one choice per request' });
+    expect(classifyFailure(cannotTake, target, breakers, new Cancellation(), 'free', false)).toMatchObject({ fallBack: true, answered: false });
+    expect(breakers.snapshot().openai).toBeUndefined();
+    // A provider's own refusal still ends the call, whoever chose the target.
+    expect(classifyFailure(failure({ status: 400, retryable: false }), target, breakers, new Cancellation(), 'free', false)).toMatchObject({ fallBack: false });
+  });
+
   it('turns a client that went away into ClientClosedError, and rethrows what is not a provider failure', () => {
     const gone = new Cancellation();
     gone.abort();
