@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { VERSION } from '../sdk/index.js';
-import { DEFAULT_GATEWAY_URL, globalOptions } from './client.js';
-import { parseGatewayUrl } from './options.js';
+import { DEFAULT_GATEWAY_URL, DEFAULT_TIMEOUT_SECONDS, globalOptions } from './client.js';
+import { parseGatewayUrl, parsePositiveNumber } from './options.js';
 import { describeError, printError } from './output.js';
 import { registerAbTestsCommand } from './commands/ab-tests.js';
 import { registerAnalyticsCommand } from './commands/analytics.js';
@@ -27,6 +27,11 @@ export function buildProgram(): Command {
     .addOption(new Option('--url <url>', 'gateway base URL').env('GATEWAY_URL').default(DEFAULT_GATEWAY_URL).argParser(parseGatewayUrl))
     .addOption(new Option('--token <token>', 'API token (Bearer)').env('GATEWAY_TOKEN'))
     .option('--json', 'print the raw result as JSON (for scripts)')
+    .addOption(
+      new Option('--timeout <seconds>', `give up when the gateway has not answered within this time (default: ${DEFAULT_TIMEOUT_SECONDS}; jobs run: no limit)`)
+        .env('GATEWAY_TIMEOUT')
+        .argParser(parsePositiveNumber),
+    )
     .version(VERSION, '-V, --version', 'print the gatewayctl version')
     // Set before the commands are added so every subcommand inherits it.
     .exitOverride()
@@ -55,7 +60,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
       return;
     }
-    printError(describeError(err, globalOptions(program).url));
+    printError(describeError(err, globalOptions(program)));
     process.exitCode = EXIT_FAILURE;
   }
 }

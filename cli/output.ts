@@ -1,31 +1,55 @@
 import Table from 'cli-table3';
 import { gatewayErrorOf } from '../sdk/index.js';
-import { CliError } from './client.js';
+import { CliError, DEFAULT_TIMEOUT_SECONDS, type GlobalOptions } from './client.js';
 
 // Human output is a plain table (no colours, so it pipes and diffs cleanly); --json prints the
 // raw SDK result so scripts see exactly what the API returns.
 
 export type Cell = string | number;
 
+/**
+ * Characters a terminal acts on instead of showing: C0 and C1 controls (ESC starts colour, title
+ * and cursor sequences; CSI is \u009b), DEL, line and paragraph separators, and the bidirectional
+ * overrides that make text read in another order than it is stored. Names, comments and prompt
+ * previews come from any token of the workspace, so none of them may reach the terminal raw.
+ */
+const TERMINAL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** The same without C0, which JSON.stringify already escapes inside strings. */
+const CONTROLS_JSON_LEAVES = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** JSON's escape for one character, so that escaped JSON text still parses to the same value. */
+function escapeChar(c: string): string {
+  return SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/** The text with every terminal control shown as an escape (a newline as \n): one cell stays one line. */
+export function visible(text: string): string {
+  return text.replace(TERMINAL_CONTROLS, escapeChar);
+}
+
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(value, null, 2).replace(CONTROLS_JSON_LEAVES, escapeChar)}\n`);
 }
 
 export function printLine(text: string): void {
-  process.stdout.write(`${text}\n`);
+  process.stdout.write(`${visible(text)}\n`);
 }
+
+const cellText = (cell: Cell) => (typeof cell === 'string' ? visible(cell) : cell);
 
 export function printTable(head: string[], rows: Cell[][]): void {
   const table = new Table({ head, style: { head: [], border: [] } });
-  table.push(...rows);
-  printLine(table.toString());
+  table.push(...rows.map((row) => row.map(cellText)));
+  process.stdout.write(`${table.toString()}\n`);
 }
 
 /** Two-column table for a single object (e.g. health). */
 export function printRecord(record: Record<string, Cell>): void {
   const table = new Table({ style: { head: [], border: [] } });
-  for (const [key, value] of Object.entries(record)) table.push({ [key]: value });
-  printLine(table.toString());
+  for (const [key, value] of Object.entries(record)) table.push({ [key]: cellText(value) });
+  process.stdout.write(`${table.toString()}\n`);
 }
 
 /** "2025-01-31 14:05" (UTC): enough to tell rows apart without the ISO noise. */
@@ -52,7 +76,7 @@ function networkFailure(err: unknown): string | undefined {
   let innermost: Error | undefined;
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (e.message === 'fetch failed' || e.name === 'TimeoutError' || (typeof code === 'string' && NETWORK_ERROR_CODES.has(code))) isNetwork = true;
+    if (e.message === 'fetch failed' || (typeof code === 'string' && NETWORK_ERROR_CODES.has(code))) isNetwork = true;
     innermost = e;
   }
   if (!isNetwork || !innermost) return undefined;
@@ -62,11 +86,18 @@ function networkFailure(err: unknown): string | undefined {
   return innermost.message || String((innermost as { code?: unknown }).code ?? 'fetch failed');
 }
 
+/** Whether the request was given up for want of an answer in time (the SDK's timeoutMs). */
+function timedOut(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) if (e.name === 'TimeoutError') return true;
+  return false;
+}
+
 /** One line for stderr, without the "error: " prefix. */
-export function describeError(err: unknown, url: string): string {
+export function describeError(err: unknown, { url, timeout }: Pick<GlobalOptions, 'url' | 'timeout'>): string {
   const gatewayError = gatewayErrorOf(err);
   if (gatewayError) return `${gatewayError.type}: ${gatewayError.message}`;
   if (err instanceof CliError) return err.message;
+  if (timedOut(err)) return `no answer from the gateway at ${url} within ${timeout ?? DEFAULT_TIMEOUT_SECONDS} s (raise it with --timeout or GATEWAY_TIMEOUT)`;
   const network = networkFailure(err);
   if (network) return `cannot reach gateway at ${url}: ${network}`;
   return err instanceof Error ? err.message : String(err);
@@ -74,5 +105,5 @@ export function describeError(err: unknown, url: string): string {
 
 /** Errors are always a single line so that scripts can log or grep them. */
 export function printError(message: string): void {
-  process.stderr.write(`error: ${message.replace(/\s+/g, ' ').trim()}\n`);
+  process.stderr.write(`error: ${visible(message.replace(/\s+/g, ' ').trim())}\n`);
 }

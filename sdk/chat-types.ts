@@ -1,5 +1,5 @@
 import type { gatewayMeta } from '../server/http/gateway-meta.js';
-import type { ChatChunk, ChatCompletion, ChatRequest } from '../server/providers/types.js';
+import type { ChatChunk, ChatCompletion, ChatMessage, ChatRequest } from '../server/providers/types.js';
 import type { Complexity } from '../server/gateway/types.js';
 import type { ROUTING_HINTS } from '../server/gateway/validate.js';
 
@@ -9,8 +9,24 @@ import type { ROUTING_HINTS } from '../server/gateway/validate.js';
 /** `_gateway` on every answer (the last chunk of a stream): request id, who served, latency, cost, routing. */
 export type GatewayMeta = ReturnType<typeof gatewayMeta>;
 
+/**
+ * An interface's named members without its index signature. `Omit` over a type with
+ * `[k: string]: unknown` keeps only the index signature (its keys are every string), which would
+ * type `messages`, `temperature`, `tools`, ... as unknown.
+ */
+export type NamedMembers<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
+
+/**
+ * A message of the request. As with OpenAI, an assistant message may leave `content` out (one
+ * that only carries `tool_calls`); every other role needs it.
+ */
+export type GatewayChatMessage =
+  | (NamedMembers<ChatMessage> & { role: Exclude<ChatMessage['role'], 'assistant'>; [k: string]: unknown })
+  | (Omit<NamedMembers<ChatMessage>, 'content'> & { role: 'assistant'; content?: ChatMessage['content']; [k: string]: unknown });
+
 /** The OpenAI chat-completion body plus the gateway's fields. An empty or missing `model` lets the gateway route. */
-export interface GatewayChatRequest extends Omit<ChatRequest, 'model'> {
+export interface GatewayChatRequest extends Omit<NamedMembers<ChatRequest>, 'model' | 'messages'> {
+  messages: GatewayChatMessage[];
   /** `provider/model`, a bare model id, or '' (or absent) to let the gateway pick. */
   model?: string;
   /** false keeps this call out of the exact-match cache. */
@@ -21,6 +37,8 @@ export interface GatewayChatRequest extends Omit<ChatRequest, 'model'> {
   /** Forces (true) or waives (false) structured-output-reliable routing. */
   requires_structured_output?: boolean;
   prompt_version_id?: string;
+  /** Any other OpenAI field (`seed`, `n`, `logprobs`, ...), passed through where the provider supports it. */
+  [k: string]: unknown;
 }
 
 export type GatewayChatCompletion = ChatCompletion & { _gateway: GatewayMeta };

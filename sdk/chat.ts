@@ -1,5 +1,8 @@
 import { createParser } from 'eventsource-parser';
 import type { GatewayChatChunk, GatewayChatCompletion, GatewayChatRequest } from './chat-types.js';
+import { errorOf, GatewayApiError, HTTP_ERROR, jsonAnswerOf, linkAbort, requestIdOf, type LinkedAbort } from './http.js';
+
+export { GatewayApiError } from './http.js';
 
 // The SDK's OpenAI-compatible chat helper: `gw.chat.completions.create(body)` against
 // POST /v1/chat/completions, typed with the gateway's own fields (`_gateway`, routing hints).
@@ -11,22 +14,6 @@ export interface ChatCallOptions {
   signal?: AbortSignal;
   /** Extra headers for this call, e.g. `x-gateway-no-cache: 1` or `x-gateway-task-type`. */
   headers?: Record<string, string>;
-}
-
-/** An answer of the gateway that is not a success: its typed error body, HTTP status and request id. */
-export class GatewayApiError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-    /** HTTP status; 0 for an `event: error` frame that ended a stream after its first chunk. */
-    readonly status: number,
-    readonly requestId: string | undefined,
-    /** Every field of the error body (e.g. `upstreamStatus`, `upgrade`). */
-    readonly body: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = 'GatewayApiError';
-  }
 }
 
 /** A streamed answer: iterate it for the chunks; the last one carries `_gateway`. */
@@ -50,15 +37,12 @@ export interface ChatApi {
 const CHAT_PATH = '/v1/chat/completions';
 
 export function chatApi(baseUrl: string, headers: () => Record<string, string>, fetchImpl: typeof fetch): ChatApi {
-  async function send(body: GatewayChatRequest, opts: ChatCallOptions, controller: AbortController): Promise<Response> {
-    const onAbort = () => controller.abort(opts.signal?.reason);
-    if (opts.signal?.aborted) onAbort();
-    else opts.signal?.addEventListener('abort', onAbort, { once: true });
+  async function send(body: GatewayChatRequest, opts: ChatCallOptions, call: LinkedAbort): Promise<Response> {
     const res = await fetchImpl(`${baseUrl}${CHAT_PATH}`, {
       method: 'POST',
       headers: { ...headers(), ...opts.headers, 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' },
       body: JSON.stringify(body),
-      signal: controller.signal,
+      signal: call.signal,
     });
     if (!res.ok) throw await errorOf(res);
     return res;
@@ -67,47 +51,58 @@ export function chatApi(baseUrl: string, headers: () => Record<string, string>, 
   function create(body: GatewayChatRequest & { stream?: false | null }, opts?: ChatCallOptions): Promise<GatewayChatCompletion>;
   function create(body: GatewayChatRequest & { stream: true }, opts?: ChatCallOptions): Promise<ChatStream>;
   async function create(body: GatewayChatRequest, opts: ChatCallOptions = {}): Promise<GatewayChatCompletion | ChatStream> {
-    const controller = new AbortController();
-    const res = await send(body, opts, controller);
-    if (!body.stream) return (await res.json()) as GatewayChatCompletion;
-    return chunksOf(res, controller);
+    const call = linkAbort(opts.signal);
+    let streaming = false;
+    try {
+      const res = await send(body, opts, call);
+      if (!body.stream) return await jsonAnswerOf<GatewayChatCompletion>(res);
+      if (!/^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '')) throw await errorOf(res);
+      streaming = true;
+      return chunksOf(res, call);
+    } finally {
+      // A stream lets go of the caller's signal when it is read to its end or closed.
+      if (!streaming) call.release();
+    }
   }
 
   return { completions: { create } };
 }
 
-/** The typed error of a failed answer (the gateway's `{ error: { type, message, ... } }` body). */
-async function errorOf(res: Response): Promise<GatewayApiError> {
-  const requestId = res.headers.get('x-gateway-request-id') ?? undefined;
-  const text = await res.text().catch(() => '');
-  let error: Record<string, unknown> | undefined;
+/** A frame's JSON; a garbled frame ends the stream with a typed error. */
+function frameJson(data: string, requestId: string | undefined): unknown {
   try {
-    error = (JSON.parse(text) as { error?: Record<string, unknown> }).error;
+    return JSON.parse(data);
   } catch {
-    // Not the gateway's JSON (a proxy in between, say): keep the status and the text.
+    throw new GatewayApiError(HTTP_ERROR, `the stream sent a frame that is not JSON: ${data.slice(0, 200)}`, 0, requestId, {});
   }
-  const type = typeof error?.type === 'string' ? error.type : 'http_error';
-  const message = typeof error?.message === 'string' ? error.message : `the gateway answered ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`;
-  return new GatewayApiError(type, message, res.status, requestId, error ?? {});
 }
 
 /** The chunks of an SSE answer, in order; an `event: error` frame is thrown as a GatewayApiError. */
-function chunksOf(res: Response, controller: AbortController): ChatStream {
-  const requestId = res.headers.get('x-gateway-request-id') ?? undefined;
+function chunksOf(res: Response, call: LinkedAbort): ChatStream {
+  const requestId = requestIdOf(res);
   async function* read(): AsyncGenerator<GatewayChatChunk> {
-    if (!res.body) return;
+    if (!res.body) return call.release();
     const ready: GatewayChatChunk[] = [];
     let failure: GatewayApiError | undefined;
     let done = false;
+    const onFrame = (event: string | undefined, data: string) => {
+      if (event === 'error') {
+        const error = (frameJson(data, requestId) as { error?: Record<string, unknown> } | null)?.error ?? {};
+        failure = new GatewayApiError(String(error.type ?? 'provider_error'), String(error.message ?? 'the stream failed'), 0, requestId, error);
+      } else if (data === '[DONE]') {
+        done = true;
+      } else {
+        ready.push(frameJson(data, requestId) as GatewayChatChunk);
+      }
+    };
     const parser = createParser({
       onEvent: (e) => {
-        if (e.event === 'error') {
-          const error = (JSON.parse(e.data) as { error?: Record<string, unknown> }).error ?? {};
-          failure = new GatewayApiError(String(error.type ?? 'provider_error'), String(error.message ?? 'the stream failed'), 0, requestId, error);
-        } else if (e.data === '[DONE]') {
-          done = true;
-        } else {
-          ready.push(JSON.parse(e.data) as GatewayChatChunk);
+        // Nothing after the end or a failure counts; a garbled frame is the failure.
+        if (done || failure) return;
+        try {
+          onFrame(e.event, e.data);
+        } catch (err) {
+          failure = err as GatewayApiError;
         }
       },
     });
@@ -121,16 +116,20 @@ function chunksOf(res: Response, controller: AbortController): ChatStream {
         while (ready.length > 0) yield ready.shift()!;
         if (failure) throw failure;
       }
-      if (!done && !failure) throw new GatewayApiError('provider_error', 'the stream ended without [DONE]', 0, requestId, {});
+      if (!done) throw new GatewayApiError('provider_error', 'the stream ended without [DONE]', 0, requestId, {});
     } finally {
       // An early break or a failure: close the connection rather than read the rest.
-      if (!done) controller.abort();
+      if (!done) call.abort();
       reader.releaseLock();
+      call.release();
     }
   }
   return {
     requestId,
-    abort: () => controller.abort(),
+    abort: () => {
+      call.abort();
+      call.release();
+    },
     [Symbol.asyncIterator]: () => read(),
   };
 }

@@ -2,18 +2,24 @@ import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import superjson from 'superjson';
 import type { AppRouter } from '../server/trpc/router.js';
-import { chatApi, GatewayApiError, type ChatApi } from './chat.js';
+import { chatApi, type ChatApi } from './chat.js';
+import { embeddingsApi, type EmbeddingsApi } from './embeddings.js';
+import { liveApi, type LiveApi } from './live.js';
+import { GatewayApiError, requestIdOf, trpcAnswersOnly, withTimeout } from './http.js';
 
 // The typed client for the gateway: the control plane (tRPC over /trpc with superjson) and the
-// chat endpoint (`chat.completions.create`, OpenAI-compatible, streaming included).
+// data plane (`chat.completions.create`, streaming included, and `embeddings.create`, OpenAI-compatible).
 
+export { HTTP_ERROR } from './http.js';
 export { GatewayApiError, type ChatApi, type ChatCallOptions, type ChatCompletions, type ChatStream } from './chat.js';
-export type { GatewayChatChunk, GatewayChatCompletion, GatewayChatRequest, GatewayMeta } from './chat-types.js';
+export type { LiveApi, LiveCallOptions, LiveMessage, LiveSubscription } from './live.js';
+export type { EmbeddingsApi, EmbeddingsCallOptions, GatewayEmbeddings, GatewayEmbeddingsRequest } from './embeddings.js';
+export type { GatewayChatChunk, GatewayChatCompletion, GatewayChatMessage, GatewayChatRequest, GatewayMeta } from './chat-types.js';
 
 export type { AppRouter };
 /** The version of this package (client and gateway ship together). */
 export { VERSION } from '../server/version.js';
-/** One event of the live tap (GET /v1/analytics/live). */
+/** One event of the live tap (GET /v1/analytics/live, `gw.live.subscribe()`). */
 export type { LiveEvent } from '../server/gateway/live-bus.js';
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
@@ -26,25 +32,35 @@ export interface GatewayClientOptions {
   /** Extra headers sent with every call. */
   headers?: Record<string, string>;
   fetch?: typeof fetch;
+  /**
+   * Gives up on a call whose answer has not started within this many milliseconds (the call
+   * rejects with a DOMException named TimeoutError). Streams are timed to their first byte only.
+   * Default: no limit.
+   */
+  timeoutMs?: number;
 }
 
 export function createGatewayClient(opts: GatewayClientOptions) {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const headers = () => ({ ...opts.headers, ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) });
+  const fetchImpl = withTimeout(opts.fetch ?? fetch, opts.timeoutMs);
   const trpc = createTRPCClient<AppRouter>({
-    links: [
-      httpLink({
-        url: `${base}/trpc`,
-        transformer: superjson,
-        headers,
-        ...(opts.fetch ? { fetch: opts.fetch } : {}),
-      }),
-    ],
+    links: [httpLink({ url: `${base}/trpc`, transformer: superjson, headers, fetch: trpcAnswersOnly(fetchImpl) })],
   });
-  const chat = chatApi(base, headers, opts.fetch ?? fetch);
-  // The tRPC client is a proxy that takes every property for a procedure path; `chat` is not one
-  // (no router is named so), so it is answered here and the rest is passed on.
-  return new Proxy(trpc, { get: (target, key, receiver) => (key === 'chat' ? chat : Reflect.get(target, key, receiver)) }) as typeof trpc & { chat: ChatApi };
+  // The HTTP endpoints beside the tRPC client: `chat`, `embeddings` and `live` are no router's
+  // names, so the proxy (which takes every property for a procedure path) answers them here and
+  // passes the rest on.
+  const dataPlane: Record<string | symbol, unknown> = {
+    chat: chatApi(base, headers, fetchImpl),
+    embeddings: embeddingsApi(base, headers, fetchImpl),
+    live: liveApi(base, headers, fetchImpl),
+  };
+  return new Proxy(trpc, { get: (target, key, receiver) => (Object.hasOwn(dataPlane, key) ? dataPlane[key] : Reflect.get(target, key, receiver)) }) as typeof trpc & {
+    chat: ChatApi;
+    embeddings: EmbeddingsApi;
+    /** The live tap (GET /v1/analytics/live). */
+    live: LiveApi;
+  };
 }
 
 export type GatewayClient = ReturnType<typeof createGatewayClient>;
@@ -52,15 +68,38 @@ export type GatewayClient = ReturnType<typeof createGatewayClient>;
 export interface GatewayErrorInfo {
   type: string;
   message: string;
+  /** HTTP status (0 for an error frame that ended a stream after its first chunk). */
   status: number;
+  /** X-Gateway-Request-Id of the failed call, when the gateway answered. */
+  requestId?: string;
+  /** Seconds to wait before trying again, from the Retry-After of a 429. */
+  retryAfterSeconds?: number;
   [k: string]: unknown;
 }
 
-/** The gateway's typed error ({type, message}) behind a failed SDK call, or undefined for other errors. */
+/**
+ * The gateway's typed error ({type, message, status}) behind a failed SDK call, or undefined for
+ * an error that is not an answer: the gateway unreachable, a timeout or an abort. An answer that
+ * is not the gateway's (a proxy's error page, a wrong base URL) has type `http_error`.
+ */
 export function gatewayErrorOf(err: unknown): GatewayErrorInfo | undefined {
-  if (err instanceof GatewayApiError) return { ...err.body, type: err.type, message: err.message, status: err.status };
+  if (err instanceof GatewayApiError) return apiErrorInfo(err);
   if (!(err instanceof TRPCClientError)) return undefined;
+  if (err.cause instanceof GatewayApiError) return apiErrorInfo(err.cause);
   const data = (err as TRPCClientError<AppRouter>).data as { gatewayError?: { type: string; message: string }; httpStatus?: number } | undefined;
   if (!data?.gatewayError) return undefined;
-  return { ...data.gatewayError, status: data.httpStatus ?? 0 };
+  const response = (err.meta as { response?: unknown } | undefined)?.response;
+  const requestId = response instanceof Response ? requestIdOf(response) : undefined;
+  return { ...data.gatewayError, status: data.httpStatus ?? 0, ...(requestId ? { requestId } : {}) };
+}
+
+function apiErrorInfo(err: GatewayApiError): GatewayErrorInfo {
+  return {
+    ...err.body,
+    type: err.type,
+    message: err.message,
+    status: err.status,
+    ...(err.requestId ? { requestId: err.requestId } : {}),
+    ...(err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : {}),
+  };
 }

@@ -143,6 +143,15 @@ export function registerAbTestsCommand(program: Command): void {
   abTests.command('complete <id>').description('Complete a test; this is final, its results stay readable').action(setStatus('completed', 'completed'));
 
   abTests
+    .command('rename <id> <name>')
+    .description('Rename a test (a completed one too)')
+    .action(async (id: string, name: string, _opts: unknown, command: Command) => {
+      const updated = await clientFor(command).abTests.update.mutate({ id, name });
+      if (globalOptions(command).json) return printJson(updated);
+      printLine(`A/B test ${updated.id} renamed to ${updated.name}.`);
+    });
+
+  abTests
     .command('delete <id>')
     .description('Delete a test')
     .action(async (id: string, _opts: unknown, command: Command) => {

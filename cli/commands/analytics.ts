@@ -55,6 +55,19 @@ export function registerAnalyticsCommand(program: Command): void {
     });
 
   cmd
+    .command('cache')
+    .description('Cache hit rate, and the tokens and estimated USD it saved, per model')
+    .action(async (_opts: unknown, command: Command) => {
+      const r = await analytics(command).cacheSavings.query();
+      if (globalOptions(command).json) return printJson(r);
+      printTable(
+        ['MODEL', 'HITS', 'TOKENS SAVED IN/OUT', 'EST. SAVED'],
+        r.byModel.map((m) => [name(m.provider, m.model), int(m.hits), `${int(m.tokensSavedInput)}/${int(m.tokensSavedOutput)}`, usd(m.estimatedSavingsUsd)]),
+      );
+      printLine(`Hit rate ${pct(r.hitRate)} (${int(r.hits)} of ${int(r.totalRequests)} requests), ${int(r.tokensSaved)} tokens and about ${usd(r.estimatedSavingsUsd)} saved.`);
+    });
+
+  cmd
     .command('costs')
     .description('All-time spend per provider or per model')
     .addOption(new Option('--by <what>', 'group by').choices(['provider', 'model']).default('provider'))

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { RouterOutputs } from '../../sdk/index.js';
 import { clientFor, globalOptions } from '../client.js';
 import { printJson, printLine, printTable, shortDate, yesNo } from '../output.js';
@@ -50,11 +50,31 @@ export function registerProvidersCommand(program: Command): void {
 
   program
     .command('models')
-    .description('List every model the providers serve (provider/model), or with --pricing the pricing table')
-    .option('--pricing', 'show list prices (USD per million tokens) and capability flags instead')
-    .action(async (opts: { pricing?: boolean }, command: Command) => {
+    .description('List every model the providers serve (provider/model), or with --pricing the pricing table, or with --stats this workspace\'s use of each')
+    .addOption(new Option('--pricing', 'show list prices (USD per million tokens) and capability flags instead').conflicts('stats'))
+    .option('--stats', 'show requests, errors, cache hits, latency, tokens and cost per model for this workspace instead')
+    .action(async (opts: { pricing?: boolean; stats?: boolean }, command: Command) => {
       const client = clientFor(command);
       const json = globalOptions(command).json;
+      if (opts.stats) {
+        const stats = await client.providers.modelStats.query();
+        if (json) return printJson(stats);
+        printTable(
+          ['MODEL', 'REQUESTS', 'ERRORS', 'CACHE HITS', 'AVG LATENCY', 'TOKENS IN/OUT', 'CALLS', 'COST', 'LAST USED'],
+          stats.items.map((m) => [
+            `${m.provider}/${m.model}`,
+            String(m.requests),
+            String(m.errors),
+            String(m.cacheHits),
+            m.avgLatencyMs === null ? '-' : `${Math.round(m.avgLatencyMs)} ms`,
+            `${m.inputTokens}/${m.outputTokens}`,
+            String(m.upstreamCalls),
+            `$${m.totalCostUsd.toFixed(6)}`,
+            shortDate(m.lastUsedAt),
+          ]),
+        );
+        return;
+      }
       if (opts.pricing) {
         const table = await client.providers.pricing.query();
         if (json) return printJson(table);

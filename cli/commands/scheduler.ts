@@ -35,7 +35,8 @@ export function registerSchedulerCommand(program: Command): void {
     .command('run <name>')
     .description('Run a job now for this workspace and wait for its outcome')
     .action(async (name: string, _opts: unknown, command: Command) => {
-      const state = await clientFor(command).scheduler.run.mutate({ name });
+      // A run can take minutes: wait for its outcome unless --timeout says otherwise.
+      const state = await clientFor(command, { untimed: true }).scheduler.run.mutate({ name });
       if (globalOptions(command).json) printJson(state);
       else printTable(HEAD, [row(state)]);
       // The run happened and its failure is the answer (HTTP 200), but scripts should still see it.

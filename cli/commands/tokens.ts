@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { RouterOutputs } from '../../sdk/index.js';
 import { clientFor, globalOptions } from '../client.js';
 import { parsePositiveInteger, parsePositiveNumber } from '../options.js';
@@ -21,6 +21,26 @@ function row(t: ApiToken): string[] {
     shortDate(t.createdAt),
     shortDate(t.lastUsedAt),
   ];
+}
+
+const NO_LIMIT = 'none';
+
+/** A limit, or "none" to remove it (null to the API; commander would turn a parsed null into ''). */
+function limitOrNone(parse: (value: string) => number) {
+  return (value: string): number | typeof NO_LIMIT => {
+    if (value.trim().toLowerCase() === NO_LIMIT) return NO_LIMIT;
+    try {
+      return parse(value);
+    } catch (err) {
+      throw new InvalidArgumentError(`${(err as Error).message.replace(/\.$/, '')}, or none to remove the limit.`);
+    }
+  };
+}
+
+interface UpdateOptions {
+  name?: string;
+  spendLimit?: number | typeof NO_LIMIT;
+  rateLimit?: number | typeof NO_LIMIT;
 }
 
 interface CreateOptions {
@@ -58,6 +78,24 @@ export function registerTokensCommand(program: Command): void {
       printTable(HEAD, [row(created)]);
       printLine(`Secret: ${created.token}`);
       printLine('Store it now: the secret is shown only once and cannot be retrieved later.');
+    });
+
+  tokens
+    .command('update <id>')
+    .description('Rename a token or change its limits; "none" removes a limit (e.g. to let a token that reached its spend limit call again)')
+    .option('--name <name>', 'the new name')
+    .option('--spend-limit <usd|none>', 'spend cap in USD, or none', limitOrNone(parsePositiveNumber))
+    .option('--rate-limit <perMinute|none>', 'requests per minute, or none', limitOrNone(parsePositiveInteger))
+    .action(async (id: string, opts: UpdateOptions, command: Command) => {
+      const changes = {
+        ...(opts.name !== undefined ? { name: opts.name } : {}),
+        ...(opts.spendLimit !== undefined ? { spendLimitUsd: opts.spendLimit === NO_LIMIT ? null : opts.spendLimit } : {}),
+        ...(opts.rateLimit !== undefined ? { rateLimitPerMinute: opts.rateLimit === NO_LIMIT ? null : opts.rateLimit } : {}),
+      };
+      if (Object.keys(changes).length === 0) command.error('error: nothing to change: pass --name, --spend-limit or --rate-limit');
+      const updated = await clientFor(command).tokens.update.mutate({ id, ...changes });
+      if (globalOptions(command).json) return printJson(updated);
+      printTable(HEAD, [row(updated)]);
     });
 
   // enable/disable/delete share one shape: an id in, a confirmation line (or the JSON result) out.

@@ -103,6 +103,11 @@ describe('gatewayctl ab-tests and feedback', () => {
     const again = await cli(['ab-tests', 'resume', id]);
     expect(again).toMatchObject({ code: 1, stdout: '' });
     expect(lines(again.stderr)).toEqual([`error: conflict_error: A/B test '${id}' is completed; a completed test cannot change status`]);
+
+    // A completed test keeps its results and can still be renamed.
+    const renamed = await cli(['ab-tests', 'rename', id, 'qa simple (done)']);
+    expect(renamed).toMatchObject({ code: 0, stderr: '', stdout: `A/B test ${id} renamed to qa simple (done).\n` });
+    expect(await sdk.abTests.get.query({ id })).toMatchObject({ name: 'qa simple (done)', status: 'completed' });
   }, 60_000);
 
   it('lists the feedback and the quality per model, and configures the judge', async () => {
@@ -151,6 +156,15 @@ describe('gatewayctl providers and models', () => {
     const mini = table.items.find((m: { model: string }) => m.model === 'gpt-4o-mini');
     expect(mini).toMatchObject({ inputPerMillionUsd: expect.any(Number), outputPerMillionUsd: expect.any(Number) });
     expect(mini.outputPerMillionUsd).toBeGreaterThan(mini.inputPerMillionUsd);
+
+    // This workspace's use of each model and of the cache: the request rated above was served by `state.variant`.
+    const [stats, cache] = await Promise.all([cli(['--json', 'models', '--stats']), cli(['analytics', 'cache'])]);
+    expect(stats).toMatchObject({ code: 0, stderr: '' });
+    const [provider, model] = state.variant!.split('/');
+    expect(JSON.parse(stats.stdout).items).toContainEqual(expect.objectContaining({ provider, model, requests: 1, errors: 0 }));
+    expect(cache).toMatchObject({ code: 0, stderr: '' });
+    expect(cache.stdout).toMatch(/MODEL\s*│\s*HITS\s*│\s*TOKENS SAVED IN\/OUT\s*│\s*EST\. SAVED/);
+    expect(lines(cache.stdout).at(-1)).toMatch(/^Hit rate 0\.0% \(0 of 1 requests\), 0 tokens and about \$0 saved\.$/);
 
     expect(badVariant).toMatchObject({ code: 2, stdout: '' });
     expect(lines(badVariant.stderr)).toEqual([expect.stringMatching(/^error: option '--variant .*' argument 'openai-gpt-4o' is invalid\. Expected provider\/model\[:weight\]/)]);

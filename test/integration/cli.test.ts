@@ -126,4 +126,44 @@ describe('gatewayctl', () => {
     expect(badNumber.code).toBe(2);
     expect(lines(badNumber.stderr)).toEqual([expect.stringMatching(/^error: .*--limit.*'ten'.*positive integer/)]);
   });
+
+  it('tokens update renames a token and sets or removes its limits', async () => {
+    const sdk = env.sdk(tenant.token);
+    const { id } = await sdk.tokens.create.mutate({ name: 'capped', spendLimitUsd: 1 });
+
+    const updated = await cli(['tokens', 'update', id, '--name', 'uncapped', '--spend-limit', 'none', '--rate-limit', '120']);
+    expect(updated).toMatchObject({ code: 0, stderr: '' });
+    const row = lines(updated.stdout).find((l) => l.includes(id)) ?? '';
+    for (const cell of ['uncapped', '120/min']) expect(row).toContain(cell);
+    expect((await sdk.tokens.list.query()).items.find((t) => t.id === id)).toMatchObject({ name: 'uncapped', spendLimitUsd: null, rateLimitPerMinute: 120 });
+
+    const json = await cli(['--json', 'tokens', 'update', id, '--spend-limit', '2.5', '--rate-limit', 'NONE']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ id, spendLimitUsd: 2.5, rateLimitPerMinute: null });
+
+    const [nothing, badLimit, missing] = await Promise.all([
+      cli(['tokens', 'update', id]),
+      cli(['tokens', 'update', id, '--rate-limit', '1.5']),
+      cli(['tokens', 'update', 'tok_missing', '--name', 'x']),
+    ]);
+    expect(nothing).toMatchObject({ code: 2, stderr: 'error: nothing to change: pass --name, --spend-limit or --rate-limit\n' });
+    expect(badLimit.code).toBe(2);
+    expect(badLimit.stderr).toContain('Expected a positive integer, or none to remove the limit.');
+    expect(missing).toMatchObject({ code: 1, stderr: "error: not_found_error: Token 'tok_missing' not found\n" });
+    await sdk.tokens.remove.mutate({ id });
+  });
+
+  it('shows control characters in names as escapes: no terminal sequences, one line per row', async () => {
+    // Any admin of the workspace can name a token; the name must not drive the reader's terminal.
+    const name = 'evil\u001b]0;owned\u0007\u001b[2J\nsecond line\u009b31m\u202eright-to-left';
+    const { id } = await env.sdk(tenant.token).tokens.create.mutate({ name });
+    const [table, json] = await Promise.all([cli(['tokens', 'list']), cli(['--json', 'tokens', 'list'])]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    const row = lines(table.stdout).find((l) => l.includes(id)) ?? '';
+    expect(row).toContain('evil\\u001b]0;owned\\u0007\\u001b[2J\\nsecond line\\u009b31m\\u202eright-to-left');
+    // --json stays the API's value: the escapes are JSON's own, so it parses back to the same name.
+    expect(json.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(JSON.parse(json.stdout).items.find((t: { id: string }) => t.id === id).name).toBe(name);
+    await env.sdk(tenant.token).tokens.remove.mutate({ id });
+  });
 });

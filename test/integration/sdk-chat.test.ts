@@ -1,5 +1,6 @@
+import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGatewayClient, GatewayApiError, gatewayErrorOf, type GatewayChatChunk } from '../../sdk/index.js';
+import { createGatewayClient, GatewayApiError, gatewayErrorOf, type GatewayChatChunk, type LiveMessage } from '../../sdk/index.js';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 
 // The SDK's chat helper against a real gateway in front of the simulator: answers, streams, the
@@ -56,6 +57,19 @@ describe('gw.chat.completions.create', () => {
     expect(bad).toMatchObject({ type: 'auth_error', status: 401 });
   });
 
+  it('says how long to wait when the token is rate limited', async () => {
+    const { token } = await c.env.sdk(c.tenant.token).tokens.create.mutate({ name: 'one a minute', rateLimitPerMinute: 1 });
+    // Its own prompt: an answer cached here would serve the later tests' calls without the simulator.
+    const messages = [{ role: 'user' as const, content: 'rate limited' }];
+    await client(token).chat.completions.create({ model: 'openai/gpt-4o-mini', messages });
+    const err = await client(token)
+      .chat.completions.create({ model: 'openai/gpt-4o-mini', messages })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: 'rate_limit_error', status: 429, retryAfterSeconds: expect.any(Number) });
+    expect((err as GatewayApiError).retryAfterSeconds).toBeGreaterThan(0);
+    expect(gatewayErrorOf(err)).toMatchObject({ type: 'rate_limit_error', retryAfterSeconds: (err as GatewayApiError).retryAfterSeconds });
+  });
+
   it('rejects before the stream starts when the request is refused', async () => {
     const err = await client()
       .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [], stream: true })
@@ -92,5 +106,61 @@ describe('gw.chat.completions.create', () => {
     } finally {
       c.sim.configure({ chunkDelayMs: 0 });
     }
+  });
+
+  it('lets go of a signal shared by many calls once each call is over', async () => {
+    // An app-wide shutdown signal passed to every call must not gather one listener per call.
+    const shared = new AbortController().signal;
+    const gw = client();
+    for (let i = 0; i < 3; i++) await gw.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: MESSAGES }, { signal: shared });
+    const read = await gw.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: MESSAGES, stream: true }, { signal: shared });
+    for await (const _chunk of read) void _chunk;
+    const left = await gw.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: MESSAGES, stream: true }, { signal: shared });
+    for await (const _chunk of left) break;
+    const refused = await gw.chat.completions.create({ model: 'openai/no-such-model', messages: MESSAGES }, { signal: shared }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ type: 'not_found_error' });
+    expect(getEventListeners(shared, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('gw.embeddings.create', () => {
+  it('answers with the vectors and _gateway, and throws the typed error of a refusal', async () => {
+    const gw = client();
+    const answer = await gw.embeddings.create({ model: 'openai/text-embedding-3-small', input: ['first', 'second'] });
+    expect(answer.data).toHaveLength(2);
+    expect(answer.data[0]!.embedding).toEqual(expect.arrayContaining([expect.any(Number)]));
+    expect(answer._gateway).toMatchObject({ provider: 'openai', model: 'text-embedding-3-small', requestId: expect.stringMatching(/^req_/) });
+
+    const refused = await gw.embeddings.create({ model: 'anthropic/claude-3-5-haiku-latest', input: 'x' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(GatewayApiError);
+    expect(refused).toMatchObject({ type: 'invalid_request_error', status: 400, requestId: expect.stringMatching(/^req_/) });
+  });
+});
+
+describe('gw.live.subscribe', () => {
+  it('yields the completed requests of the workspace, ends on close(), and rejects a bad token typed', async () => {
+    const bus = c.env.services.liveBus;
+    const live = await client().live.subscribe();
+    // Earlier tests' rows may still be committing: read on until this test's own request shows up.
+    const seen: LiveMessage[] = [];
+    const reading = (async () => {
+      for await (const message of live) seen.push(message);
+    })();
+    const mine = () => seen.find((m) => m.type === 'event' && m.event.preview === 'live one');
+    // The first subscriber of a quiet cluster is connected within about 1.25 s: ask until the event arrives.
+    for (let i = 0; i < 30 && !mine(); i++) {
+      await client().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'live one' }], cache: false });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(mine()).toMatchObject({ type: 'event', event: { provider: 'openai', model: 'gpt-4o-mini', id: expect.stringMatching(/^req_/) } });
+    live.close();
+    await reading; // the iteration ends, without an error
+
+    for (let i = 0; i < 100 && bus.subscriberCount(c.tenant.tenantId) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(bus.subscriberCount(c.tenant.tenantId)).toBe(0);
+
+    const refused = await client('gw_not_a_token').live.subscribe().catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(GatewayApiError);
+    expect(refused).toMatchObject({ type: 'auth_error', status: 401 });
   });
 });

@@ -46,7 +46,16 @@ const tokens = await gw.tokens.list.query();
 const names: string[] = tokens.items.map((t) => t.name);
 const err = await gw.tokens.remove.mutate({ id: 'tok_missing' }).catch((e: unknown) => gatewayErrorOf(e));
 const chat = await gw.chat.completions
-  .create({ model: 'openai/none', messages: [{ role: 'user', content: 'hi' }] })
+  .create({
+    model: 'openai/none',
+    // As with OpenAI, an assistant turn that only calls tools leaves content out.
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: '42' },
+    ],
+    seed: 7,
+  })
   .then((a) => a._gateway.provider, (e: unknown) => gatewayErrorOf(e)?.type);
 console.log(JSON.stringify({ status: health.status, names, err, chat }));
 declare const process: { argv: string[] };
@@ -68,9 +77,14 @@ declare const process: { argv: string[] };
       `import { createGatewayClient } from 'llm-gateway';
 const gw = createGatewayClient({ baseUrl: 'http://127.0.0.1:1' });
 await gw.tokens.create.mutate({ name: 42 });
+await gw.chat.completions.create({ messages: 'hi' });
+await gw.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], temperature: 'hot' });
 `,
     );
-    const failed = await run(process.execPath, [TSC, '-p', consumer], { cwd: consumer }).then(() => false, (e: { stdout: string }) => e.stdout);
-    expect(failed).toContain('main.ts');
+    const failed = await run(process.execPath, [TSC, '-p', consumer], { cwd: consumer }).then(() => '', (e: { stdout: string }) => e.stdout);
+    // One error per wrong line: the OpenAI fields of a chat body are typed, not unknown.
+    expect(failed).toMatch(/main\.ts\(3,/);
+    expect(failed).toMatch(/main\.ts\(4,/);
+    expect(failed).toMatch(/main\.ts\(5,/);
   });
 });

@@ -1,0 +1,83 @@
+import { createParser } from 'eventsource-parser';
+import type { LiveEvent } from '../server/gateway/live-bus.js';
+import { errorOf, errorOfText, linkAbort, type LinkedAbort } from './http.js';
+
+// `gw.live.subscribe()` against GET /v1/analytics/live (Server-Sent Events): one message per
+// completed request of the workspace, and a `dropped` notice when this reader fell behind and
+// lost the oldest events. Nothing is replayed: a new subscription sees what completes after it.
+
+/** A message of the live tap: a completed request, or how many events a slow reader lost. */
+export type LiveMessage = { type: 'event'; event: LiveEvent } | { type: 'dropped'; dropped: number; totalDropped: number };
+
+export interface LiveCallOptions {
+  /** Ends the subscription (the iteration then simply stops). */
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+/** An open subscription: iterate it for the messages; the iteration ends when the gateway ends the stream. */
+export interface LiveSubscription extends AsyncIterable<LiveMessage> {
+  /** Closes the connection. */
+  close(): void;
+}
+
+export interface LiveApi {
+  /** Resolves once the gateway has accepted the subscription (a refusal rejects here, typed). */
+  subscribe(opts?: LiveCallOptions): Promise<LiveSubscription>;
+}
+
+const LIVE_PATH = '/v1/analytics/live';
+
+export function liveApi(baseUrl: string, headers: () => Record<string, string>, fetchImpl: typeof fetch): LiveApi {
+  return {
+    async subscribe(opts = {}) {
+      const call = linkAbort(opts.signal);
+      try {
+        const res = await fetchImpl(`${baseUrl}${LIVE_PATH}`, { headers: { ...headers(), ...opts.headers, accept: 'text/event-stream' }, signal: call.signal });
+        if (!res.ok) throw await errorOf(res);
+        if (!res.body || !/^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '')) throw errorOfText(res, await res.text().catch(() => ''));
+        return messagesOf(res.body, call);
+      } catch (err) {
+        call.release();
+        throw err;
+      }
+    },
+  };
+}
+
+function messagesOf(body: ReadableStream<Uint8Array>, call: LinkedAbort): LiveSubscription {
+  async function* read(): AsyncGenerator<LiveMessage> {
+    const ready: LiveMessage[] = [];
+    const parser = createParser({
+      onEvent: (e) => {
+        if (!e.event) ready.push({ type: 'event', event: JSON.parse(e.data) as LiveEvent });
+        else if (e.event === 'dropped') ready.push({ type: 'dropped', ...(JSON.parse(e.data) as { dropped: number; totalDropped: number }) });
+      },
+    });
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        parser.feed(decoder.decode(value, { stream: true }));
+        while (ready.length > 0) yield ready.shift()!;
+      }
+    } catch (err) {
+      // Closing or aborting is how a subscription is meant to end: no error for it.
+      if (call.signal.aborted) return;
+      throw err;
+    } finally {
+      call.abort();
+      reader.releaseLock();
+      call.release();
+    }
+  }
+  return {
+    close: () => {
+      call.abort();
+      call.release();
+    },
+    [Symbol.asyncIterator]: () => read(),
+  };
+}
