@@ -171,8 +171,13 @@ function charge(call: ChatCall, rows: readonly CostLogRow[]): number {
 }
 
 const PREVIEW_CHARS = 120;
-/** Whitespace other than a single space: what the preview folds into one space. */
-const FOLDABLE_WHITESPACE = /[^\S ]| {2}/;
+/**
+ * What the preview folds into one space: whitespace other than a single space, and control and
+ * direction-override characters. The preview goes to terminals and dashboards (the live tap), where
+ * an escape sequence in a prompt could clear a screen or disguise the text around it.
+ */
+const FOLDABLE = /[^\S ]| {2}|[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const FOLDED_RUNS = /[\s\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g;
 
 /** The start of the last user message, for the live tap only (never stored). */
 export function promptPreview(call: ChatCall): string | null {
@@ -181,9 +186,9 @@ export function promptPreview(call: ChatCall): string | null {
     if (m.role !== 'user') continue;
     const text = typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => (p.type === 'text' ? (p as { text: string }).text : `[${p.type}]`)).join(' ');
     // Only the head is ever shown: never scan a long prompt whole on the request path. Most heads
-    // have no whitespace to fold (only single spaces), and are not copied to fold it.
+    // have nothing to fold (only single spaces), and are not copied to fold it.
     const head = text.slice(0, PREVIEW_CHARS * 4);
-    const flat = (FOLDABLE_WHITESPACE.test(head) ? head.replace(/\s+/g, ' ') : head).trim();
+    const flat = (FOLDABLE.test(head) ? head.replace(FOLDED_RUNS, ' ') : head).trim();
     return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat;
   }
   return null;

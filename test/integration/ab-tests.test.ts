@@ -80,6 +80,13 @@ describe('A/B test lifecycle', () => {
     expect(res.body.error.message).toContain(field);
   });
 
+  it('rejects a name that is not one line of printable text, on create and rename', async () => {
+    const created = await c.env.http('POST', '/v1/ab-tests', { token: c.tenant.token, body: { name: 'qa\u001b[2J', variants: [v('openai', 'gpt-4o', 1), v('openai', 'gpt-4o-mini', 1)] } });
+    expectTypedError(created, 400, 'invalid_request_error');
+    expect(created.body.error.message).toContain('name');
+    expectTypedError(await c.env.http('PATCH', `/v1/ab-tests/${ids.test}`, { token: c.tenant.token, body: { name: 'line\nbreak' } }), 400, 'invalid_request_error');
+  });
+
   it('rejects an unknown status with 400', async () => {
     expectTypedError(await c.env.http('PATCH', `/v1/ab-tests/${ids.test}`, { token: c.tenant.token, body: { status: 'archived' } }), 400, 'invalid_request_error');
   });

@@ -116,6 +116,9 @@ describe('API tokens over REST', () => {
     [{ name: 42 }, 'name'],
     [{ name: 'x', spendLimitUsd: -1 }, 'spendLimitUsd'],
     [{ name: 'x', rateLimitPerMinute: 1.5 }, 'rateLimitPerMinute'],
+    [{ name: 'ci\nbot' }, 'name'],
+    [{ name: 'ci\u001b[2Jbot' }, 'name'],
+    [{ name: 'ci\u202ebot' }, 'name'],
   ])('rejects bad create body %j with 400 naming %s', async (body, field) => {
     const res = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body });
     expectTypedError(res, 400, 'invalid_request_error');
@@ -125,6 +128,9 @@ describe('API tokens over REST', () => {
   it('rejects a bad patch body with 400', async () => {
     const res = await env.http('PATCH', `/v1/admin/tokens/${ids.token}`, { token: owner.token, body: { enabled: 'yes' } });
     expectTypedError(res, 400, 'invalid_request_error');
+    const renamed = await env.http('PATCH', `/v1/admin/tokens/${ids.token}`, { token: owner.token, body: { name: 'two\rlines' } });
+    expectTypedError(renamed, 400, 'invalid_request_error');
+    expect(renamed.body.error.message).toContain('name');
   });
 });
 

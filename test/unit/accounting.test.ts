@@ -17,6 +17,8 @@ describe('promptPreview', () => {
     expect(promptPreview(call([user('first'), { role: 'assistant', content: 'x' }, user('  second   question\n\tplease ')]))).toBe('second question please');
     expect(promptPreview(call([user('plain words, single spaces')]))).toBe('plain words, single spaces');
     expect(promptPreview(call([user('line one\nline two')]))).toBe('line one line two');
+    // Terminal escapes, C1 controls and direction overrides never reach a live-tap reader.
+    expect(promptPreview(call([user('hi \u001b]0;pwned\u0007\u001b[2J there\u009b\u202eevil')]))).toBe('hi ]0;pwned [2J there evil');
     expect(promptPreview(call([user([{ type: 'text', text: 'look at' }, { type: 'image_url', image_url: { url: 'data:x' } }])]))).toBe('look at [image_url]');
     expect(promptPreview(call([{ role: 'system', content: 'only a system prompt' }]))).toBeNull();
     const long = promptPreview(call([user('word '.repeat(100))]))!;

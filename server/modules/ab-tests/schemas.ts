@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { COMPLEXITIES, TASK_TYPES } from '../../gateway/types.js';
 import { rest } from '../../trpc/meta.js';
+import { displayName } from '../../lib/display-name.js';
 
 const tag = 'A/B tests';
 
@@ -50,7 +51,7 @@ export const AbTestDetail = AbTest.extend({ results: z.array(VariantResult) });
 const AbTestVariantInput = z.strictObject(AbTestVariant.shape);
 
 export const CreateAbTestInput = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: displayName(200),
   variants: z.array(AbTestVariantInput).min(2, 'an A/B test needs at least two variants').max(10),
   status: z.enum(['active', 'paused']).default('active').describe('Start paused to review before it takes traffic'),
 });
@@ -59,7 +60,7 @@ export const AbTestIdInput = z.object({ id: z.string().min(1) });
 export const UpdateAbTestInput = z.strictObject({
   ...AbTestIdInput.shape,
   status: AbTestStatus.optional(),
-  name: z.string().trim().min(1).max(200).optional(),
+  name: displayName(200).optional(),
 });
 
 export const AbTestList = z.object({ items: z.array(AbTest) });

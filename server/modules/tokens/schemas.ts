@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { rest } from '../../trpc/meta.js';
+import { displayName } from '../../lib/display-name.js';
 
 export const ApiToken = z.object({
   id: z.string().describe('Token id (tok_...)'),
@@ -28,7 +29,7 @@ export const TokenIdInput = z.object({ id: z.string().min(1).describe('Token id'
 
 export const CreateTokenInput = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: displayName(100),
     admin: z.boolean().default(false),
     spendLimitUsd: SpendLimit.nullish(),
     rateLimitPerMinute: z.number().int().positive().max(1e7).nullish(),
@@ -37,7 +38,7 @@ export const CreateTokenInput = z
 
 // Strict: `admin` (fixed at creation) or a misspelt field is a 400, never silently ignored.
 export const UpdateTokenInput = TokenIdInput.extend({
-  name: z.string().trim().min(1).max(100).optional(),
+  name: displayName(100).optional(),
   enabled: z.boolean().optional(),
   spendLimitUsd: SpendLimit.nullable().optional().describe('null removes the limit'),
   rateLimitPerMinute: z.number().int().positive().max(1e7).nullable().optional().describe('null removes the limit'),
