@@ -26,7 +26,8 @@ export interface ToolCallExtraContent {
 
 export interface ChatMessage {
   role: Role;
-  content: string | ContentPart[] | null;
+  /** Absent on an assistant message that only calls tools (the API accepts that). */
+  content?: string | ContentPart[] | null;
   name?: string;
   tool_calls?: ToolCall[];
   tool_call_id?: string;

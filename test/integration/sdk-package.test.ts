@@ -79,6 +79,7 @@ const gw = createGatewayClient({ baseUrl: 'http://127.0.0.1:1' });
 await gw.tokens.create.mutate({ name: 42 });
 await gw.chat.completions.create({ messages: 'hi' });
 await gw.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], temperature: 'hot' });
+await gw.chat.completions.create({ messages: [{ role: 'user' }] });
 `,
     );
     const failed = await run(process.execPath, [TSC, '-p', consumer], { cwd: consumer }).then(() => '', (e: { stdout: string }) => e.stdout);
@@ -86,5 +87,7 @@ await gw.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], 
     expect(failed).toMatch(/main\.ts\(3,/);
     expect(failed).toMatch(/main\.ts\(4,/);
     expect(failed).toMatch(/main\.ts\(5,/);
+    // Only an assistant message may leave content out.
+    expect(failed).toMatch(/main\.ts\(6,/);
   });
 });
