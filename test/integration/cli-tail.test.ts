@@ -54,7 +54,7 @@ beforeAll(async () => {
 afterAll(() => c?.close());
 
 describe('gatewayctl tail', () => {
-  it('prints control characters of a prompt preview as escapes, never as terminal sequences', async () => {
+  it('never prints a prompt\'s control characters as terminal sequences', async () => {
     const tail = runCli(['tail', '--count', '1'], { url: c.env.baseUrl, token: c.tenant.token });
     // The first subscriber of a quiet cluster is connected about 1.25 s after it asks.
     const prompt = 'hello \u001b]0;owned\u0007\u001b[2J\u009b31m there';
@@ -68,7 +68,8 @@ describe('gatewayctl tail', () => {
     }
     expect(out).toMatchObject({ code: 0, stderr: '' });
     expect(out!.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
-    expect(lines(out!.stdout)).toEqual([expect.stringContaining('"hello \\u001b]0;owned\\u0007\\u001b[2J\\u009b31m there"')]);
+    // The gateway folds them into spaces in the preview itself (the CLI would escape any left).
+    expect(lines(out!.stdout)).toEqual([expect.stringContaining('"hello ]0;owned [2J 31m there"')]);
   });
 
   it('waits out a gateway restart: reconnects once the port answers again, and goes on printing', async () => {
