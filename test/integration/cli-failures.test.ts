@@ -1,8 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lines, runCli } from '../support/cli.js';
 import { startTestEnv, type TestEnv, type TestTenant } from '../support/harness.js';
+import { StandIns } from '../support/stand-in.js';
 
 // gatewayctl when what answers is not a working gateway: a process that accepts connections and
 // never answers, a proxy's error page, a web page at the configured URL. Each must end in one
@@ -11,14 +10,8 @@ import { startTestEnv, type TestEnv, type TestTenant } from '../support/harness.
 
 let env: TestEnv;
 let tenant: TestTenant;
-const servers: Server[] = [];
-
-async function standIn(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push(server);
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const standIns = new StandIns();
+const standIn = standIns.start.bind(standIns);
 
 let hung: string;
 let proxy: string;
@@ -38,10 +31,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  for (const s of servers) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
+  await standIns.closeAll();
   await env?.close();
 });
 

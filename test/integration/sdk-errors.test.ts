@@ -1,8 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayClient, GatewayApiError, gatewayErrorOf } from '../../sdk/index.js';
 import { startTestEnv, type TestEnv, type TestTenant } from '../support/harness.js';
+import { StandIns } from '../support/stand-in.js';
 
 // What the SDK throws when the answer is not a success: the gateway's typed error with its
 // request id, a typed `http_error` for answers that are not the gateway's (a proxy's error
@@ -12,15 +11,8 @@ import { startTestEnv, type TestEnv, type TestTenant } from '../support/harness.
 
 let env: TestEnv;
 let tenant: TestTenant;
-const servers: Server[] = [];
-
-/** A local HTTP server answering every request with `handler`; its base URL. */
-async function standIn(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push(server);
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const standIns = new StandIns();
+const standIn = standIns.start.bind(standIns);
 
 const MESSAGES = [{ role: 'user' as const, content: 'hi' }];
 
@@ -34,10 +26,7 @@ beforeAll(async () => {
   tenant = await env.createTenant('team');
 });
 afterAll(async () => {
-  for (const s of servers) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
+  await standIns.closeAll();
   await env?.close();
 });
 
