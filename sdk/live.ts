@@ -13,6 +13,13 @@ export interface LiveCallOptions {
   /** Ends the subscription (the iteration then simply stops). */
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  /**
+   * Gives up on a connection that has carried nothing, not even the gateway's keep-alive comment
+   * (every 15 s), for this many milliseconds: the iteration then throws a DOMException named
+   * TimeoutError. A connection can die without closing (a dropped route, a sleeping laptop).
+   * Default: no limit.
+   */
+  idleTimeoutMs?: number;
 }
 
 /** An open subscription: iterate it for the messages; the iteration ends when the gateway ends the stream. */
@@ -36,7 +43,7 @@ export function liveApi(baseUrl: string, headers: () => Record<string, string>, 
         const res = await fetchImpl(`${baseUrl}${LIVE_PATH}`, { headers: { ...headers(), ...opts.headers, accept: 'text/event-stream' }, signal: call.signal });
         if (!res.ok) throw await errorOf(res);
         if (!res.body || !/^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '')) throw errorOfText(res, await res.text().catch(() => ''));
-        return messagesOf(res.body, call);
+        return messagesOf(res.body, call, opts.idleTimeoutMs);
       } catch (err) {
         call.release();
         throw err;
@@ -45,8 +52,18 @@ export function liveApi(baseUrl: string, headers: () => Record<string, string>, 
   };
 }
 
-function messagesOf(body: ReadableStream<Uint8Array>, call: LinkedAbort): LiveSubscription {
+function messagesOf(body: ReadableStream<Uint8Array>, call: LinkedAbort, idleTimeoutMs: number | undefined): LiveSubscription {
   async function* read(): AsyncGenerator<LiveMessage> {
+    let idle: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const armIdleTimer = () => {
+      if (!idleTimeoutMs) return;
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        timedOut = true;
+        call.abort();
+      }, idleTimeoutMs);
+    };
     const ready: LiveMessage[] = [];
     const parser = createParser({
       onEvent: (e) => {
@@ -58,16 +75,19 @@ function messagesOf(body: ReadableStream<Uint8Array>, call: LinkedAbort): LiveSu
     const decoder = new TextDecoder();
     try {
       for (;;) {
+        armIdleTimer();
         const { done, value } = await reader.read();
         if (done) return;
         parser.feed(decoder.decode(value, { stream: true }));
         while (ready.length > 0) yield ready.shift()!;
       }
     } catch (err) {
+      if (timedOut) throw new DOMException(`the live tap sent nothing for ${idleTimeoutMs} ms`, 'TimeoutError');
       // Closing or aborting is how a subscription is meant to end: no error for it.
       if (call.signal.aborted) return;
       throw err;
     } finally {
+      clearTimeout(idle);
       call.abort();
       reader.releaseLock();
       call.release();

@@ -6,11 +6,14 @@ import { printLine, shortDate } from '../output.js';
 
 // gatewayctl tail: follows the live tap (GET /v1/analytics/live, through the SDK's
 // gw.live.subscribe) and prints one line per completed request of the workspace, or each event
-// as one JSON line with --json. When the stream ends (a gateway restart) it reconnects, waiting
-// for the gateway to be back; events in the gap are not replayed.
+// as one JSON line with --json. When the stream ends (a gateway restart) or goes silent past three
+// keep-alives (a connection that died without closing) it reconnects, waiting for the gateway to
+// be back; events in the gap are not replayed.
 
 const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 10_000;
+/** Three missed keep-alives (the gateway sends one every 15 s): the connection died without closing. */
+const IDLE_TIMEOUT_MS = 45_000;
 
 interface TailOptions {
   count?: number;
@@ -47,7 +50,7 @@ export function registerTailCommand(program: Command): void {
       try {
         for (;;) {
           try {
-            const subscription = await gw.live.subscribe({ signal: controller.signal });
+            const subscription = await gw.live.subscribe({ signal: controller.signal, idleTimeoutMs: IDLE_TIMEOUT_MS });
             everConnected = true;
             backoff = FIRST_BACKOFF_MS;
             for await (const message of subscription) {

@@ -112,4 +112,35 @@ describe('SDK errors', () => {
     expect(err).toBeInstanceOf(GatewayApiError);
     expect(err).toMatchObject({ type: 'http_error', status: 0 });
   });
+
+  it('gives up on a live tap that goes silent without closing, and not on one that keeps alive', async () => {
+    const eventStream = (keepAliveMs: number | null) =>
+      standIn((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(': keep-alive\n\n');
+        if (keepAliveMs === null) return;
+        const timer = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
+        res.on('close', () => clearInterval(timer));
+      });
+
+    const silent = await createGatewayClient({ baseUrl: await eventStream(null), token: tenant.token }).live.subscribe({ idleTimeoutMs: 300 });
+    const started = Date.now();
+    const err = await within((async () => {
+      for await (const _ of silent) {
+        // nothing arrives
+      }
+    })().catch((e: unknown) => e), 5_000);
+    expect(err).toMatchObject({ name: 'TimeoutError' });
+    expect(Date.now() - started).toBeLessThan(3_000);
+
+    const alive = await createGatewayClient({ baseUrl: await eventStream(100), token: tenant.token }).live.subscribe({ idleTimeoutMs: 300 });
+    const iteration = (async () => {
+      for await (const _ of alive) {
+        // keep-alive comments are not messages
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 1_000));
+    alive.close();
+    await expect(within(iteration, 2_000)).resolves.toBeUndefined();
+  });
 });
