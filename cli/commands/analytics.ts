@@ -168,9 +168,25 @@ export function registerAnalyticsCommand(program: Command): void {
 
   cmd
     .command('routing')
-    .description('Routing statistics and per-stage pipeline figures')
-    .action(async (_opts: unknown, command: Command) => {
+    .description('Routing statistics and per-stage pipeline figures, or (--distribution) every request by cell, source and model')
+    .option('--distribution', 'requests grouped by task type, complexity, routed by, provider and model')
+    .action(async (opts: { distribution?: boolean }, command: Command) => {
       const client = analytics(command);
+      if (opts.distribution) {
+        const d = await client.routingDistribution.query();
+        if (globalOptions(command).json) return printJson(d);
+        const rows = (group: string, entries: Array<{ value: unknown; requests: number; share: number }>) =>
+          entries.map((e) => [group, e.value == null ? '-' : String(e.value), int(e.requests), pct(e.share)]);
+        printTable(['BY', 'VALUE', 'REQUESTS', 'SHARE'], [
+          ...rows('task type', d.byTaskType),
+          ...rows('complexity', d.byComplexity),
+          ...rows('routed by', d.byRoutedBy),
+          ...rows('provider', d.byProvider),
+          ...d.byModel.map((m) => ['model', name(m.provider, m.model), int(m.requests), pct(m.share)]),
+        ]);
+        printLine(`${int(d.totalRequests)} requests in all`);
+        return;
+      }
       const [stats, pipeline] = await Promise.all([client.routingStats.query(), client.pipeline.query()]);
       if (globalOptions(command).json) return printJson({ stats, pipeline });
       printTable(

@@ -152,6 +152,21 @@ export function registerFeedbackCommand(program: Command): void {
     });
 
   feedback
+    .command('trend')
+    .description('Average score over time (24h: hourly; 7d, 30d: daily), for every model or one')
+    .addOption(new Option('--range <range>', 'time window').choices(['24h', '7d', '30d']).default('7d'))
+    .option('--model <provider/model>', 'one model only')
+    .action(async (opts: { range: '24h' | '7d' | '30d'; model?: string }, command: Command) => {
+      const slash = opts.model?.indexOf('/') ?? -1;
+      if (opts.model !== undefined && slash <= 0) throw new InvalidArgumentError('--model must be provider/model');
+      const input: RouterInputs['feedback']['qualityTrend'] = { range: opts.range };
+      if (opts.model) Object.assign(input, { provider: opts.model.slice(0, slash), model: opts.model.slice(slash + 1) });
+      const trend = await clientFor(command).feedback.qualityTrend.query(input);
+      if (globalOptions(command).json) return printJson(trend);
+      printTable([trend.bucket === 'hour' ? 'HOUR' : 'DAY', 'AVG SCORE', 'FEEDBACK'], trend.points.map((p) => [shortDate(p.bucketStart), orDash(p.avgScore, score), String(p.feedbackCount)]));
+    });
+
+  feedback
     .command('judge')
     .description('Show the LLM judge configuration, or change it (changing needs an admin token)')
     .addOption(new Option('--enable', 'let the judge score a sample of live traffic').conflicts('disable'))

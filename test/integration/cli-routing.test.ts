@@ -130,6 +130,22 @@ describe('gatewayctl ab-tests and feedback', () => {
     // "auto" is sent as null: the judge then picks the cheapest available model.
     expect(judge).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(judge.stdout)).toEqual({ enabled: true, model: null, sampleRate: 0.25, effectiveModel: expect.stringContaining('/') });
+
+    // The trend: today's daily bucket holds the one rating, for every model and for its own.
+    const [trend, own, other, badModel] = await Promise.all([
+      cli(['feedback', 'trend']),
+      cli(['--json', 'feedback', 'trend', '--range', '24h', '--model', variant!]),
+      cli(['--json', 'feedback', 'trend', '--model', 'openai/not-rated']),
+      cli(['feedback', 'trend', '--model', 'no-slash']),
+    ]);
+    expect(trend).toMatchObject({ code: 0, stderr: '' });
+    expect(trend.stdout).toMatch(/DAY\s*│\s*AVG SCORE\s*│\s*FEEDBACK/);
+    expect(trend.stdout).toMatch(/│\s*4\.00\s*│\s*1\s*│/);
+    const hourly = JSON.parse(own.stdout);
+    expect(hourly.bucket).toBe('hour');
+    expect(hourly.points.reduce((n: number, p: { feedbackCount: number }) => n + p.feedbackCount, 0)).toBe(1);
+    expect(JSON.parse(other.stdout).points.every((p: { feedbackCount: number }) => p.feedbackCount === 0)).toBe(true);
+    expect(badModel).toMatchObject({ code: 2, stdout: '' });
   });
 });
 
@@ -165,6 +181,12 @@ describe('gatewayctl providers and models', () => {
     expect(cache).toMatchObject({ code: 0, stderr: '' });
     expect(cache.stdout).toMatch(/MODEL\s*│\s*HITS\s*│\s*TOKENS SAVED IN\/OUT\s*│\s*EST\. SAVED/);
     expect(lines(cache.stdout).at(-1)).toMatch(/^Hit rate 0\.0% \(0 of 1 requests\), 0 tokens and about \$0 saved\.$/);
+
+    const distribution = await cli(['analytics', 'routing', '--distribution']);
+    expect(distribution).toMatchObject({ code: 0, stderr: '' });
+    expect(distribution.stdout).toMatch(/BY\s*│\s*VALUE\s*│\s*REQUESTS\s*│\s*SHARE/);
+    expect(rowWith(distribution.stdout, state.variant!)).toEqual(['model', state.variant, '1', '100.0%']);
+    expect(lines(distribution.stdout).at(-1)).toBe('1 requests in all');
 
     expect(badVariant).toMatchObject({ code: 2, stdout: '' });
     expect(lines(badVariant.stderr)).toEqual([expect.stringMatching(/^error: option '--variant .*' argument 'openai-gpt-4o' is invalid\. Expected provider\/model\[:weight\]/)]);
