@@ -102,7 +102,7 @@ export class GeminiStreamTranslator {
     const logprobs = tokenLogprobs(cand.logprobsResult);
     if (!hasText && !delta.tool_calls && finish === null && !logprobs?.length) return undefined;
     const choice = this.choice(index, delta, finish);
-    if (logprobs?.length) (choice as Choice & { logprobs?: unknown }).logprobs = { content: logprobs, refusal: null };
+    if (logprobs?.length) choice.logprobs = { content: logprobs, refusal: null };
     return choice;
   }
 
