@@ -3,7 +3,7 @@ import { GatewayError } from '../lib/errors.js';
 import { isAbortedError } from '../providers/http-errors.js';
 import { ProviderError } from '../providers/types.js';
 import type { AttemptPermit, CircuitBreakers } from './breaker.js';
-import type { Target, UpstreamErrorSummary } from './types.js';
+import type { Target, TargetRole, UpstreamErrorSummary } from './types.js';
 
 // What happens to one failed upstream attempt, shared by the JSON and streaming paths.
 
@@ -28,11 +28,17 @@ export interface AttemptFailure {
  * the attempt was the circuit's probe (`permit`), an end that says nothing about the provider
  * (the client left, the request was refused, a gateway bug) releases the probe for the next request.
  *
- * A request the adapter cannot build for its provider (kind 'request': say n > 1 for Anthropic)
- * ends the call with a 400 when the caller named that target (`namedByCaller`). On a target the
- * router or a fallback chose it only rules that target out: the next candidate may take it.
+ * A refusal of the request itself ends the call with a 400 only when it says something about the
+ * request the caller made (`role`, who chose the target):
+ * - one the adapter cannot build for its provider (kind 'request': say n > 1 for Anthropic) ends it
+ *   for the target the caller named; for one the router or a fallback chose, it only rules that
+ *   target out, and the next candidate may take the request;
+ * - one the provider answers (400, 404, 422) ends it for the decision's own target, named or
+ *   routed; from a fallback, tried because that target failed, it says only that the fallback
+ *   cannot serve this request (a parameter that model lacks), and the next candidate is tried.
+ *   When none serves, the answer is the 502 that lists every attempt.
  */
-export function classifyFailure(err: unknown, target: Target, breakers: CircuitBreakers, signal: CancelSignal, permit: AttemptPermit = 'free', namedByCaller = true): AttemptFailure {
+export function classifyFailure(err: unknown, target: Target, breakers: CircuitBreakers, signal: CancelSignal, permit: AttemptPermit = 'free', role: TargetRole = 'named'): AttemptFailure {
   const clientGone = signal.aborted || isAbortedError(err);
   const providerFault = !clientGone && err instanceof ProviderError && !rejectsRequest(err);
   if (providerFault) breakers.failure(target.provider, (err as ProviderError).retryAfterMs);
@@ -41,7 +47,7 @@ export function classifyFailure(err: unknown, target: Target, breakers: CircuitB
   if (!(err instanceof ProviderError)) throw err;
   return {
     summary: { provider: target.provider, model: target.model, status: err.status, kind: err.kind, message: err.message },
-    fallBack: providerFault || (!namedByCaller && err.kind === 'request'),
+    fallBack: providerFault || (err.kind === 'request' ? role !== 'named' : role === 'fallback'),
     answered: err.status > 0,
   };
 }

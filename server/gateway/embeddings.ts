@@ -8,7 +8,7 @@ import type { EmbeddingsRequest, EmbeddingsResponse, Usage } from '../providers/
 import { buildMeta, costRow, logCall, logUnrouted, ZERO_USAGE, type Outcome } from './accounting.js';
 import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
 import type { CostLogRow } from './log-writer.js';
-import { isNamedByCaller, isPrimary, withFallback, type ChatPipeline } from './pipeline.js';
+import { targetRole, isPrimary, withFallback, type ChatPipeline } from './pipeline.js';
 import { resolvePinned } from './routing/targets.js';
 import type { CallMeta, ChatCall, RoutingDecision, Target, UpstreamErrorSummary } from './types.js';
 
@@ -105,7 +105,7 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
       upstreamMs += performance.now() - sent;
       let failure: AttemptFailure;
       try {
-        failure = classifyFailure(err, target, breakers, call.signal, permit, isNamedByCaller(decision, target));
+        failure = classifyFailure(err, target, breakers, call.signal, permit, targetRole(decision, target));
       } catch (e) {
         if (e instanceof ClientClosedError) log(target, ZERO_USAGE, 'client_closed', 'client_closed');
         throw e;

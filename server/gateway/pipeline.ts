@@ -14,7 +14,7 @@ import { candidatesFor, resolvePinned, type Needs } from './routing/targets.js';
 import type { RoutingStrategy } from './routing/strategy.js';
 import { streamCall } from './stream.js';
 import { GATEWAY_FIELDS } from './validate.js';
-import type { ChatCall, CompletionResult, RoutedBy, RoutingDecision, StreamSink, Target, UpstreamErrorSummary } from './types.js';
+import type { ChatCall, CompletionResult, RoutedBy, RoutingDecision, StreamSink, Target, TargetRole, UpstreamErrorSummary } from './types.js';
 
 // The data-plane core: route -> cache lookup -> provider call with fallback -> account -> log.
 // Plain TypeScript: the HTTP handler, evals and the judge all call it.
@@ -116,7 +116,7 @@ export class ChatPipeline {
         upstreamMs += performance.now() - sent;
         let failure: AttemptFailure;
         try {
-          failure = classifyFailure(err, target, this.opts.breakers, call.signal, permit, isNamedByCaller(decision, target));
+          failure = classifyFailure(err, target, this.opts.breakers, call.signal, permit, targetRole(decision, target));
         } catch (e) {
           throw e instanceof ClientClosedError ? fail(e, target) : e;
         }
@@ -213,11 +213,13 @@ export function isPrimary(decision: RoutingDecision, target: Target): boolean {
 }
 
 /**
- * Whether `target` is the model the caller named in the request. A request that cannot be built for
- * it is the caller's to fix (400); for a target the router or a fallback chose, the next one is tried.
+ * Who chose `target`: the caller, who named it in the request; the router; or the fallback rule,
+ * after the decision's own target failed. Decides what a refusal of the request means (see
+ * classifyFailure in attempts.ts).
  */
-export function isNamedByCaller(decision: RoutingDecision, target: Target): boolean {
-  return decision.routedBy === 'user-override' && isPrimary(decision, target);
+export function targetRole(decision: RoutingDecision, target: Target): TargetRole {
+  if (!isPrimary(decision, target)) return 'fallback';
+  return decision.routedBy === 'user-override' ? 'named' : 'routed';
 }
 
 /** The decision with usedFallback set, copied only when it changes. */

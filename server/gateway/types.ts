@@ -13,6 +13,9 @@ export type Complexity = (typeof COMPLEXITIES)[number];
 export const ROUTED_BY = ['classification', 'routing-hint', 'user-override', 'ab-test', 'adaptive', 'exploration'] as const;
 export type RoutedBy = (typeof ROUTED_BY)[number];
 
+/** Who chose a target: the caller (named it), the router, or the fallback rule (see targetRole). */
+export type TargetRole = 'named' | 'routed' | 'fallback';
+
 export interface Target {
   provider: string;
   model: string;

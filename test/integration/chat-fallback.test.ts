@@ -135,17 +135,38 @@ describe('used_fallback on calls that failed', () => {
     expect(row).toEqual({ status: 'error', provider: 'groq', used_fallback: false });
   });
 
-  it('is false for a call whose fallback target rejected the request', async () => {
+  it('is false for a call whose fallback targets failed or refused the request', async () => {
+    // openai answers 503, its fallback groq refuses the request (400): that says groq cannot serve
+    // it, not that the request is bad, so the next candidate (gemini) is tried; it fails too.
     c.sim.setFaults([
       { format: 'openai', model: 'gpt-4.1', endpoint: 'chat', status: 503, times: 1 },
       { format: 'openai', model: 'gpt-4.1', endpoint: 'chat', status: 400, times: 1 },
+      { format: 'gemini', endpoint: 'chat', status: 503, times: 1 },
     ]);
     const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: { model: 'openai/gpt-4.1', messages: user('fall back, then be refused') } });
-    expectTypedError(res, 400, 'invalid_request_error');
+    expectTypedError(res, 502, 'provider_error');
+    expect(res.body.error.attempts.map((a: any) => [a.provider, a.status])).toEqual([['openai', 503], ['groq', 400], ['gemini', 503]]);
     const id = res.headers.get('x-gateway-request-id');
     await c.waitForCount('select count(*) n from requests where id = $1', [id], 1);
     const [row] = await c.query('select status, used_fallback from requests where id = $1', [id]);
     expect(row).toEqual({ status: 'error', used_fallback: false });
+  });
+
+  it('serves from the next candidate after a fallback refused the request', async () => {
+    c.sim.setFaults([
+      { format: 'openai', model: 'gpt-4.1', endpoint: 'chat', status: 503, times: 1 },
+      { format: 'openai', model: 'gpt-4.1', endpoint: 'chat', status: 400, times: 1 },
+    ]);
+    const { data, response } = await c.openai().chat.completions.create({ model: 'openai/gpt-4.1', messages: user('refused by groq, served by gemini') }).withResponse();
+    expect((data as any)._gateway).toMatchObject({ provider: 'gemini', routing: { usedFallback: true } });
+    expect(JSON.parse(response.headers.get('x-gateway-errors')!).map((e: any) => [e.provider, e.status])).toEqual([['openai', 503], ['groq', 400]]);
+  });
+
+  it('ends the call when the model the caller named refuses the request', async () => {
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1', endpoint: 'chat', status: 400, times: 1 }]);
+    const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: { model: 'openai/gpt-4.1', messages: user('refused at once') } });
+    expectTypedError(res, 400, 'invalid_request_error');
+    expect(res.body.error.message).toContain('openai rejected the request');
   });
 });
 

@@ -48,10 +48,21 @@ describe('classifyFailure', () => {
   it('rules out, without counting it, a target the router or a fallback chose that cannot take the request', () => {
     const breakers = new CircuitBreakers();
     const cannotTake = failure({ status: 0, retryable: false, kind: 'request', message: 'n: Anthropic returns one choice per request' });
-    expect(classifyFailure(cannotTake, target, breakers, new Cancellation(), 'free', false)).toMatchObject({ fallBack: true, answered: false });
+    for (const role of ['routed', 'fallback'] as const) {
+      expect(classifyFailure(cannotTake, target, breakers, new Cancellation(), 'free', role)).toMatchObject({ fallBack: true, answered: false });
+    }
+    expect(classifyFailure(cannotTake, target, breakers, new Cancellation(), 'free', 'named')).toMatchObject({ fallBack: false });
     expect(breakers.snapshot().openai).toBeUndefined();
-    // A provider's own refusal still ends the call, whoever chose the target.
-    expect(classifyFailure(failure({ status: 400, retryable: false }), target, breakers, new Cancellation(), 'free', false)).toMatchObject({ fallBack: false });
+  });
+
+  it('ends the call on a provider\'s refusal of the decision\'s own target, and tries the next after a fallback\'s', () => {
+    const breakers = new CircuitBreakers();
+    const refused = failure({ status: 400, retryable: false, message: 'n must be 1' });
+    expect(classifyFailure(refused, target, breakers, new Cancellation(), 'free', 'named')).toMatchObject({ fallBack: false, answered: true });
+    expect(classifyFailure(refused, target, breakers, new Cancellation(), 'free', 'routed')).toMatchObject({ fallBack: false });
+    expect(classifyFailure(refused, target, breakers, new Cancellation(), 'free', 'fallback')).toMatchObject({ fallBack: true, answered: true });
+    // Not the provider's fault either way: its circuit is not counted against.
+    expect(breakers.snapshot().openai).toBeUndefined();
   });
 
   it('turns a client that went away into ClientClosedError, and rethrows what is not a provider failure', () => {
