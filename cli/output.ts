@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import { gatewayErrorOf } from '../sdk/index.js';
+import { UNPRINTABLE, UNPRINTABLE_ABOVE_C0 } from '../server/lib/unprintable.js';
 import { CliError, DEFAULT_TIMEOUT_SECONDS, type GlobalOptions } from './client.js';
 
 // Human output is a plain table (no colours, so it pipes and diffs cleanly); --json prints the
@@ -8,14 +9,12 @@ import { CliError, DEFAULT_TIMEOUT_SECONDS, type GlobalOptions } from './client.
 export type Cell = string | number;
 
 /**
- * Characters a terminal acts on instead of showing: C0 and C1 controls (ESC starts colour, title
- * and cursor sequences; CSI is \u009b), DEL, line and paragraph separators, and the bidirectional
- * overrides that make text read in another order than it is stored. Names, comments and prompt
- * previews come from any token of the workspace, so none of them may reach the terminal raw.
+ * Characters a terminal acts on instead of showing (see unprintable.ts). Names, comments and
+ * prompt previews come from any token of the workspace, so none of them may reach the terminal raw.
  */
-const TERMINAL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const TERMINAL_CONTROLS = new RegExp(`[${UNPRINTABLE}]`, 'g');
 /** The same without C0, which JSON.stringify already escapes inside strings. */
-const CONTROLS_JSON_LEAVES = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const CONTROLS_JSON_LEAVES = new RegExp(`[${UNPRINTABLE_ABOVE_C0}]`, 'g');
 
 const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

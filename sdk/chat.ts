@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { GatewayChatChunk, GatewayChatCompletion, GatewayChatRequest } from './chat-types.js';
-import { errorOf, GatewayApiError, HTTP_ERROR, jsonAnswerOf, linkAbort, requestIdOf, type LinkedAbort } from './http.js';
+import { errorOf, GatewayApiError, HTTP_ERROR, isEventStream, jsonAnswerOf, linkAbort, postJson, requestIdOf, type LinkedAbort } from './http.js';
 
 export { GatewayApiError } from './http.js';
 
@@ -37,26 +37,16 @@ export interface ChatApi {
 const CHAT_PATH = '/v1/chat/completions';
 
 export function chatApi(baseUrl: string, headers: () => Record<string, string>, fetchImpl: typeof fetch): ChatApi {
-  async function send(body: GatewayChatRequest, opts: ChatCallOptions, call: LinkedAbort): Promise<Response> {
-    const res = await fetchImpl(`${baseUrl}${CHAT_PATH}`, {
-      method: 'POST',
-      headers: { ...headers(), ...opts.headers, 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' },
-      body: JSON.stringify(body),
-      signal: call.signal,
-    });
-    if (!res.ok) throw await errorOf(res);
-    return res;
-  }
-
   function create(body: GatewayChatRequest & { stream?: false | null }, opts?: ChatCallOptions): Promise<GatewayChatCompletion>;
   function create(body: GatewayChatRequest & { stream: true }, opts?: ChatCallOptions): Promise<ChatStream>;
   async function create(body: GatewayChatRequest, opts: ChatCallOptions = {}): Promise<GatewayChatCompletion | ChatStream> {
     const call = linkAbort(opts.signal);
     let streaming = false;
     try {
-      const res = await send(body, opts, call);
+      const accept = body.stream ? 'text/event-stream' : 'application/json';
+      const res = await postJson(fetchImpl, `${baseUrl}${CHAT_PATH}`, { ...headers(), ...opts.headers }, body, { accept, signal: call.signal });
       if (!body.stream) return await jsonAnswerOf<GatewayChatCompletion>(res);
-      if (!/^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '')) throw await errorOf(res);
+      if (!isEventStream(res)) throw await errorOf(res);
       streaming = true;
       return chunksOf(res, call);
     } finally {

@@ -1,6 +1,6 @@
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../server/providers/types.js';
 import type { GatewayMeta, NamedMembers } from './chat-types.js';
-import { errorOf, jsonAnswerOf, linkAbort } from './http.js';
+import { jsonAnswerOf, postJson } from './http.js';
 
 // `gw.embeddings.create(body)` against POST /v1/embeddings: OpenAI's embeddings request and
 // answer, plus `_gateway`. The model is always named; there is no routing stage.
@@ -32,19 +32,8 @@ const EMBEDDINGS_PATH = '/v1/embeddings';
 export function embeddingsApi(baseUrl: string, headers: () => Record<string, string>, fetchImpl: typeof fetch): EmbeddingsApi {
   return {
     async create(body, opts = {}) {
-      const call = linkAbort(opts.signal);
-      try {
-        const res = await fetchImpl(`${baseUrl}${EMBEDDINGS_PATH}`, {
-          method: 'POST',
-          headers: { ...headers(), ...opts.headers, 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify(body),
-          signal: call.signal,
-        });
-        if (!res.ok) throw await errorOf(res);
-        return await jsonAnswerOf<GatewayEmbeddings>(res);
-      } finally {
-        call.release();
-      }
+      const res = await postJson(fetchImpl, `${baseUrl}${EMBEDDINGS_PATH}`, { ...headers(), ...opts.headers }, body, { accept: 'application/json', signal: opts.signal });
+      return jsonAnswerOf<GatewayEmbeddings>(res);
     },
   };
 }

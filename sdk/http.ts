@@ -77,6 +77,28 @@ export function isJson(res: Response): boolean {
   return /^application\/json\b/i.test(res.headers.get('content-type') ?? '');
 }
 
+export function isEventStream(res: Response): boolean {
+  return /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '');
+}
+
+/** POSTs `body` as JSON to a data-plane endpoint; an answer that is not a success is thrown, typed. */
+export async function postJson(
+  fetchImpl: typeof fetch,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  opts: { accept: string; signal: AbortSignal | undefined },
+): Promise<Response> {
+  const res = await fetchImpl(url, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', accept: opts.accept },
+    body: JSON.stringify(body),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  if (!res.ok) throw await errorOf(res);
+  return res;
+}
+
 /** A call's own abort controller, following the caller's signal until `release`. */
 export interface LinkedAbort {
   readonly signal: AbortSignal;

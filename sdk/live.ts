@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { LiveEvent } from '../server/gateway/live-bus.js';
-import { errorOf, errorOfText, linkAbort, type LinkedAbort } from './http.js';
+import { errorOf, errorOfText, isEventStream, linkAbort, type LinkedAbort } from './http.js';
 
 // `gw.live.subscribe()` against GET /v1/analytics/live (Server-Sent Events): one message per
 // completed request of the workspace, and a `dropped` notice when this reader fell behind and
@@ -42,7 +42,7 @@ export function liveApi(baseUrl: string, headers: () => Record<string, string>, 
       try {
         const res = await fetchImpl(`${baseUrl}${LIVE_PATH}`, { headers: { ...headers(), ...opts.headers, accept: 'text/event-stream' }, signal: call.signal });
         if (!res.ok) throw await errorOf(res);
-        if (!res.body || !/^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '')) throw errorOfText(res, await res.text().catch(() => ''));
+        if (!res.body || !isEventStream(res)) throw errorOfText(res, await res.text().catch(() => ''));
         return messagesOf(res.body, call, opts.idleTimeoutMs);
       } catch (err) {
         call.release();

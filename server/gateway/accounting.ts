@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { UNPRINTABLE } from '../lib/unprintable.js';
 import { costUsd } from '../providers/pricing.js';
 import type { Usage } from '../providers/types.js';
 import type { CostLogRow, LogWriter, RequestLogRow } from './log-writer.js';
@@ -176,8 +177,8 @@ const PREVIEW_CHARS = 120;
  * direction-override characters. The preview goes to terminals and dashboards (the live tap), where
  * an escape sequence in a prompt could clear a screen or disguise the text around it.
  */
-const FOLDABLE = /[^\S ]| {2}|[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-const FOLDED_RUNS = /[\s\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g;
+const FOLDABLE = new RegExp(`[^\\S ]| {2}|[${UNPRINTABLE}]`);
+const FOLDED_RUNS = new RegExp(`[\\s${UNPRINTABLE}]+`, 'g');
 
 /** The start of the last user message, for the live tap only (never stored). */
 export function promptPreview(call: ChatCall): string | null {

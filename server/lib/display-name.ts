@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { UNPRINTABLE } from './unprintable.js';
 
 // A name people give a thing (a token, an A/B test) and read back in tables, terminals and
 // dashboards: trimmed, bounded, and one line of printable text. A control or direction-override
 // character in a name could break a table row or drive the terminal of whoever lists it.
 
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNPRINTABLE_CHAR = new RegExp(`[${UNPRINTABLE}]`);
 
 export function displayName(maxLength: number) {
   return z
@@ -12,5 +13,5 @@ export function displayName(maxLength: number) {
     .trim()
     .min(1)
     .max(maxLength)
-    .refine((name) => !UNPRINTABLE.test(name), { message: 'must be one line of printable text (no control characters, line breaks or direction overrides)' });
+    .refine((name) => !UNPRINTABLE_CHAR.test(name), { message: 'must be one line of printable text (no control characters, line breaks or direction overrides)' });
 }

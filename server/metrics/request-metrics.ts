@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { CostLogRow, RequestLogRow } from '../gateway/log-writer.js';
 import { CounterTally, HistogramTally } from './tally.js';
 
@@ -22,23 +22,19 @@ export class RequestMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    const counter = (name: string, help: string, labelNames: string[]) => new CounterTally(new Counter({ name, help, labelNames, registers }), labelNames);
+    const counter = (name: string, help: string, labelNames: string[]) => new CounterTally({ name, help, labelNames, registers });
     this.requests = counter(
       'gateway_requests_total',
       'Chat completion and embeddings calls that got past authentication and validation, by the provider and model that served them (or were tried last), status (ok, error, client_closed) and cache (miss, exact, semantic).',
       ['provider', 'model', 'status', 'cache'],
     );
-    const durationLabels = ['provider', 'streamed'];
-    this.duration = new HistogramTally(
-      new Histogram({
-        name: 'gateway_request_duration_seconds',
-        help: 'Whole chat completion and embeddings calls answered by a provider (cache hits excluded), to the last byte or chunk, in seconds.',
-        labelNames: durationLabels,
-        buckets: DURATION_BUCKETS,
-        registers,
-      }),
-      durationLabels,
-    );
+    this.duration = new HistogramTally({
+      name: 'gateway_request_duration_seconds',
+      help: 'Whole chat completion and embeddings calls answered by a provider (cache hits excluded), to the last byte or chunk, in seconds.',
+      labelNames: ['provider', 'streamed'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
     this.fallbacks = counter('gateway_fallback_requests_total', 'Chat and embeddings calls served by a fallback target after the first one failed, by the provider that served.', ['provider']);
     this.tokensSaved = counter('gateway_cache_tokens_saved_total', 'Tokens the cache saved (not sent upstream), input or output.', ['direction']);
     this.upstreamCalls = counter(

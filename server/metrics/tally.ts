@@ -1,4 +1,4 @@
-import type { Counter, Histogram } from 'prom-client';
+import { Counter, Histogram, type CounterConfiguration, type HistogramConfiguration } from 'prom-client';
 
 // Per-request metric updates that allocate nothing: increments are summed per label set, and
 // handed to prom-client only when it is scraped (or, for a histogram, when a label set has a full
@@ -49,12 +49,14 @@ interface CounterLeaf extends Leaf {
   pending: number;
 }
 
-/** Increments of a labelled counter, applied when scraped. */
+/** A labelled prom-client counter (made from `config`) whose increments are applied when scraped. */
 export class CounterTally {
+  private readonly counter: Counter<string>;
   private readonly sets: LabelSets<CounterLeaf>;
 
-  constructor(private readonly counter: Counter<string>, labelNames: readonly string[]) {
-    this.sets = new LabelSets(labelNames, (labels) => ({ labels, pending: 0 }));
+  constructor(config: CounterConfiguration<string> & { labelNames: readonly string[] }) {
+    this.counter = new Counter(config);
+    this.sets = new LabelSets(config.labelNames, (labels) => ({ labels, pending: 0 }));
   }
 
   /** Adds `by` to the label set given by its values, in the counter's label order. */
@@ -80,12 +82,14 @@ interface HistogramLeaf extends Leaf {
   count: number;
 }
 
-/** Observations of a labelled histogram, handed to prom-client in batches and when scraped. */
+/** A labelled prom-client histogram (made from `config`) whose observations are handed over in batches and when scraped. */
 export class HistogramTally {
+  private readonly histogram: Histogram<string>;
   private readonly sets: LabelSets<HistogramLeaf>;
 
-  constructor(private readonly histogram: Histogram<string>, labelNames: readonly string[]) {
-    this.sets = new LabelSets(labelNames, (labels) => ({ labels, values: new Float64Array(HISTOGRAM_BUFFER), count: 0 }));
+  constructor(config: HistogramConfiguration<string> & { labelNames: readonly string[] }) {
+    this.histogram = new Histogram(config);
+    this.sets = new LabelSets(config.labelNames, (labels) => ({ labels, values: new Float64Array(HISTOGRAM_BUFFER), count: 0 }));
   }
 
   observe(value: number, a: string, b?: string, c?: string, d?: string): void {

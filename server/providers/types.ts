@@ -56,6 +56,10 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Prompt tokens read from the provider's prompt cache (part of prompt_tokens), when there were any. */
+  prompt_tokens_details?: { cached_tokens?: number; [k: string]: unknown };
+  /** Reasoning (thinking) tokens (part of completion_tokens), when there were any. */
+  completion_tokens_details?: { reasoning_tokens?: number; [k: string]: unknown };
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | null;

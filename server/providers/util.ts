@@ -1,6 +1,6 @@
 // Small helpers shared by the provider translations.
 import { randomUUID } from 'node:crypto';
-import type { ChatChunk, ContentPart, Usage } from './types.js';
+import { ProviderError, type ChatChunk, type ContentPart, type Usage } from './types.js';
 
 export function newId(prefix: string): string {
   return `${prefix}${randomUUID().replace(/-/g, '')}`;
@@ -31,6 +31,33 @@ export function parseDataUrl(url: string): DataUrl | undefined {
   const meta = url.slice(5, comma);
   if (!meta.endsWith(';base64')) return undefined;
   return { mimeType: meta.slice(0, -7) || 'application/octet-stream', data: url.slice(comma + 1) };
+}
+
+/** Throws the refusal of a request that cannot be built for a provider. */
+export type Refuse = (message: string) => never;
+
+/**
+ * Refuses, for `provider`, a request the caller relies on in a way the provider cannot honour: a
+ * 'request' ProviderError, answered as 400 invalid_request_error before anything is sent.
+ */
+export function refuser(provider: string): Refuse {
+  return (message) => {
+    throw new ProviderError({ provider, status: 0, retryable: false, kind: 'request', message });
+  };
+}
+
+/**
+ * An `image_url` as the caller sent it: inline base64 data (media type normalised) or an http(s)
+ * URL. A data URL that is not base64, or any other scheme, no provider can read: refused.
+ */
+export function imageSource(url: string, refuse: Refuse): { data: DataUrl } | { url: string } {
+  if (url.startsWith('data:')) {
+    const data = parseDataUrl(url);
+    if (!data) return refuse('image_url: a data URL must be base64-encoded (data:<media type>;base64,<data>)');
+    return { data: { mimeType: mediaTypeOf(data.mimeType), data: data.data } };
+  }
+  if (!/^https?:\/\//i.test(url)) return refuse('image_url: url must be an http(s) URL or a base64 data URL');
+  return { url };
 }
 
 /** Lower-case media type without parameters; `image/jpg`, a common misspelling, as `image/jpeg`. */

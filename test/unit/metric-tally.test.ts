@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { CounterTally, HistogramTally } from '../../server/metrics/tally.js';
 
@@ -18,7 +18,7 @@ describe('metric tallies', () => {
   it('sums increments per label set and hands them to prom-client only when applied', async () => {
     const registry = new Registry();
     const labelNames = ['provider', 'model', 'status'];
-    const tally = new CounterTally(new Counter({ name: 'calls_total', help: 'h', labelNames, registers: [registry] }), labelNames);
+    const tally = new CounterTally({ name: 'calls_total', help: 'h', labelNames, registers: [registry] });
     tally.add(1, 'openai', 'gpt-4o', 'ok');
     tally.add(2, 'openai', 'gpt-4o', 'ok');
     tally.add(1, 'openai', 'gpt-4o', 'error');
@@ -44,7 +44,7 @@ describe('metric tallies', () => {
 
   it('keeps label sets whose values share a prefix apart', async () => {
     const registry = new Registry();
-    const tally = new CounterTally(new Counter({ name: 'c_total', help: 'h', labelNames: ['a', 'b'], registers: [registry] }), ['a', 'b']);
+    const tally = new CounterTally({ name: 'c_total', help: 'h', labelNames: ['a', 'b'], registers: [registry] });
     tally.add(1, 'x', 'y');
     tally.add(1, 'x', '');
     tally.add(1, '', 'x');
@@ -59,7 +59,7 @@ describe('metric tallies', () => {
   it('buffers histogram observations and hands over full buffers without waiting for a scrape', async () => {
     const registry = new Registry();
     const labelNames = ['provider'];
-    const tally = new HistogramTally(new Histogram({ name: 'd_seconds', help: 'h', labelNames, buckets: [1, 10], registers: [registry] }), labelNames);
+    const tally = new HistogramTally({ name: 'd_seconds', help: 'h', labelNames, buckets: [1, 10], registers: [registry] });
     const countOf = async () => (await values(registry, 'd_seconds')).find((v) => v.metricName === 'd_seconds_count')?.value ?? 0;
     for (let i = 0; i < 255; i++) tally.observe(0.5, 'openai');
     expect(await countOf()).toBe(0);

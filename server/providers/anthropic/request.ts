@@ -17,8 +17,8 @@
 //   conversation with nothing but system text.
 // - Dropped, as hints Anthropic lacks and OpenAI treats as optional: seed, presence_penalty,
 //   frequency_penalty, logit_bias, service_tier, store, metadata, top_p when temperature is set.
-import { ProviderError, type ChatMessage, type ChatRequest, type ContentPart } from '../types.js';
-import { isRecord, mediaTypeOf, parseArgs, parseDataUrl, stopList, textOf } from '../util.js';
+import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
+import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuser, stopList, textOf, type Refuse } from '../util.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
 export const JSON_TOOL_NAME = 'json_response';
@@ -53,9 +53,7 @@ const IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'im
  * `provider`: the registry name, for the error a request Anthropic cannot take is refused with.
  */
 export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): AnthropicTranslation {
-  const refuse = (message: string): never => {
-    throw new ProviderError({ provider, status: 0, retryable: false, kind: 'request', message });
-  };
+  const refuse = refuser(provider);
   refuseUnsupportedOptions(req, refuse);
   const system: Block[] = [];
   const turns: AnthropicMessage[] = [];
@@ -123,8 +121,6 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   return { body, jsonTool };
 }
 
-type Refuse = (message: string) => never;
-
 /** Options the caller relies on that Anthropic cannot honour. */
 function refuseUnsupportedOptions(req: ChatRequest, refuse: Refuse): void {
   if (typeof req['n'] === 'number' && req['n'] > 1) refuse('n: Anthropic returns one choice per request; send n = 1 (or leave it out)');
@@ -189,16 +185,12 @@ function userBlocks(content: ChatMessage['content'], refuse: Refuse): Block[] {
 }
 
 function imageBlock(url: string, refuse: Refuse): Block {
-  if (url.startsWith('data:')) {
-    const data = parseDataUrl(url);
-    if (!data) return refuse('image_url: a data URL must be base64-encoded (data:<media type>;base64,<data>)');
-    const mediaType = mediaTypeOf(data.mimeType);
-    if (!IMAGE_TYPES.has(mediaType)) return refuse(`image_url: media type '${mediaType.slice(0, 60)}' is not supported by Anthropic (image/jpeg, image/png, image/gif, image/webp)`);
-    return { type: 'image', source: { type: 'base64', media_type: mediaType, data: data.data } };
-  }
-  // Anthropic fetches http(s) images itself; any other scheme it cannot read.
-  if (/^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } };
-  return refuse('image_url: url must be an http(s) URL or a base64 data URL');
+  const source = imageSource(url, refuse);
+  // Anthropic fetches http(s) images itself.
+  if ('url' in source) return { type: 'image', source: { type: 'url', url: source.url } };
+  const { mimeType, data } = source.data;
+  if (!IMAGE_TYPES.has(mimeType)) return refuse(`image_url: media type '${mimeType.slice(0, 60)}' is not supported by Anthropic (image/jpeg, image/png, image/gif, image/webp)`);
+  return { type: 'image', source: { type: 'base64', media_type: mimeType, data } };
 }
 
 /** An OpenAI `file` part: a base64 PDF becomes a document, a base64 image an image. */

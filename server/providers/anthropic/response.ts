@@ -53,7 +53,7 @@ export function promptTokens(u: AnthropicUsage | undefined): number {
  * cached prompt tokens (prompt_tokens_details.cached_tokens) when there were any.
  */
 export function toUsage(prompt: number, completion: number, cacheRead = 0): Usage {
-  const usage: Usage & { prompt_tokens_details?: { cached_tokens: number } } = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  const usage: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   if (cacheRead > 0) usage.prompt_tokens_details = { cached_tokens: cacheRead };
   return usage;
 }

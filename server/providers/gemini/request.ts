@@ -24,8 +24,8 @@
 //   cannot carry) and a conversation with nothing but system text.
 // - Dropped, as hints Gemini lacks and OpenAI treats as optional: user, parallel_tool_calls,
 //   logit_bias, service_tier, store, metadata.
-import { ProviderError, type ChatMessage, type ChatRequest, type ContentPart } from '../types.js';
-import { isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, stopList } from '../util.js';
+import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
+import { imageSource, isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuser, stopList, type Refuse } from '../util.js';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent { role: 'user' | 'model'; parts: Part[] }
@@ -47,13 +47,9 @@ export function requiresThoughtSignatures(model: string): boolean {
   return m !== null && Number(m[1]) >= 3;
 }
 
-type Refuse = (message: string) => never;
-
 /** `provider`: the registry name, for the error a request Gemini cannot take is refused with. */
 export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRequest {
-  const refuse: Refuse = (message) => {
-    throw new ProviderError({ provider, status: 0, retryable: false, kind: 'request', message });
-  };
+  const refuse = refuser(provider);
   const media: MediaRules = { refuse, fetchesAnyUrl: fetchesAnyUrl(req.model) };
   const system: Part[] = [];
   const contents: GeminiContent[] = [];
@@ -196,12 +192,8 @@ function userParts(content: ChatMessage['content'], media: MediaRules): Part[] {
 }
 
 function mediaPart(url: string, media: MediaRules): Part {
-  if (url.startsWith('data:')) {
-    const data = parseDataUrl(url);
-    if (!data) return media.refuse('image_url: a data URL must be base64-encoded (data:<media type>;base64,<data>)');
-    return { inlineData: { mimeType: mediaTypeOf(data.mimeType), data: data.data } };
-  }
-  if (!/^https?:\/\//i.test(url)) return media.refuse('image_url: url must be an http(s) URL or a base64 data URL');
+  const source = imageSource(url, media.refuse);
+  if ('data' in source) return { inlineData: source.data };
   if (!media.fetchesAnyUrl && !ALWAYS_FETCHED.test(url)) {
     return media.refuse('image_url: this Gemini model cannot fetch images from URLs (Gemini 2.5 and later can); send the image as a base64 data URL');
   }

@@ -94,8 +94,6 @@ export function withToolCalls(finish: FinishReason, hasToolCalls: boolean): Fini
   return hasToolCalls && finish === 'stop' ? 'tool_calls' : finish;
 }
 
-type DetailedUsage = Usage & { prompt_tokens_details?: { cached_tokens: number }; completion_tokens_details?: { reasoning_tokens: number } };
-
 /**
  * Thinking tokens are billed as output, so they count as completion tokens. promptTokenCount
  * already includes cached content, which is reported, as OpenAI does, in
@@ -104,7 +102,7 @@ type DetailedUsage = Usage & { prompt_tokens_details?: { cached_tokens: number }
 export function toUsage(u: GeminiUsageMetadata | undefined): Usage {
   const prompt = (u?.promptTokenCount ?? 0) + (u?.toolUsePromptTokenCount ?? 0);
   const completion = (u?.candidatesTokenCount ?? 0) + (u?.thoughtsTokenCount ?? 0);
-  const usage: DetailedUsage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: u?.totalTokenCount ?? prompt + completion };
+  const usage: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: u?.totalTokenCount ?? prompt + completion };
   if ((u?.cachedContentTokenCount ?? 0) > 0) usage.prompt_tokens_details = { cached_tokens: u!.cachedContentTokenCount! };
   if ((u?.thoughtsTokenCount ?? 0) > 0) usage.completion_tokens_details = { reasoning_tokens: u!.thoughtsTokenCount! };
   return usage;

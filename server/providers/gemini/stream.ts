@@ -47,7 +47,7 @@ export class GeminiStreamTranslator {
       if (res.promptFeedback?.blockReason) {
         // The prompt itself was refused: no candidate will come.
         this.promptBlocked = true;
-        return this.chunk([this.choice(0, {}, 'content_filter')]);
+        return this.chunk([this.choice(this.stateOf(0), 0, {}, 'content_filter')]);
       }
       return undefined;
     }
@@ -73,12 +73,14 @@ export class GeminiStreamTranslator {
     return true;
   }
 
-  private candidateChoice(cand: GeminiCandidate, index: number): Choice | undefined {
+  private stateOf(index: number): CandidateState {
     let state = this.candidates.get(index);
-    if (!state) {
-      state = { roleSent: false, toolCount: 0, finished: false };
-      this.candidates.set(index, state);
-    }
+    if (!state) this.candidates.set(index, (state = { roleSent: false, toolCount: 0, finished: false }));
+    return state;
+  }
+
+  private candidateChoice(cand: GeminiCandidate, index: number): Choice | undefined {
+    const state = this.stateOf(index);
     const delta: Delta = {};
     let text = '';
     let hasText = false;
@@ -101,18 +103,13 @@ export class GeminiStreamTranslator {
     }
     const logprobs = tokenLogprobs(cand.logprobsResult);
     if (!hasText && !delta.tool_calls && finish === null && !logprobs?.length) return undefined;
-    const choice = this.choice(index, delta, finish);
+    const choice = this.choice(state, index, delta, finish);
     if (logprobs?.length) choice.logprobs = { content: logprobs, refusal: null };
     return choice;
   }
 
   /** A choice; the first one of each candidate carries the role. */
-  private choice(index: number, delta: Delta, finish: FinishReason): Choice {
-    let state = this.candidates.get(index);
-    if (!state) {
-      state = { roleSent: false, toolCount: 0, finished: finish !== null };
-      this.candidates.set(index, state);
-    }
+  private choice(state: CandidateState, index: number, delta: Delta, finish: FinishReason): Choice {
     if (!state.roleSent) {
       state.roleSent = true;
       delta = { role: 'assistant', ...delta };
