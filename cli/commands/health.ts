@@ -11,12 +11,20 @@ function formatUptime(seconds: number): string {
   return [...shown.map(([unit, n]) => `${n}${unit}`), `${total % 60}s`].join(' ');
 }
 
+/**
+ * The exit code for a gateway that answers but reports itself degraded (database or shared
+ * rate-limit Redis unreachable): distinct from 1, "could not ask", so a liveness script can tell
+ * the two apart, and non-zero, so `gatewayctl health && deploy` stops on it.
+ */
+export const EXIT_DEGRADED = 3;
+
 export function registerHealthCommand(program: Command): void {
   program
     .command('health')
-    .description('Show whether the gateway, its database and its rate-limit Redis are up (no token needed)')
+    .description(`Show whether the gateway, its database and its rate-limit Redis are up (no token needed); exits ${EXIT_DEGRADED} when degraded`)
     .action(async (_opts, command: Command) => {
       const health = await clientFor(command, { auth: false }).system.health.query();
+      if (health.status !== 'ok') process.exitCode = EXIT_DEGRADED;
       if (globalOptions(command).json) return printJson(health);
       printRecord({
         STATUS: health.status,

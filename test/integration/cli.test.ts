@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { lines, runCli, type CliResult } from '../support/cli.js';
 import { startTestEnv, type TestEnv, type TestTenant } from '../support/harness.js';
 
@@ -167,5 +167,29 @@ describe('gatewayctl', () => {
     expect(json.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
     expect(JSON.parse(json.stdout).items.find((t: { id: string }) => t.id === id).name).toBe(name);
     await env.sdk(tenant.token).tokens.remove.mutate({ id });
+  });
+});
+
+describe('gatewayctl health on a degraded gateway', () => {
+  let degraded: TestEnv;
+
+  beforeAll(async () => {
+    // Shared rate limits through a Redis that is not there (nothing listens on port 1): the gateway serves, degraded.
+    degraded = await startTestEnv({ env: { REDIS_URL: 'redis://127.0.0.1:1', GATEWAY_RATE_SYNC_MS: '100' } });
+    // Health reports what the store answered last time: wait for the first failed sync.
+    await vi.waitFor(async () => expect((await degraded.http('GET', '/health')).body).toMatchObject({ status: 'degraded' }), { timeout: 10_000, interval: 100 });
+  });
+  afterAll(() => degraded?.close());
+
+  it('prints the state and exits 3, in a table and with --json', async () => {
+    const [table, json] = await Promise.all([
+      runCli(['health'], { url: degraded.baseUrl, token: '' }),
+      runCli(['--json', 'health'], { url: degraded.baseUrl, token: '' }),
+    ]);
+    expect(table).toMatchObject({ code: 3, stderr: '' });
+    expect(table.stdout).toMatch(/STATUS\s*│\s*degraded/);
+    expect(table.stdout).toMatch(/RATE LIMITS\s*│\s*shared through Redis \(unreachable\)/);
+    expect(json).toMatchObject({ code: 3, stderr: '' });
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'degraded', rateLimits: { shared: true, reachable: false } });
   });
 });

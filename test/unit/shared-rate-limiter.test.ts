@@ -23,6 +23,10 @@ class CounterStore implements RateStore {
     });
   }
 
+  connected(): boolean {
+    return !this.down;
+  }
+
   async close(): Promise<void> {}
 }
 
@@ -83,6 +87,31 @@ describe('SharedRateLimiter', () => {
     expect(store.counters.get('tok_1:1000')).toBe(10);
     await a!.sync();
     expect(a!.take('tok_1', 5).allowed).toBe(false);
+  });
+
+  it('reports the store unreachable by its connection, also while no limited token is in use', async () => {
+    const { store, nodes: [a] } = cluster(1000 * MINUTE + 1_000);
+    expect(a!.storeReachable).toBe(true);
+    store.down = true;
+    // No token has been used: nothing to exchange, and still the health check must see the outage.
+    await a!.sync();
+    expect(store.exchanges).toBe(0);
+    expect(a!.storeReachable).toBe(false);
+    // A failed exchange keeps it unreachable until an exchange succeeds or, with nothing to send, the connection is back.
+    a!.take('tok_1', 5);
+    await a!.sync();
+    expect(store.exchanges).toBeGreaterThan(0);
+    store.down = false;
+    expect(a!.storeReachable).toBe(false);
+    await a!.sync();
+    expect(a!.storeReachable).toBe(true);
+    store.down = true;
+    await a!.sync();
+    expect(a!.storeReachable).toBe(false);
+    store.down = false;
+    // The token's window is still active, so this sync is an exchange; with none, the connection alone tells.
+    await a!.sync();
+    expect(a!.storeReachable).toBe(true);
   });
 
   it('sends admissions queued when a minute ends to that minute, and weights the minute before', async () => {

@@ -44,6 +44,10 @@ export class RedisRateStore implements RateStore {
     return totals;
   }
 
+  connected(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   async close(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }

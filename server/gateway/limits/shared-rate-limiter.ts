@@ -25,6 +25,8 @@ export interface RateTotals {
 export interface RateStore {
   /** Applies every count in one exchange and answers their totals, in order. */
   sync(counts: RateCount[]): Promise<RateTotals[]>;
+  /** Whether the store's connection is up now, without an exchange (there is none while no limited token is used). */
+  connected(): boolean;
   close(): Promise<void>;
 }
 
@@ -63,9 +65,9 @@ export class SharedRateLimiter implements RateLimit {
     private readonly opts: { syncMs: number; logger: Logger; now?: () => number },
   ) {}
 
-  /** Whether the last exchange with the store succeeded (true until one has failed). */
+  /** Whether the last exchange with the store succeeded and its connection is up now. */
   get storeReachable(): boolean {
-    return !this.storeDown;
+    return !this.storeDown && this.store.connected();
   }
 
   private now(): number {
@@ -140,6 +142,11 @@ export class SharedRateLimiter implements RateLimit {
     return this.queuedSyncs >= 2 ? this.chain : this.sync();
   }
 
+  private markReachable(): void {
+    if (this.storeDown) this.opts.logger.info('rate limit store reachable again: limits are shared across nodes');
+    this.storeDown = false;
+  }
+
   private async exchange(): Promise<void> {
     const t = this.now();
     const { minute } = minuteOf(t);
@@ -154,7 +161,11 @@ export class SharedRateLimiter implements RateLimit {
       w.queued = 0;
     }
     this.forgetIdle(t, ACTIVE_MS);
-    if (sent.length === 0) return;
+    if (sent.length === 0) {
+      // Nothing to exchange: a store that came back is known by its connection alone.
+      if (this.storeDown && this.store.connected()) this.markReachable();
+      return;
+    }
     let totals: RateTotals[];
     try {
       totals = await this.store.sync(sent.map((s) => s.count));
@@ -164,8 +175,7 @@ export class SharedRateLimiter implements RateLimit {
       this.storeDown = true;
       return;
     }
-    if (this.storeDown) this.opts.logger.info('rate limit store reachable again: limits are shared across nodes');
-    this.storeDown = false;
+    this.markReachable();
     sent.forEach(({ w, count }, i) => {
       const total = totals[i]!;
       if (!w) return;
