@@ -87,6 +87,10 @@ async function messages(x: Exchange): Promise<void> {
   if (!x.state.models.anthropic.set.has(model)) return sendJson(x.res, 404, errorBody(404, `model: ${model}`));
   const badImage = badImageType(msgs);
   if (badImage) return bad(x, badImage);
+  // As the real API: an empty or whitespace-only stop sequence is refused.
+  const stops = asArray(b.stop_sequences);
+  if (stops.some((s) => s === '')) return bad(x, 'stop_sequences: each stop sequence must be non-empty');
+  if (stops.some((s) => typeof s === 'string' && s.trim() === '')) return bad(x, 'stop_sequences: each stop sequence must contain non-whitespace');
 
   const p = plan(toGen(model, b, msgs, maxTokens), x.state.outputTokens, x.state.modelQualities, x.state.replies);
   const id = newId('msg_');

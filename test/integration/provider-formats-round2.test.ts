@@ -60,6 +60,31 @@ describe('anthropic', () => {
     expect(streamed.status).toBe(400);
     expect(streamed.message).toMatch(/logprobs/);
   });
+
+  it('refuses a whitespace-only stop sequence with 400 before calling it; others stop the answer', async () => {
+    const messages = [{ role: 'user' as const, content: 'One line please' }];
+    const before = upstreamCalls('/v1/messages');
+    const err = await refused(c.openai().chat.completions.create({ model: 'anthropic/claude-sonnet-4-5', messages, stop: ['\n'] }));
+    expect(err.status).toBe(400);
+    expect((err.error as { type?: string }).type).toBe('invalid_request_error');
+    expect(err.message).toMatch(/whitespace only/);
+    expect(upstreamCalls('/v1/messages')).toBe(before);
+    // The simulator answers "... the quick brown fox ...": a stop sequence inside it ends the answer there.
+    const free = await c.openai().chat.completions.create({ model: 'anthropic/claude-sonnet-4-5', messages });
+    expect(free.choices[0]!.message.content).toContain(' brown');
+    const stopped = await c.openai().chat.completions.create({ model: 'anthropic/claude-sonnet-4-5', messages, stop: [' brown'] });
+    expect(stopped.choices[0]!.message.content).toBe(free.choices[0]!.message.content!.slice(0, free.choices[0]!.message.content!.indexOf(' brown')));
+  });
+
+  it('the simulator refuses a whitespace-only stop sequence as Anthropic does', async () => {
+    const res = await fetch(`${c.sim.baseUrls.anthropic}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], stop_sequences: ['\n\n'] }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'stop_sequences: each stop sequence must contain non-whitespace' } });
+  });
 });
 
 describe('gemini', () => {

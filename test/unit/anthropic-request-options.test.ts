@@ -94,6 +94,13 @@ describe('anthropic request options', () => {
     expect(() => toAnthropicRequest({ ...base, logprobs: false })).not.toThrow();
   });
 
+  it('refuses a whitespace-only stop sequence, which Anthropic rejects, and sends the others as they are', () => {
+    expect(refusal({ ...base, stop: ['END', '\n'] }).message).toBe('stop: Anthropic does not accept a stop sequence of whitespace only ("\\n")');
+    expect(refusal({ ...base, stop: ' \t' }).message).toMatch(/whitespace only/);
+    // An empty string stops nothing anywhere: left out.
+    expect(toAnthropicRequest({ ...base, stop: ['', ' END', '\nHuman:'] }).body.stop_sequences).toEqual([' END', '\nHuman:']);
+  });
+
   it('drops optional hints Anthropic lacks instead of sending fields it would refuse', () => {
     const { body } = toAnthropicRequest({ ...base, seed: 7, presence_penalty: 0.5, frequency_penalty: 0.5, logit_bias: { '1': 2 }, parallel_tool_calls: true, service_tier: 'auto' });
     for (const k of ['seed', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'parallel_tool_calls', 'service_tier', 'n']) expect(body).not.toHaveProperty(k);

@@ -87,6 +87,9 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   if (typeof req.temperature === 'number') body.temperature = Math.min(1, Math.max(0, req.temperature));
   else if (typeof req.top_p === 'number') body.top_p = req.top_p;
   const stops = stopList(req.stop);
+  // Anthropic refuses a stop sequence of whitespace only; dropping it would let the answer run on
+  // past the line or blank the caller meant to stop at.
+  if (stops?.some((s) => s.trim() === '')) refuse(`stop: Anthropic does not accept a stop sequence of whitespace only (${JSON.stringify(stops.find((s) => s.trim() === ''))})`);
   if (stops) body.stop_sequences = stops;
   if (typeof req.user === 'string' && req.user) body.metadata = { user_id: req.user };
 
