@@ -1,4 +1,5 @@
 // OpenAI wire format: /chat/completions, /models, /embeddings.
+import { isOpenAIReasoningModel } from '../providers/openai-compatible/reasoning.js';
 import type { ChatChunk, ChatCompletion, FinishReason } from '../providers/types.js';
 import {
   asArray, bearer, defaultMessage, intOrUndef, isObj, stopList, str,
@@ -63,6 +64,10 @@ async function chat(x: Exchange): Promise<void> {
     return badRequest(x, "Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
   }
   if (!x.state.models.openai.set.has(model)) return notFound(x, model);
+  if (isOpenAIReasoningModel(model)) {
+    const refused = reasoningRefusal(b);
+    if (refused) return badRequest(x, refused.message, refused.param, refused.code);
+  }
 
   const p = plan(toGen(model, b, messages), x.state.outputTokens, x.state.modelQualities, x.state.replies);
   const id = newId('chatcmpl-');
@@ -109,6 +114,23 @@ async function chat(x: Exchange): Promise<void> {
   }
   frames.push({ kind: 'post', data: 'data: [DONE]\n\n' });
   await streamFrames(x.res, frames, { delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter });
+}
+
+/** What OpenAI answers a reasoning model's request that has a field such a model does not take. */
+function reasoningRefusal(b: Record<string, unknown>): { message: string; param: string; code: string } | undefined {
+  if (b.max_tokens != null) {
+    return { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", param: 'max_tokens', code: 'unsupported_parameter' };
+  }
+  for (const [param, dflt] of [['temperature', 1], ['top_p', 1], ['presence_penalty', 0], ['frequency_penalty', 0]] as const) {
+    const v = b[param];
+    if (v != null && v !== dflt) {
+      return { message: `Unsupported value: '${param}' does not support ${String(v)} with this model. Only the default (${dflt}) value is supported.`, param, code: 'unsupported_value' };
+    }
+  }
+  for (const param of ['stop', 'logprobs', 'logit_bias']) {
+    if (b[param] != null) return { message: `Unsupported parameter: '${param}' is not supported with this model.`, param, code: 'unsupported_parameter' };
+  }
+  return undefined;
 }
 
 function finishReason(p: Plan): FinishReason {

@@ -18,6 +18,7 @@ import { forgetRawJson } from '../raw-json.js';
 import { settleStreamError } from '../stream-errors.js';
 import { estimateUsage } from '../usage.js';
 import { textOf } from '../util.js';
+import { forReasoningModel } from './reasoning.js';
 import { withoutExtraContent } from './request.js';
 import { OpenAIStreamNormalizer } from './stream.js';
 
@@ -27,15 +28,24 @@ export interface OpenAICompatibleOptions {
    * (Mistral answers 422) but report usage on their own; for those set this to false.
    */
   streamUsageOption?: boolean;
+  /** Models that take a reasoning model's request shape (see reasoning.ts); none when unset. */
+  reasoningModels?: (model: string) => boolean;
 }
 
 export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdapter {
   readonly family = 'openai-compatible' as const;
   private readonly streamUsageOption: boolean;
+  private readonly reasoningModels: ((model: string) => boolean) | undefined;
 
   constructor(settings: ProviderSettings, options: OpenAICompatibleOptions = {}) {
     super(settings, settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {});
     this.streamUsageOption = options.streamUsageOption ?? true;
+    this.reasoningModels = options.reasoningModels;
+  }
+
+  /** `body` as the model takes it: reshaped for a reasoning model, else as it is. */
+  private shaped(body: ChatRequest): ChatRequest {
+    return this.reasoningModels?.(body.model) ? forReasoningModel(body, this.name) : body;
   }
 
   listModels(opts: CallOptions): Promise<string[]> {
@@ -55,6 +65,7 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
     }
     const messages = withoutExtraContent(req.messages);
     if (messages !== req.messages) body = Object.assign({}, body, { messages });
+    body = this.shaped(body);
     // The answer keeps its upstream JSON text: it goes back to the client as it came.
     const res = await postJson<ChatCompletion>(`${this.baseUrl}/chat/completions`, this.headers, body, this.http(opts), true);
     if (!res || !Array.isArray(res.choices)) {
@@ -79,7 +90,7 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
     const norm = new OpenAIStreamNormalizer(this.name, req.model);
     let yielded = false;
     try {
-      for await (const ev of postSse(`${this.baseUrl}/chat/completions`, this.sseHeaders, body, this.http(opts))) {
+      for await (const ev of postSse(`${this.baseUrl}/chat/completions`, this.sseHeaders, this.shaped(body), this.http(opts))) {
         const chunk = norm.push(ev);
         if (chunk) {
           yielded = true;

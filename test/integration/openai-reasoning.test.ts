@@ -1,0 +1,66 @@
+// A reasoning model (o3-mini on the simulator, which refuses what OpenAI refuses for such models)
+// through the official OpenAI client: requests written for gpt-4o, with max_tokens and a
+// temperature, are served, whole and streamed; stop sequences and logprobs get a 400 before any
+// upstream call; other models get those fields unchanged.
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
+
+let c: ChatEnv;
+beforeAll(async () => {
+  c = await startChatEnv();
+});
+afterAll(() => c.close());
+
+const messages = [{ role: 'user' as const, content: 'Think it through: what is 17 times 23?' }];
+
+/** The body of the last chat request the simulator received. */
+function lastUpstreamBody(): Record<string, unknown> {
+  const chats = c.sim.requests.filter((r) => r.path.endsWith('/chat/completions'));
+  return chats[chats.length - 1]!.body as Record<string, unknown>;
+}
+const upstreamChats = (): number => c.sim.requests.filter((r) => r.path.endsWith('/chat/completions')).length;
+
+describe('an OpenAI reasoning model', () => {
+  it('the simulator refuses max_tokens and a temperature for it, as OpenAI does', async () => {
+    const res = await fetch(`${c.sim.baseUrls.openai}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
+      body: JSON.stringify({ model: 'o3-mini', messages, max_tokens: 50 }),
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toMatchObject({ param: 'max_tokens', code: 'unsupported_parameter' });
+  });
+
+  it('serves a request with max_tokens and sampling settings, sending max_completion_tokens and leaving the settings out', async () => {
+    const res = await c.openai().chat.completions.create({ model: 'openai/o3-mini', messages, max_tokens: 64, temperature: 0.7, top_p: 0.9, presence_penalty: 0.2 });
+    expect(res.choices[0]!.message.content).toBeTruthy();
+    const sent = lastUpstreamBody();
+    expect(sent).toMatchObject({ model: 'o3-mini', max_completion_tokens: 64 });
+    for (const k of ['max_tokens', 'temperature', 'top_p', 'presence_penalty']) expect(sent).not.toHaveProperty(k);
+
+    const stream = await c.openai().chat.completions.create({ model: 'openai/o3-mini', messages, max_tokens: 64, temperature: 0.3, stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBeTruthy();
+    expect(lastUpstreamBody()).toMatchObject({ model: 'o3-mini', max_completion_tokens: 64, stream: true });
+    expect(lastUpstreamBody()).not.toHaveProperty('temperature');
+  });
+
+  it('refuses stop sequences and logprobs with 400 before calling it', async () => {
+    const before = upstreamChats();
+    for (const extra of [{ stop: ['\n\n'] }, { logprobs: true }]) {
+      const err = await c.openai().chat.completions.create({ model: 'openai/o3-mini', messages, ...extra }).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.APIError);
+      expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+      expect((err as InstanceType<typeof OpenAI.APIError>).message).toMatch(/o3-mini is a reasoning model/);
+    }
+    expect(upstreamChats()).toBe(before);
+  });
+
+  it('leaves other models their max_tokens, sampling settings and stop sequences', async () => {
+    await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages, max_tokens: 64, temperature: 0.7, stop: ['END'] });
+    expect(lastUpstreamBody()).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 64, temperature: 0.7, stop: ['END'] });
+    expect(lastUpstreamBody()).not.toHaveProperty('max_completion_tokens');
+  });
+});
