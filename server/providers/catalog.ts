@@ -2,7 +2,7 @@
 // in, so this module never reads process.env and is trivially testable.
 import type { ProviderFamily, ProviderSettings } from './types.js';
 import type { OpenAICompatibleOptions } from './openai-compatible/adapter.js';
-import { isOpenAIReasoningModel } from './openai-compatible/reasoning.js';
+import { deepseekReasoningRules, openaiReasoningRules, xaiReasoningRules } from './openai-compatible/reasoning-models.js';
 
 export interface ProviderDefinition {
   /** Registry name (`provider/model` prefix, GET /v1/providers). */
@@ -25,7 +25,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     name: 'openai', family: 'openai-compatible', apiKeyEnv: 'OPENAI_API_KEY', baseUrlEnv: 'OPENAI_BASE_URL',
     defaultBaseUrl: 'https://api.openai.com/v1',
     builtinModels: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini', 'o3', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'gpt-5-nano', 'text-embedding-3-small', 'text-embedding-3-large'],
-    openaiCompat: { reasoningModels: isOpenAIReasoningModel },
+    openaiCompat: { reasoningRules: openaiReasoningRules },
   },
   {
     name: 'anthropic', family: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY', baseUrlEnv: 'ANTHROPIC_BASE_URL',
@@ -58,11 +58,13 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     name: 'deepseek', family: 'openai-compatible', apiKeyEnv: 'DEEPSEEK_API_KEY', baseUrlEnv: 'DEEPSEEK_BASE_URL',
     defaultBaseUrl: 'https://api.deepseek.com/v1',
     builtinModels: ['deepseek-chat', 'deepseek-reasoner'],
+    openaiCompat: { reasoningRules: deepseekReasoningRules },
   },
   {
     name: 'xai', family: 'openai-compatible', apiKeyEnv: 'XAI_API_KEY', baseUrlEnv: 'XAI_BASE_URL',
     defaultBaseUrl: 'https://api.x.ai/v1',
     builtinModels: ['grok-4', 'grok-4-fast-non-reasoning', 'grok-3', 'grok-3-mini', 'grok-code-fast-1'],
+    openaiCompat: { reasoningRules: xaiReasoningRules },
   },
   {
     name: 'openrouter', family: 'openai-compatible', apiKeyEnv: 'OPENROUTER_API_KEY', baseUrlEnv: 'OPENROUTER_BASE_URL',

@@ -1,5 +1,5 @@
 // OpenAI wire format: /chat/completions, /models, /embeddings.
-import { isOpenAIReasoningModel } from '../providers/openai-compatible/reasoning.js';
+import { isOpenAIReasoningModel } from '../providers/openai-compatible/reasoning-models.js';
 import type { ChatChunk, ChatCompletion, FinishReason } from '../providers/types.js';
 import {
   asArray, bearer, defaultMessage, intOrUndef, isObj, stopList, str,

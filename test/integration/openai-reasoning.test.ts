@@ -1,14 +1,16 @@
-// A reasoning model (o3-mini on the simulator, which refuses what OpenAI refuses for such models)
-// through the official OpenAI client: requests written for gpt-4o, with max_tokens and a
-// temperature, are served, whole and streamed; stop sequences and logprobs get a 400 before any
-// upstream call; other models get those fields unchanged.
+// Reasoning models through the official OpenAI client: o3-mini on the simulator, which refuses what
+// OpenAI refuses for such models, and Grok 4 on xAI (played by the simulator's OpenAI format).
+// Requests written for gpt-4o, with max_tokens and sampling settings, are served, whole and
+// streamed; stop sequences and logprobs get a 400 before any upstream call; other models get those
+// fields unchanged.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MODELS } from '../../server/simulator/config.js';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 
 let c: ChatEnv;
 beforeAll(async () => {
-  c = await startChatEnv();
+  c = await startChatEnv({ xai: true, sim: { models: { openai: [...DEFAULT_MODELS.openai, 'grok-4', 'grok-3'] } } });
 });
 afterAll(() => c.close());
 
@@ -29,7 +31,7 @@ describe('an OpenAI reasoning model', () => {
       body: JSON.stringify({ model: 'o3-mini', messages, max_tokens: 50 }),
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({ param: 'max_tokens', code: 'unsupported_parameter' });
+    expect(((await res.json()) as { error: unknown }).error).toMatchObject({ param: 'max_tokens', code: 'unsupported_parameter' });
   });
 
   it('serves a request with max_tokens and sampling settings, sending max_completion_tokens and leaving the settings out', async () => {
@@ -62,5 +64,23 @@ describe('an OpenAI reasoning model', () => {
     await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages, max_tokens: 64, temperature: 0.7, stop: ['END'] });
     expect(lastUpstreamBody()).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 64, temperature: 0.7, stop: ['END'] });
     expect(lastUpstreamBody()).not.toHaveProperty('max_completion_tokens');
+  });
+});
+
+describe('xAI Grok 4', () => {
+  it('is sent without the penalties and reasoning_effort it refuses, and stop sequences are refused', async () => {
+    await c.openai().chat.completions.create({ model: 'xai/grok-4', messages, max_tokens: 64, temperature: 0.5, presence_penalty: 0.1, frequency_penalty: 0.1, reasoning_effort: 'low' });
+    const sent = lastUpstreamBody();
+    expect(sent).toMatchObject({ model: 'grok-4', max_tokens: 64, temperature: 0.5 });
+    for (const k of ['presence_penalty', 'frequency_penalty', 'reasoning_effort']) expect(sent).not.toHaveProperty(k);
+
+    const before = upstreamChats();
+    const err = await c.openai().chat.completions.create({ model: 'xai/grok-4', messages, stop: ['END'] }).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+    expect(upstreamChats()).toBe(before);
+
+    await c.openai().chat.completions.create({ model: 'xai/grok-3', messages, presence_penalty: 0.1, stop: ['END'] });
+    expect(lastUpstreamBody()).toMatchObject({ model: 'grok-3', presence_penalty: 0.1, stop: ['END'] });
   });
 });

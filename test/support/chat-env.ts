@@ -18,7 +18,7 @@ export interface ChatEnv {
   close(): Promise<void>;
 }
 
-export async function startChatEnv(opts: { sim?: SimulatorOptions; env?: Record<string, string>; groq?: boolean } = {}): Promise<ChatEnv> {
+export async function startChatEnv(opts: { sim?: SimulatorOptions; env?: Record<string, string>; groq?: boolean; xai?: boolean } = {}): Promise<ChatEnv> {
   const sim = await startSimulator({ seed: 7, ...opts.sim });
   const env = await startTestEnv({
     env: {
@@ -29,6 +29,7 @@ export async function startChatEnv(opts: { sim?: SimulatorOptions; env?: Record<
       GEMINI_API_KEY: 'gem-test',
       GEMINI_BASE_URL: sim.baseUrls.gemini,
       ...(opts.groq ? { GROQ_API_KEY: 'gsk-test', GROQ_BASE_URL: sim.baseUrls.openai } : {}),
+      ...(opts.xai ? { XAI_API_KEY: 'xai-test', XAI_BASE_URL: sim.baseUrls.openai } : {}),
       GATEWAY_LOG_FLUSH_MS: '5',
       ...opts.env,
     },

@@ -18,7 +18,7 @@ import { forgetRawJson } from '../raw-json.js';
 import { settleStreamError } from '../stream-errors.js';
 import { estimateUsage } from '../usage.js';
 import { textOf } from '../util.js';
-import { forReasoningModel } from './reasoning.js';
+import { forReasoningModel, type ReasoningRulesFor } from './reasoning-models.js';
 import { withoutExtraContent } from './request.js';
 import { OpenAIStreamNormalizer } from './stream.js';
 
@@ -28,24 +28,25 @@ export interface OpenAICompatibleOptions {
    * (Mistral answers 422) but report usage on their own; for those set this to false.
    */
   streamUsageOption?: boolean;
-  /** Models that take a reasoning model's request shape (see reasoning.ts); none when unset. */
-  reasoningModels?: (model: string) => boolean;
+  /** How this provider's reasoning models take a request (see reasoning-models.ts); as sent when unset. */
+  reasoningRules?: ReasoningRulesFor;
 }
 
 export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdapter {
   readonly family = 'openai-compatible' as const;
   private readonly streamUsageOption: boolean;
-  private readonly reasoningModels: ((model: string) => boolean) | undefined;
+  private readonly reasoningRules: ReasoningRulesFor | undefined;
 
   constructor(settings: ProviderSettings, options: OpenAICompatibleOptions = {}) {
     super(settings, settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {});
     this.streamUsageOption = options.streamUsageOption ?? true;
-    this.reasoningModels = options.reasoningModels;
+    this.reasoningRules = options.reasoningRules;
   }
 
   /** `body` as the model takes it: reshaped for a reasoning model, else as it is. */
   private shaped(body: ChatRequest): ChatRequest {
-    return this.reasoningModels?.(body.model) ? forReasoningModel(body, this.name) : body;
+    const rules = this.reasoningRules?.(body.model);
+    return rules ? forReasoningModel(body, rules, this.name) : body;
   }
 
   listModels(opts: CallOptions): Promise<string[]> {

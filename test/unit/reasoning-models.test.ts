@@ -1,0 +1,85 @@
+// Reasoning models behind OpenAI-format APIs refuse parts of a request other models take. The
+// adapter reshapes a request for them (reasoning-models.ts): what only renames or hints is adapted,
+// what would change the answer is refused before anything is sent.
+import { describe, expect, it } from 'vitest';
+import {
+  deepseekReasoningRules, forReasoningModel, isOpenAIReasoningModel, openaiReasoningRules, xaiReasoningRules, type ReasoningRules,
+} from '../../server/providers/openai-compatible/reasoning-models.js';
+import { ProviderError, type ChatRequest } from '../../server/providers/types.js';
+
+const messages: ChatRequest['messages'] = [{ role: 'user', content: 'hi' }];
+/** Everything a request written for gpt-4o may carry. */
+const full = (model: string): ChatRequest => ({
+  model, messages, max_tokens: 300, temperature: 0.2, top_p: 0.9, presence_penalty: 0.5, frequency_penalty: 0.1, logit_bias: { '50256': -100 },
+  logprobs: false, top_logprobs: 0, stop: [], reasoning_effort: 'low', seed: 3, n: 2,
+});
+
+function refusal(req: ChatRequest, rules: ReasoningRules): ProviderError {
+  try {
+    forReasoningModel(req, rules, 'prov');
+  } catch (e) {
+    expect(e).toBeInstanceOf(ProviderError);
+    expect(e).toMatchObject({ kind: 'request', retryable: false, provider: 'prov' });
+    return e as ProviderError;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('OpenAI reasoning models', () => {
+  const rules = openaiReasoningRules('o3')!;
+
+  it('are the o-series and the GPT-5 family, dated ids included, but not their -chat variants', () => {
+    for (const id of ['o1', 'o3', 'o3-mini', 'o3-pro', 'o4-mini', 'o4-mini-2025-04-16', 'gpt-5', 'gpt-5-mini', 'gpt-5-nano', 'gpt-5-2025-08-07', 'gpt-5.1']) {
+      expect(isOpenAIReasoningModel(id), id).toBe(true);
+      expect(openaiReasoningRules(id), id).toBeDefined();
+    }
+    for (const id of ['gpt-5-chat-latest', 'gpt-5.1-chat-latest', 'gpt-4o', 'gpt-4.1-mini', 'omni-moderation-latest', 'openai/gpt-oss-120b', 'text-embedding-3-small']) {
+      expect(isOpenAIReasoningModel(id), id).toBe(false);
+      expect(openaiReasoningRules(id), id).toBeUndefined();
+    }
+  });
+
+  it('get max_tokens as max_completion_tokens and no sampling settings, in a copy', () => {
+    const req = full('o3');
+    const copy = structuredClone(req);
+    expect(forReasoningModel(req, rules, 'openai')).toEqual({ model: 'o3', messages, max_completion_tokens: 300, reasoning_effort: 'low', seed: 3, n: 2 });
+    expect(req).toEqual(copy);
+    expect(forReasoningModel({ model: 'o3', messages, max_tokens: 10, max_completion_tokens: 500 }, rules, 'openai')).toEqual({ model: 'o3', messages, max_completion_tokens: 500 });
+  });
+
+  it('refuse stop sequences and logprobs, naming the model', () => {
+    expect(refusal({ model: 'o3', messages, stop: ['END'] }, rules).message).toBe('stop: o3 is a reasoning model and does not take stop sequences');
+    expect(refusal({ model: 'o3', messages, stop: 'END' }, rules).message).toMatch(/^stop: /);
+    expect(refusal({ model: 'o3', messages, logprobs: true, top_logprobs: 2 }, rules).message).toBe('logprobs: o3 is a reasoning model and does not return log probabilities');
+  });
+});
+
+describe('xAI models', () => {
+  it('Grok 4 loses the penalties and reasoning_effort; its reasoning models also refuse stop', () => {
+    for (const id of ['grok-4', 'grok-4-0709', 'grok-4-fast-reasoning', 'grok-4.5']) {
+      const rules = xaiReasoningRules(id)!;
+      expect(forReasoningModel(full(id), rules, 'xai'), id).toEqual({ model: id, messages, max_tokens: 300, temperature: 0.2, top_p: 0.9, logit_bias: { '50256': -100 }, logprobs: false, top_logprobs: 0, seed: 3, n: 2 });
+      expect(refusal({ model: id, messages, stop: ['END'] }, rules).message, id).toMatch(/^stop: /);
+    }
+    const plain = xaiReasoningRules('grok-4-fast-non-reasoning')!;
+    expect(forReasoningModel({ model: 'grok-4-fast-non-reasoning', messages, stop: ['END'], presence_penalty: 0 }, plain, 'xai')).toEqual({ model: 'grok-4-fast-non-reasoning', messages, stop: ['END'] });
+  });
+
+  it('grok-3-mini and grok-code keep reasoning_effort and lose the penalties; grok-3 takes everything', () => {
+    for (const id of ['grok-3-mini', 'grok-code-fast-1']) {
+      expect(forReasoningModel(full(id), xaiReasoningRules(id)!, 'xai')).toMatchObject({ reasoning_effort: 'low', max_tokens: 300 });
+      expect(forReasoningModel(full(id), xaiReasoningRules(id)!, 'xai')).not.toHaveProperty('presence_penalty');
+    }
+    expect(xaiReasoningRules('grok-3')).toBeUndefined();
+  });
+});
+
+describe('DeepSeek models', () => {
+  it('deepseek-reasoner refuses logprobs and takes the rest as it is; deepseek-chat is untouched', () => {
+    const rules = deepseekReasoningRules('deepseek-reasoner')!;
+    expect(refusal({ model: 'deepseek-reasoner', messages, logprobs: true }, rules).message).toMatch(/^logprobs: deepseek-reasoner/);
+    const { logprobs: _l, top_logprobs: _t, ...rest } = full('deepseek-reasoner');
+    expect(forReasoningModel(full('deepseek-reasoner'), rules, 'deepseek')).toEqual(rest);
+    expect(deepseekReasoningRules('deepseek-chat')).toBeUndefined();
+  });
+});
