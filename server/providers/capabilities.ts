@@ -13,9 +13,16 @@ export interface ModelCapabilities {
 
 export interface ModelInfo extends ModelCapabilities {
   tier: ModelTier;
+  /**
+   * Thinks in hidden tokens before it answers, which count against the answer's token limit: a
+   * short answer under a small limit can come back empty, and costs more than its length says.
+   */
+  reasoning: boolean;
 }
 
-const m = (tier: ModelTier, vision: boolean, tools = true, json = true): ModelInfo => ({ tier, vision, tools, json });
+const m = (tier: ModelTier, vision: boolean, tools = true, json = true): ModelInfo => ({ tier, vision, tools, json, reasoning: false });
+/** A reasoning model (see ModelInfo.reasoning). */
+const r = (tier: ModelTier, vision: boolean, tools = true, json = true): ModelInfo => ({ tier, vision, tools, json, reasoning: true });
 
 const MODELS: Record<string, ModelInfo> = {
   // OpenAI
@@ -24,13 +31,13 @@ const MODELS: Record<string, ModelInfo> = {
   'gpt-4.1': m('large', true),
   'gpt-4.1-mini': m('medium', true),
   'gpt-4.1-nano': m('small', true),
-  'o1': m('large', true),
-  'o3': m('large', true),
-  'o3-mini': m('medium', false),
-  'o4-mini': m('medium', true),
-  'gpt-5': m('large', true),
-  'gpt-5-mini': m('medium', true),
-  'gpt-5-nano': m('small', true),
+  'o1': r('large', true),
+  'o3': r('large', true),
+  'o3-mini': r('medium', false),
+  'o4-mini': r('medium', true),
+  'gpt-5': r('large', true),
+  'gpt-5-mini': r('medium', true),
+  'gpt-5-nano': r('small', true),
   // Anthropic (JSON mode is provided through a forced tool, see anthropic/request.ts)
   'claude-opus-4-1': m('large', true),
   'claude-opus-4-0': m('large', true),
@@ -68,14 +75,14 @@ const MODELS: Record<string, ModelInfo> = {
   'Qwen/Qwen2.5-72B-Instruct-Turbo': m('medium', false),
   // DeepSeek
   'deepseek-chat': m('large', false),
-  'deepseek-reasoner': m('large', false, false, true),
+  'deepseek-reasoner': r('large', false, false, true),
   // xAI
-  'grok-4': m('large', true),
-  'grok-4-fast-reasoning': m('medium', true),
+  'grok-4': r('large', true),
+  'grok-4-fast-reasoning': r('medium', true),
   'grok-4-fast-non-reasoning': m('medium', true),
   'grok-3': m('large', false),
-  'grok-3-mini': m('small', false),
-  'grok-code-fast-1': m('medium', false),
+  'grok-3-mini': r('small', false),
+  'grok-code-fast-1': r('medium', false),
   // Fireworks
   'accounts/fireworks/models/llama-v3p3-70b-instruct': m('medium', false),
   'accounts/fireworks/models/llama-v3p1-8b-instruct': m('small', false),
@@ -112,6 +119,11 @@ export function modelInfo(model: string, provider?: string): ModelInfo | undefin
 export function capabilitiesFor(model: string, provider?: string): ModelCapabilities {
   const info = lookupModel(TABLE, model, provider);
   return info ? { vision: info.vision, tools: info.tools, json: info.json } : NONE;
+}
+
+/** Whether the model is known to reason in hidden tokens before it answers. */
+export function isReasoningModel(model: string, provider?: string): boolean {
+  return lookupModel(TABLE, model, provider)?.reasoning === true;
 }
 
 /** The model's size tier, or undefined when unknown. */

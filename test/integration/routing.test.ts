@@ -115,7 +115,7 @@ describe('models that are not for chat', () => {
     const notChat = ['text-embedding-3-small', 'tts-1', 'whisper-1', 'dall-e-3', 'omni-moderation-latest', 'gpt-4o-transcribe', 'gpt-4o-realtime-preview'];
     const { DEFAULT_MODELS } = await import('../../server/simulator/index.js');
     const { cheapestTarget } = await import('../../server/gateway/routing/targets.js');
-    const wide = await startChatEnv({ sim: { models: { openai: [...DEFAULT_MODELS.openai, ...notChat] } }, env: { GATEWAY_EXPLORATION_RATE: '1', GATEWAY_ROUTING_SEED: '3' } });
+    const wide = await startChatEnv({ sim: { models: { openai: [...DEFAULT_MODELS.openai, 'gpt-5-nano', ...notChat] } }, env: { GATEWAY_EXPLORATION_RATE: '1', GATEWAY_ROUTING_SEED: '3' } });
     try {
       const picks = new Set<string>();
       for (let i = 0; i < 60; i++) {
@@ -127,6 +127,8 @@ describe('models that are not for chat', () => {
       expect(picks.size).toBeGreaterThan(3);
       expect([...picks].filter((m) => notChat.includes(m))).toEqual([]);
       expect(notChat.map((m) => `openai/${m}`)).not.toContain(cheapestTarget(wide.env.services.dataPlane.registry));
+      // gpt-5-nano has the lowest list price here, but it reasons before it answers: no grader.
+      expect(cheapestTarget(wide.env.services.dataPlane.registry)).toBe('openai/gpt-4.1-nano');
 
       const listed = await wide.env.http('GET', '/v1/models', { token: wide.tenant.token });
       expect(listed.body.data.map((m: { id: string }) => m.id)).toContain('openai/text-embedding-3-small');

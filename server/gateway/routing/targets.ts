@@ -1,4 +1,4 @@
-import { capabilitiesFor, isStructuredOutputReliable, modelTier } from '../../providers/capabilities.js';
+import { capabilitiesFor, isReasoningModel, isStructuredOutputReliable, modelTier } from '../../providers/capabilities.js';
 import { priceFor } from '../../providers/pricing.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { GatewayError } from '../../lib/errors.js';
@@ -89,11 +89,14 @@ export function blendedPrice(t: Target): number {
   return p ? (3 * p.input + p.output) / 4 : Number.POSITIVE_INFINITY;
 }
 
-/** The cheapest priced target available now (the judge's default grader), as `provider/model`. */
+/**
+ * The cheapest priced target available now that answers without hidden reasoning (the judge's
+ * default grader, which asks for a one-number answer under a small token limit), as `provider/model`.
+ */
 export function cheapestTarget(registry: ProviderRegistry): string | null {
   const best = registry
     .targets()
-    .filter((t) => Number.isFinite(blendedPrice(t)))
+    .filter((t) => Number.isFinite(blendedPrice(t)) && !isReasoningModel(t.model, t.provider))
     .sort((a, b) => blendedPrice(a) - blendedPrice(b))[0];
   return best ? `${best.provider}/${best.model}` : null;
 }
