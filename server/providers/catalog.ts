@@ -2,6 +2,7 @@
 // in, so this module never reads process.env and is trivially testable.
 import type { ProviderFamily, ProviderSettings } from './types.js';
 import type { OpenAICompatibleOptions } from './openai-compatible/adapter.js';
+import { MISTRAL_FIELDS } from './openai-compatible/accepted-fields.js';
 import { deepseekReasoningRules, openaiReasoningRules, xaiReasoningRules } from './openai-compatible/reasoning-models.js';
 
 export interface ProviderDefinition {
@@ -41,8 +42,9 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     name: 'mistral', family: 'openai-compatible', apiKeyEnv: 'MISTRAL_API_KEY', baseUrlEnv: 'MISTRAL_BASE_URL',
     defaultBaseUrl: 'https://api.mistral.ai/v1',
     builtinModels: ['mistral-large-latest', 'mistral-medium-latest', 'mistral-small-latest', 'codestral-latest', 'ministral-8b-latest', 'mistral-embed'],
-    // Mistral rejects stream_options with 422 and always reports usage on its last chunk.
-    openaiCompat: { streamUsageOption: false },
+    // Mistral refuses fields it does not define (stream_options among them) with 422, and always
+    // reports usage on its last chunk.
+    openaiCompat: { streamUsageOption: false, acceptedFields: MISTRAL_FIELDS },
   },
   {
     name: 'groq', family: 'openai-compatible', apiKeyEnv: 'GROQ_API_KEY', baseUrlEnv: 'GROQ_BASE_URL',

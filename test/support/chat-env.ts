@@ -18,7 +18,7 @@ export interface ChatEnv {
   close(): Promise<void>;
 }
 
-export async function startChatEnv(opts: { sim?: SimulatorOptions; env?: Record<string, string>; groq?: boolean; xai?: boolean } = {}): Promise<ChatEnv> {
+export async function startChatEnv(opts: { sim?: SimulatorOptions; env?: Record<string, string>; groq?: boolean; xai?: boolean; mistral?: boolean } = {}): Promise<ChatEnv> {
   const sim = await startSimulator({ seed: 7, ...opts.sim });
   const env = await startTestEnv({
     env: {
@@ -30,6 +30,7 @@ export async function startChatEnv(opts: { sim?: SimulatorOptions; env?: Record<
       GEMINI_BASE_URL: sim.baseUrls.gemini,
       ...(opts.groq ? { GROQ_API_KEY: 'gsk-test', GROQ_BASE_URL: sim.baseUrls.openai } : {}),
       ...(opts.xai ? { XAI_API_KEY: 'xai-test', XAI_BASE_URL: sim.baseUrls.openai } : {}),
+      ...(opts.mistral ? { MISTRAL_API_KEY: 'mistral-test', MISTRAL_BASE_URL: sim.baseUrls.openai } : {}),
       GATEWAY_LOG_FLUSH_MS: '5',
       ...opts.env,
     },

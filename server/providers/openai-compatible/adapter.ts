@@ -18,6 +18,7 @@ import { forgetRawJson } from '../raw-json.js';
 import { settleStreamError } from '../stream-errors.js';
 import { estimateUsage } from '../usage.js';
 import { textOf } from '../util.js';
+import { withAcceptedFields, type AcceptedFields } from './accepted-fields.js';
 import { forReasoningModel, type ReasoningRulesFor } from './reasoning-models.js';
 import { withoutExtraContent } from './request.js';
 import { OpenAIStreamNormalizer } from './stream.js';
@@ -30,23 +31,28 @@ export interface OpenAICompatibleOptions {
   streamUsageOption?: boolean;
   /** How this provider's reasoning models take a request (see reasoning-models.ts); as sent when unset. */
   reasoningRules?: ReasoningRulesFor;
+  /** For an API that refuses fields it does not define: the ones it takes (see accepted-fields.ts). */
+  acceptedFields?: AcceptedFields;
 }
 
 export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdapter {
   readonly family = 'openai-compatible' as const;
   private readonly streamUsageOption: boolean;
   private readonly reasoningRules: ReasoningRulesFor | undefined;
+  private readonly acceptedFields: AcceptedFields | undefined;
 
   constructor(settings: ProviderSettings, options: OpenAICompatibleOptions = {}) {
     super(settings, settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {});
     this.streamUsageOption = options.streamUsageOption ?? true;
     this.reasoningRules = options.reasoningRules;
+    this.acceptedFields = options.acceptedFields;
   }
 
-  /** `body` as the model takes it: reshaped for a reasoning model, else as it is. */
+  /** `body` as the provider and model take it: as it is unless one of them needs it reshaped. */
   private shaped(body: ChatRequest): ChatRequest {
     const rules = this.reasoningRules?.(body.model);
-    return rules ? forReasoningModel(body, rules, this.name) : body;
+    const shaped = rules ? forReasoningModel(body, rules, this.name) : body;
+    return this.acceptedFields ? withAcceptedFields(shaped, this.acceptedFields, this.name) : shaped;
   }
 
   listModels(opts: CallOptions): Promise<string[]> {

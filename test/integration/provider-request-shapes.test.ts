@@ -1,8 +1,8 @@
-// Reasoning models through the official OpenAI client: o3-mini on the simulator, which refuses what
-// OpenAI refuses for such models, and Grok 4 on xAI (played by the simulator's OpenAI format).
-// Requests written for gpt-4o, with max_tokens and sampling settings, are served, whole and
-// streamed; stop sequences and logprobs get a 400 before any upstream call; other models get those
-// fields unchanged.
+// Requests written for gpt-4o, through the official OpenAI client, to models and providers that
+// refuse parts of them: o3-mini on the simulator (which refuses what OpenAI refuses for reasoning
+// models), Grok 4 on xAI and a Mistral model (both played by the simulator's OpenAI format, with the
+// body they were sent checked). What only renames or hints is adapted, whole and streamed; stop
+// sequences and logprobs get a 400 before any upstream call; other models get every field unchanged.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS } from '../../server/simulator/config.js';
@@ -10,7 +10,7 @@ import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 
 let c: ChatEnv;
 beforeAll(async () => {
-  c = await startChatEnv({ xai: true, sim: { models: { openai: [...DEFAULT_MODELS.openai, 'grok-4', 'grok-3'] } } });
+  c = await startChatEnv({ xai: true, mistral: true, sim: { models: { openai: [...DEFAULT_MODELS.openai, 'grok-4', 'grok-3', 'mistral-small-latest'] } } });
 });
 afterAll(() => c.close());
 
@@ -82,5 +82,25 @@ describe('xAI Grok 4', () => {
 
     await c.openai().chat.completions.create({ model: 'xai/grok-3', messages, presence_penalty: 0.1, stop: ['END'] });
     expect(lastUpstreamBody()).toMatchObject({ model: 'grok-3', presence_penalty: 0.1, stop: ['END'] });
+  });
+});
+
+describe('Mistral, which refuses fields it does not define', () => {
+  it('gets only its own fields, whole and streamed: max_completion_tokens and seed renamed, the rest left out', async () => {
+    const history = [
+      { role: 'developer' as const, content: 'Be brief.' },
+      { role: 'user' as const, content: 'hi', name: 'ana' },
+      { role: 'assistant' as const, content: 'Hello.', refusal: null },
+      ...messages,
+    ];
+    await c.openai().chat.completions.create({ model: 'mistral/mistral-small-latest', messages: history, max_completion_tokens: 64, seed: 7, store: false, user: 'u-1', temperature: 0.2 });
+    const sent = lastUpstreamBody();
+    expect(sent).toEqual({ model: 'mistral-small-latest', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'Hello.' }, ...messages], max_tokens: 64, random_seed: 7, temperature: 0.2 });
+
+    const stream = await c.openai().chat.completions.create({ model: 'mistral/mistral-small-latest', messages, max_completion_tokens: 64, stream: true, stream_options: { include_usage: true } });
+    let usage: unknown;
+    for await (const chunk of stream) usage = chunk.usage ?? usage;
+    expect(usage).toBeTruthy();
+    expect(lastUpstreamBody()).toEqual({ model: 'mistral-small-latest', messages, max_tokens: 64, stream: true });
   });
 });

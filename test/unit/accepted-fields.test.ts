@@ -1,0 +1,58 @@
+// Mistral refuses (422) any field it does not define. The adapter sends it only the fields it takes
+// (accepted-fields.ts): OpenAI names it knows by another name are renamed, hints it lacks are left
+// out, and logprobs, which it cannot return, is refused.
+import { describe, expect, it } from 'vitest';
+import { MISTRAL_FIELDS, withAcceptedFields } from '../../server/providers/openai-compatible/accepted-fields.js';
+import { ProviderError, type ChatRequest } from '../../server/providers/types.js';
+
+describe('Mistral accepted fields', () => {
+  it('keeps its own fields, renames max_completion_tokens and seed, and leaves out the rest, in a copy', () => {
+    const req: ChatRequest = {
+      model: 'mistral-small-latest',
+      messages: [{ role: 'user', content: 'hi' }],
+      temperature: 0.3, top_p: 0.9, max_completion_tokens: 200, seed: 7, stop: ['END'], n: 1, presence_penalty: 0.1,
+      response_format: { type: 'json_object' }, parallel_tool_calls: false,
+      user: 'u-1', store: false, metadata: { a: '1' }, logit_bias: { '1': 2 }, service_tier: 'auto', logprobs: false, top_logprobs: 0, reasoning_effort: 'low',
+    };
+    const copy = structuredClone(req);
+    expect(withAcceptedFields(req, MISTRAL_FIELDS, 'mistral')).toEqual({
+      model: 'mistral-small-latest', messages: req.messages, temperature: 0.3, top_p: 0.9, max_tokens: 200, random_seed: 7, stop: ['END'], n: 1,
+      presence_penalty: 0.1, response_format: { type: 'json_object' }, parallel_tool_calls: false,
+    });
+    expect(req).toEqual(copy);
+  });
+
+  it('keeps the caller own name when both are set', () => {
+    const out = withAcceptedFields({ model: 'm', messages: [], max_tokens: 50, max_completion_tokens: 200, random_seed: 1, seed: 2 }, MISTRAL_FIELDS, 'mistral');
+    expect(out).toEqual({ model: 'm', messages: [], max_tokens: 50, random_seed: 1 });
+  });
+
+  it('leaves out message fields it does not define, and sends developer messages as system', () => {
+    const out = withAcceptedFields({
+      model: 'm',
+      messages: [
+        { role: 'developer', content: 'be brief' },
+        { role: 'user', content: 'hi', name: 'ana' },
+        { role: 'assistant', content: null, refusal: null, annotations: [], tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        { role: 'tool', content: '42', tool_call_id: 'c1', name: 'f' },
+      ],
+    }, MISTRAL_FIELDS, 'mistral');
+    expect(out.messages).toEqual([
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', content: '42', tool_call_id: 'c1', name: 'f' },
+    ]);
+  });
+
+  it('refuses logprobs, which it cannot return', () => {
+    let err: unknown;
+    try {
+      withAcceptedFields({ model: 'm', messages: [], logprobs: true }, MISTRAL_FIELDS, 'mistral');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ProviderError);
+    expect(err).toMatchObject({ kind: 'request', message: 'logprobs: mistral does not return log probabilities' });
+  });
+});
