@@ -2,7 +2,7 @@
 // in, so this module never reads process.env and is trivially testable.
 import type { ProviderFamily, ProviderSettings } from './types.js';
 import type { OpenAICompatibleOptions } from './openai-compatible/adapter.js';
-import { MISTRAL_FIELDS } from './openai-compatible/accepted-fields.js';
+import { GROQ_FIELDS, MISTRAL_FIELDS } from './openai-compatible/accepted-fields.js';
 import { deepseekReasoningRules, openaiReasoningRules, xaiReasoningRules } from './openai-compatible/reasoning-models.js';
 
 export interface ProviderDefinition {
@@ -50,6 +50,8 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     name: 'groq', family: 'openai-compatible', apiKeyEnv: 'GROQ_API_KEY', baseUrlEnv: 'GROQ_BASE_URL',
     defaultBaseUrl: 'https://api.groq.com/openai/v1',
     builtinModels: ['llama-3.3-70b-versatile', 'llama-3.1-8b-instant', 'openai/gpt-oss-120b', 'openai/gpt-oss-20b', 'qwen/qwen3-32b'],
+    // Groq answers 400 to logprobs, top_logprobs, logit_bias, message names and n > 1.
+    openaiCompat: { acceptedFields: GROQ_FIELDS },
   },
   {
     name: 'together', family: 'openai-compatible', apiKeyEnv: 'TOGETHER_API_KEY', baseUrlEnv: 'TOGETHER_BASE_URL',

@@ -1,6 +1,6 @@
 // Requests written for gpt-4o, through the official OpenAI client, to models and providers that
 // refuse parts of them: o3-mini on the simulator (which refuses what OpenAI refuses for reasoning
-// models), Grok 4 on xAI and a Mistral model (both played by the simulator's OpenAI format, with the
+// models), Grok 4 on xAI, a Mistral model and Groq (all played by the simulator's OpenAI format, with the
 // body they were sent checked). What only renames or hints is adapted, whole and streamed; stop
 // sequences and logprobs get a 400 before any upstream call; other models get every field unchanged.
 import OpenAI from 'openai';
@@ -10,7 +10,7 @@ import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 
 let c: ChatEnv;
 beforeAll(async () => {
-  c = await startChatEnv({ xai: true, mistral: true, sim: { models: { openai: [...DEFAULT_MODELS.openai, 'grok-4', 'grok-3', 'mistral-small-latest'] } } });
+  c = await startChatEnv({ xai: true, mistral: true, groq: true, sim: { models: { openai: [...DEFAULT_MODELS.openai, 'grok-4', 'grok-3', 'mistral-small-latest'] } } });
 });
 afterAll(() => c.close());
 
@@ -102,5 +102,19 @@ describe('Mistral, which refuses fields it does not define', () => {
     for await (const chunk of stream) usage = chunk.usage ?? usage;
     expect(usage).toBeTruthy();
     expect(lastUpstreamBody()).toEqual({ model: 'mistral-small-latest', messages, max_tokens: 64, stream: true });
+  });
+});
+
+describe('Groq, which refuses a few OpenAI fields', () => {
+  it('is sent no logit_bias or message names, and logprobs or n > 1 are refused before calling it', async () => {
+    await c.openai().chat.completions.create({ model: 'groq/gpt-4o-mini', messages: [{ role: 'user', content: 'hi', name: 'ana' }], logit_bias: { '1': 2 }, seed: 3 });
+    expect(lastUpstreamBody()).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], seed: 3 });
+
+    const before = upstreamChats();
+    for (const extra of [{ logprobs: true }, { n: 2 }]) {
+      const err = await c.openai().chat.completions.create({ model: 'groq/gpt-4o-mini', messages, ...extra }).then(() => undefined, (e: unknown) => e);
+      expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+    }
+    expect(upstreamChats()).toBe(before);
   });
 });

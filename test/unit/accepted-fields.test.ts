@@ -1,8 +1,9 @@
-// Mistral refuses (422) any field it does not define. The adapter sends it only the fields it takes
-// (accepted-fields.ts): OpenAI names it knows by another name are renamed, hints it lacks are left
-// out, and logprobs, which it cannot return, is refused.
+// Mistral refuses (422) any field it does not define, Groq (400) a few OpenAI fields. The adapter
+// sends each only the fields it takes (accepted-fields.ts): OpenAI names it knows by another name
+// are renamed, hints it lacks are left out, and what would change the answer (logprobs it cannot
+// return, more choices than it gives) is refused.
 import { describe, expect, it } from 'vitest';
-import { MISTRAL_FIELDS, withAcceptedFields } from '../../server/providers/openai-compatible/accepted-fields.js';
+import { GROQ_FIELDS, MISTRAL_FIELDS, withAcceptedFields } from '../../server/providers/openai-compatible/accepted-fields.js';
 import { ProviderError, type ChatRequest } from '../../server/providers/types.js';
 
 describe('Mistral accepted fields', () => {
@@ -54,5 +55,31 @@ describe('Mistral accepted fields', () => {
     }
     expect(err).toBeInstanceOf(ProviderError);
     expect(err).toMatchObject({ kind: 'request', message: 'logprobs: mistral does not return log probabilities' });
+  });
+});
+
+describe('Groq accepted fields', () => {
+  it('leaves out logit_bias, top_logprobs, logprobs: false and message names, and keeps everything else', () => {
+    const req: ChatRequest = {
+      model: 'llama-3.3-70b-versatile',
+      messages: [{ role: 'system', content: 'be brief', name: 'ops' }, { role: 'user', content: 'hi', name: 'ana' }],
+      logit_bias: { '1': 2 }, logprobs: false, top_logprobs: 0, n: 1, max_completion_tokens: 100, seed: 3, user: 'u', reasoning_format: 'hidden', temperature: 0.4,
+    };
+    expect(withAcceptedFields(req, GROQ_FIELDS, 'groq')).toEqual({
+      model: 'llama-3.3-70b-versatile', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }],
+      n: 1, max_completion_tokens: 100, seed: 3, user: 'u', reasoning_format: 'hidden', temperature: 0.4,
+    });
+  });
+
+  it('refuses logprobs and n > 1', () => {
+    for (const [extra, message] of [[{ logprobs: true }, 'logprobs: groq does not return log probabilities'], [{ n: 2 }, 'n: groq returns at most 1 choice per request']] as const) {
+      let err: unknown;
+      try {
+        withAcceptedFields({ model: 'm', messages: [], ...extra }, GROQ_FIELDS, 'groq');
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toMatchObject({ kind: 'request', message });
+    }
   });
 });
