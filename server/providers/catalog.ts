@@ -26,7 +26,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     name: 'openai', family: 'openai-compatible', apiKeyEnv: 'OPENAI_API_KEY', baseUrlEnv: 'OPENAI_BASE_URL',
     defaultBaseUrl: 'https://api.openai.com/v1',
     builtinModels: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini', 'o3', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'gpt-5-nano', 'text-embedding-3-small', 'text-embedding-3-large'],
-    openaiCompat: { reasoningRules: openaiReasoningRules },
+    openaiCompat: { reasoningRules: openaiReasoningRules, developerRole: true },
   },
   {
     name: 'anthropic', family: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY', baseUrlEnv: 'ANTHROPIC_BASE_URL',

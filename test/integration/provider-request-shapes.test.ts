@@ -61,8 +61,9 @@ describe('an OpenAI reasoning model', () => {
   });
 
   it('leaves other models their max_tokens, sampling settings and stop sequences', async () => {
-    await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages, max_tokens: 64, temperature: 0.7, stop: ['END'] });
-    expect(lastUpstreamBody()).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 64, temperature: 0.7, stop: ['END'] });
+    const withDeveloper = [{ role: 'developer' as const, content: 'Be brief.' }, ...messages];
+    await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: withDeveloper, max_tokens: 64, temperature: 0.7, stop: ['END'] });
+    expect(lastUpstreamBody()).toMatchObject({ model: 'gpt-4o-mini', messages: withDeveloper, max_tokens: 64, temperature: 0.7, stop: ['END'] });
     expect(lastUpstreamBody()).not.toHaveProperty('max_completion_tokens');
   });
 });
@@ -106,9 +107,10 @@ describe('Mistral, which refuses fields it does not define', () => {
 });
 
 describe('Groq, which refuses a few OpenAI fields', () => {
-  it('is sent no logit_bias or message names, and logprobs or n > 1 are refused before calling it', async () => {
-    await c.openai().chat.completions.create({ model: 'groq/gpt-4o-mini', messages: [{ role: 'user', content: 'hi', name: 'ana' }], logit_bias: { '1': 2 }, seed: 3 });
-    expect(lastUpstreamBody()).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], seed: 3 });
+  it('is sent no logit_bias, message names or developer role, and logprobs or n > 1 are refused before calling it', async () => {
+    await c.openai().chat.completions.create({ model: 'groq/gpt-4o-mini', messages: [{ role: 'developer', content: 'Be brief.' }, { role: 'user', content: 'hi', name: 'ana' }], logit_bias: { '1': 2 }, seed: 3 });
+    // Only OpenAI knows the developer role: elsewhere it goes as system.
+    expect(lastUpstreamBody()).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }], seed: 3 });
 
     const before = upstreamChats();
     for (const extra of [{ logprobs: true }, { n: 2 }]) {

@@ -28,11 +28,11 @@ describe('Mistral accepted fields', () => {
     expect(out).toEqual({ model: 'm', messages: [], max_tokens: 50, random_seed: 1 });
   });
 
-  it('leaves out message fields it does not define, and sends developer messages as system', () => {
+  it('leaves out message fields it does not define', () => {
     const out = withAcceptedFields({
       model: 'm',
       messages: [
-        { role: 'developer', content: 'be brief' },
+        { role: 'system', content: 'be brief', name: 'ops' },
         { role: 'user', content: 'hi', name: 'ana' },
         { role: 'assistant', content: null, refusal: null, annotations: [], tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
         { role: 'tool', content: '42', tool_call_id: 'c1', name: 'f' },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { completionToChunks, StreamAccumulator } from '../../server/gateway/stream-accumulator.js';
-import { withoutExtraContent } from '../../server/providers/openai-compatible/request.js';
+import { forOpenAIFormat } from '../../server/providers/openai-compatible/request.js';
 import type { ChatChunk, ChatMessage } from '../../server/providers/types.js';
 
 // Gemini's thought signature rides on tool calls as `extra_content` (Google's OpenAI-compatible
@@ -26,12 +26,27 @@ describe('extra_content on tool calls', () => {
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_time', arguments: '{}' }, extra_content: SIGNED }] },
       { role: 'tool', content: '12:00', tool_call_id: 'call_1' },
     ];
-    const sent = withoutExtraContent(messages);
+    const sent = forOpenAIFormat(messages, true);
     expect(sent[1]).toEqual({ role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_time', arguments: '{}' } }] });
     expect(sent[0]).toBe(messages[0]);
     expect(messages[1]!.tool_calls![0]!.extra_content).toEqual(SIGNED);
 
     const plain = messages.filter((m) => m.role !== 'assistant');
-    expect(withoutExtraContent(plain)).toBe(plain);
+    expect(forOpenAIFormat(plain, true)).toBe(plain);
+  });
+});
+
+describe('developer messages', () => {
+  const messages: ChatMessage[] = [{ role: 'developer', content: 'Be brief.' }, { role: 'user', content: 'hi' }];
+
+  it('go as system to a provider that does not know the role, without touching the caller\'s', () => {
+    const sent = forOpenAIFormat(messages, false);
+    expect(sent).toEqual([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }]);
+    expect(sent[1]).toBe(messages[1]);
+    expect(messages[0]!.role).toBe('developer');
+  });
+
+  it('go as they are to one that knows it', () => {
+    expect(forOpenAIFormat(messages, true)).toBe(messages);
   });
 });

@@ -19,8 +19,6 @@ export interface AcceptedFields {
   renamed: Readonly<Record<string, string>>;
   /** Message fields taken, by role (`*`: every role); any other is left out. */
   message: Readonly<Record<string, FieldSet>>;
-  /** Roles the API knows by another name. */
-  roles: Readonly<Record<string, string>>;
   /** The most choices (`n`) it returns; asking for more is refused. */
   maxChoices?: number;
 }
@@ -42,8 +40,6 @@ export const MISTRAL_FIELDS: AcceptedFields = {
     assistant: { only: new Set(['role', 'content', 'tool_calls', 'prefix']) },
     tool: { only: new Set(['role', 'content', 'tool_call_id', 'name']) },
   },
-  // OpenAI's name for system instructions to its reasoning models.
-  roles: { developer: 'system' },
 };
 
 /** Groq: every OpenAI field but the few its compatibility notes list as a 400. */
@@ -51,7 +47,6 @@ export const GROQ_FIELDS: AcceptedFields = {
   top: { except: new Set(['logprobs', 'top_logprobs', 'logit_bias']) },
   renamed: {},
   message: { '*': { except: new Set(['name']) } },
-  roles: {},
   maxChoices: 1,
 };
 
@@ -83,13 +78,12 @@ export function withAcceptedFields(body: ChatRequest, accepted: AcceptedFields, 
 }
 
 function onlyAccepted(m: ChatMessage, accepted: AcceptedFields): ChatMessage {
-  const role = accepted.roles[m.role] ?? m.role;
-  const fields = accepted.message[role] ?? accepted.message['*'];
+  const fields = accepted.message[m.role] ?? accepted.message['*'];
   if (!fields) return m;
-  let changed = role !== m.role;
-  for (const key in m) if (!takes(fields, key)) changed = true;
-  if (!changed) return m;
-  const out = { role } as ChatMessage;
-  for (const key in m) if (key !== 'role' && takes(fields, key)) (out as Record<string, unknown>)[key] = (m as Record<string, unknown>)[key];
+  let extra = false;
+  for (const key in m) if (!takes(fields, key)) extra = true;
+  if (!extra) return m;
+  const out = {} as ChatMessage;
+  for (const key in m) if (takes(fields, key)) (out as Record<string, unknown>)[key] = (m as Record<string, unknown>)[key];
   return out;
 }

@@ -20,7 +20,7 @@ import { estimateUsage } from '../usage.js';
 import { textOf } from '../util.js';
 import { withAcceptedFields, type AcceptedFields } from './accepted-fields.js';
 import { forReasoningModel, type ReasoningRulesFor } from './reasoning-models.js';
-import { withoutExtraContent } from './request.js';
+import { forOpenAIFormat } from './request.js';
 import { OpenAIStreamNormalizer } from './stream.js';
 
 export interface OpenAICompatibleOptions {
@@ -33,6 +33,8 @@ export interface OpenAICompatibleOptions {
   reasoningRules?: ReasoningRulesFor;
   /** For an API that refuses fields it does not define: the ones it takes (see accepted-fields.ts). */
   acceptedFields?: AcceptedFields;
+  /** The API knows the `developer` role (OpenAI's); when unset, such messages go as `system`. */
+  developerRole?: boolean;
 }
 
 export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdapter {
@@ -40,12 +42,14 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
   private readonly streamUsageOption: boolean;
   private readonly reasoningRules: ReasoningRulesFor | undefined;
   private readonly acceptedFields: AcceptedFields | undefined;
+  private readonly developerRole: boolean;
 
   constructor(settings: ProviderSettings, options: OpenAICompatibleOptions = {}) {
     super(settings, settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {});
     this.streamUsageOption = options.streamUsageOption ?? true;
     this.reasoningRules = options.reasoningRules;
     this.acceptedFields = options.acceptedFields;
+    this.developerRole = options.developerRole ?? false;
   }
 
   /** `body` as the provider and model take it: as it is unless one of them needs it reshaped. */
@@ -70,7 +74,7 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
       const { stream: _stream, stream_options: _options, ...rest } = req;
       body = rest;
     }
-    const messages = withoutExtraContent(req.messages);
+    const messages = forOpenAIFormat(req.messages, this.developerRole);
     if (messages !== req.messages) body = Object.assign({}, body, { messages });
     body = this.shaped(body);
     // The answer keeps its upstream JSON text: it goes back to the client as it came.
@@ -91,7 +95,7 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
     // Copied key by key, not with a rest pattern or spread: see upstreamBody in gateway/pipeline.ts.
     const body = {} as ChatRequest;
     for (const key in req) if (key !== 'stream_options') body[key] = req[key];
-    body.messages = withoutExtraContent(req.messages);
+    body.messages = forOpenAIFormat(req.messages, this.developerRole);
     body.stream = true;
     if (this.streamUsageOption) body.stream_options = Object.assign({}, req.stream_options, { include_usage: true });
     const norm = new OpenAIStreamNormalizer(this.name, req.model);
