@@ -189,6 +189,18 @@ describe('LLM judge', () => {
     expect(reqs[0].n).toBe(2);
     await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 0);
   });
+
+  it('gives a reasoning model as grader room to think instead of a 16-token limit', async () => {
+    const t = await c.env.createTenant();
+    await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: true, model: 'openai/o3-mini', sampleRate: 1 } });
+    await ask('openai/gpt-4o-mini', 'judge me with a reasoning model', t.token);
+    await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 1);
+    const run = await c.env.http('POST', '/v1/admin/scheduler/jobs/judge/run', { token: t.token, body: {} });
+    expect(run.body.summary).toContain('graded 1');
+    const graded = c.sim.requests.filter((r) => (r.body as { model?: string } | undefined)?.model === 'o3-mini').at(-1)!.body;
+    expect(graded).toMatchObject({ max_completion_tokens: 1024, reasoning_effort: 'low' });
+    expect(graded).not.toHaveProperty('temperature');
+  });
 });
 
 describe('security', () => {

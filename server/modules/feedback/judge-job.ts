@@ -2,11 +2,24 @@ import { sql } from 'drizzle-orm';
 import type { JobDefinition } from '../../jobs/queues.js';
 import { internalCall } from '../../gateway/internal-call.js';
 import { answerText } from '../../gateway/pipeline.js';
+import { isReasoningModel } from '../../providers/capabilities.js';
 import type { ChatMessage } from '../../providers/types.js';
 import type { Services } from '../../services.js';
 import { judgeMessages, parseJudgeScore } from './judge-prompt.js';
 
 const BATCH = 25;
+
+/**
+ * A reasoning model thinks in hidden tokens that count against the answer's limit: 16 tokens would
+ * leave its grade empty. It gets room to think, at its lowest common effort.
+ */
+const REASONING_BUDGET = 1_024;
+
+/** The grading request: one number, so a small limit, unless the model reasons before it answers. */
+export function judgeRequest(model: string, messages: ChatMessage[]): Record<string, unknown> {
+  if (isReasoningModel(model)) return { model, messages, max_completion_tokens: REASONING_BUDGET, reasoning_effort: 'low' };
+  return { model, messages, temperature: 0, max_tokens: 16 };
+}
 
 /**
  * The judge job: grades the workspace's sampled live exchanges 1-5 through the gateway core (cost
@@ -32,7 +45,7 @@ export const judgeJob: JobDefinition<Services> = {
       const call = internalCall({
         tenantId,
         requestId: `judge-${sample.request_id}`,
-        body: { model: config.effectiveModel, messages: judgeMessages(sample.prompt, sample.answer), temperature: 0, max_tokens: 16 },
+        body: judgeRequest(config.effectiveModel, judgeMessages(sample.prompt, sample.answer)),
       });
       try {
         const { completion } = await services.dataPlane.pipeline.complete(call);
