@@ -11,13 +11,18 @@ const BATCH = 25;
 
 /**
  * A reasoning model thinks in hidden tokens that count against the answer's limit: 16 tokens would
- * leave its grade empty. It gets room to think, at its lowest common effort.
+ * leave its grade empty. It gets room to think, at a low effort where the provider takes one.
  */
 const REASONING_BUDGET = 1_024;
 
 /** The grading request: one number, so a small limit, unless the model reasons before it answers. */
 export function judgeRequest(model: string, messages: ChatMessage[]): Record<string, unknown> {
-  if (isReasoningModel(model)) return { model, messages, max_completion_tokens: REASONING_BUDGET, reasoning_effort: 'low' };
+  if (isReasoningModel(model)) {
+    // OpenAI's and xAI's reasoning models take an effort; others may refuse the field.
+    const effort = /^(?:openai|xai)\//.test(model) ? { reasoning_effort: 'low' } : {};
+    // max_tokens, which every provider takes; OpenAI's adapter sends it as max_completion_tokens.
+    return { model, messages, max_tokens: REASONING_BUDGET, ...effort };
+  }
   return { model, messages, temperature: 0, max_tokens: 16 };
 }
 
