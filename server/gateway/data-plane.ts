@@ -13,7 +13,7 @@ import { JudgeSampler } from './judge-sampler.js';
 import { ChatPipeline } from './pipeline.js';
 import { classify, LOW_CONFIDENCE } from './classifier/index.js';
 import { RoutingEngine } from './routing/engine.js';
-import { llmClassifier } from './routing/llm-classifier.js';
+import { classifierModelWarning, llmClassifier } from './routing/llm-classifier.js';
 import { seededRandom } from '../lib/random.js';
 import { policyWith } from './routing/scoring.js';
 import { RoutingState } from './routing/state.js';
@@ -57,6 +57,8 @@ export class DataPlane {
       onQueued: opts.onRowsQueued,
     });
     configureHttp({ connectTimeoutMs: config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS });
+    const classifierWarning = config.GATEWAY_CLASSIFIER_MODEL ? classifierModelWarning(config.GATEWAY_CLASSIFIER_MODEL) : undefined;
+    if (classifierWarning) opts.logger.warn(classifierWarning);
     this.routing = new RoutingState(opts.pool, opts.logger, opts.listener);
     this.judgeSampler = new JudgeSampler(opts.pool, this.routing, Math.random, opts.logger);
     this.engine = new RoutingEngine({
