@@ -2,9 +2,8 @@
 // adapter reshapes a request for them (reasoning-models.ts): what only renames or hints is adapted,
 // what would change the answer is refused before anything is sent.
 import { describe, expect, it } from 'vitest';
-import {
-  deepseekReasoningRules, forReasoningModel, isOpenAIReasoningModel, openaiReasoningRules, xaiReasoningRules, type ReasoningRules,
-} from '../../server/providers/openai-compatible/reasoning-models.js';
+import { withAcceptedFields, type AcceptedFields } from '../../server/providers/openai-compatible/accepted-fields.js';
+import { deepseekReasoningRules, isOpenAIReasoningModel, openaiReasoningRules, xaiReasoningRules } from '../../server/providers/openai-compatible/reasoning-models.js';
 import { ProviderError, type ChatRequest } from '../../server/providers/types.js';
 
 const messages: ChatRequest['messages'] = [{ role: 'user', content: 'hi' }];
@@ -14,9 +13,9 @@ const full = (model: string): ChatRequest => ({
   logprobs: false, top_logprobs: 0, stop: [], reasoning_effort: 'low', seed: 3, n: 2,
 });
 
-function refusal(req: ChatRequest, rules: ReasoningRules): ProviderError {
+function refusal(req: ChatRequest, rules: AcceptedFields): ProviderError {
   try {
-    forReasoningModel(req, rules, 'prov');
+    withAcceptedFields(req, rules, 'prov');
   } catch (e) {
     expect(e).toBeInstanceOf(ProviderError);
     expect(e).toMatchObject({ kind: 'request', retryable: false, provider: 'prov' });
@@ -42,9 +41,9 @@ describe('OpenAI reasoning models', () => {
   it('get max_tokens as max_completion_tokens and no sampling settings, in a copy', () => {
     const req = full('o3');
     const copy = structuredClone(req);
-    expect(forReasoningModel(req, rules, 'openai')).toEqual({ model: 'o3', messages, max_completion_tokens: 300, reasoning_effort: 'low', seed: 3, n: 2 });
+    expect(withAcceptedFields(req, rules, 'openai')).toEqual({ model: 'o3', messages, max_completion_tokens: 300, reasoning_effort: 'low', seed: 3, n: 2 });
     expect(req).toEqual(copy);
-    expect(forReasoningModel({ model: 'o3', messages, max_tokens: 10, max_completion_tokens: 500 }, rules, 'openai')).toEqual({ model: 'o3', messages, max_completion_tokens: 500 });
+    expect(withAcceptedFields({ model: 'o3', messages, max_tokens: 10, max_completion_tokens: 500 }, rules, 'openai')).toEqual({ model: 'o3', messages, max_completion_tokens: 500 });
   });
 
   it('refuse stop sequences and logprobs, naming the model', () => {
@@ -58,17 +57,17 @@ describe('xAI models', () => {
   it('Grok 4 loses the penalties and reasoning_effort; its reasoning models also refuse stop', () => {
     for (const id of ['grok-4', 'grok-4-0709', 'grok-4-fast-reasoning', 'grok-4.5']) {
       const rules = xaiReasoningRules(id)!;
-      expect(forReasoningModel(full(id), rules, 'xai'), id).toEqual({ model: id, messages, max_tokens: 300, temperature: 0.2, top_p: 0.9, logit_bias: { '50256': -100 }, logprobs: false, top_logprobs: 0, seed: 3, n: 2 });
+      expect(withAcceptedFields(full(id), rules, 'xai'), id).toEqual({ model: id, messages, max_tokens: 300, temperature: 0.2, top_p: 0.9, logit_bias: { '50256': -100 }, logprobs: false, top_logprobs: 0, seed: 3, n: 2 });
       expect(refusal({ model: id, messages, stop: ['END'] }, rules).message, id).toMatch(/^stop: /);
     }
     const plain = xaiReasoningRules('grok-4-fast-non-reasoning')!;
-    expect(forReasoningModel({ model: 'grok-4-fast-non-reasoning', messages, stop: ['END'], presence_penalty: 0 }, plain, 'xai')).toEqual({ model: 'grok-4-fast-non-reasoning', messages, stop: ['END'] });
+    expect(withAcceptedFields({ model: 'grok-4-fast-non-reasoning', messages, stop: ['END'], presence_penalty: 0 }, plain, 'xai')).toEqual({ model: 'grok-4-fast-non-reasoning', messages, stop: ['END'] });
   });
 
   it('grok-3-mini and grok-code keep reasoning_effort and lose the penalties; grok-3 takes everything', () => {
     for (const id of ['grok-3-mini', 'grok-code-fast-1']) {
-      expect(forReasoningModel(full(id), xaiReasoningRules(id)!, 'xai')).toMatchObject({ reasoning_effort: 'low', max_tokens: 300 });
-      expect(forReasoningModel(full(id), xaiReasoningRules(id)!, 'xai')).not.toHaveProperty('presence_penalty');
+      expect(withAcceptedFields(full(id), xaiReasoningRules(id)!, 'xai')).toMatchObject({ reasoning_effort: 'low', max_tokens: 300 });
+      expect(withAcceptedFields(full(id), xaiReasoningRules(id)!, 'xai')).not.toHaveProperty('presence_penalty');
     }
     expect(xaiReasoningRules('grok-3')).toBeUndefined();
   });
@@ -79,7 +78,7 @@ describe('DeepSeek models', () => {
     const rules = deepseekReasoningRules('deepseek-reasoner')!;
     expect(refusal({ model: 'deepseek-reasoner', messages, logprobs: true }, rules).message).toMatch(/^logprobs: deepseek-reasoner/);
     const { logprobs: _l, top_logprobs: _t, ...rest } = full('deepseek-reasoner');
-    expect(forReasoningModel(full('deepseek-reasoner'), rules, 'deepseek')).toEqual(rest);
+    expect(withAcceptedFields(full('deepseek-reasoner'), rules, 'deepseek')).toEqual(rest);
     expect(deepseekReasoningRules('deepseek-chat')).toBeUndefined();
   });
 });

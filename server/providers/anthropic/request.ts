@@ -89,7 +89,8 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   const stops = stopList(req.stop);
   // Anthropic refuses a stop sequence of whitespace only; dropping it would let the answer run on
   // past the line or blank the caller meant to stop at.
-  if (stops?.some((s) => s.trim() === '')) refuse(`stop: Anthropic does not accept a stop sequence of whitespace only (${JSON.stringify(stops.find((s) => s.trim() === ''))})`);
+  const blank = stops?.find((s) => s.trim() === '');
+  if (blank !== undefined) refuse(`stop: Anthropic does not accept a stop sequence of whitespace only (${JSON.stringify(blank)})`);
   if (stops) body.stop_sequences = stops;
   if (typeof req.user === 'string' && req.user) body.metadata = { user_id: req.user };
 

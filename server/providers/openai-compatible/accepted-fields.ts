@@ -1,27 +1,38 @@
 import type { ChatMessage, ChatRequest } from '../types.js';
-import { refuser } from '../util.js';
+import { refuser, stopList } from '../util.js';
 
-// Some OpenAI-format APIs refuse fields they do not take. Mistral answers 422 "Extra inputs are not
-// permitted" for any field it does not define, at the top level and inside messages; Groq answers
-// 400 to a few OpenAI fields it lacks. Clients send plenty of those (`max_completion_tokens` from
-// current OpenAI SDKs, `store`, `user`, `seed`, message `name`s, assistant messages echoed back with
-// `refusal` and `annotations`), and the router may pick such a provider for any request. For these
-// providers a request keeps only the fields the API takes.
+// Some OpenAI-format APIs and models refuse fields they do not take. Mistral answers 422 "Extra
+// inputs are not permitted" for any field it does not define, at the top level and inside
+// messages; Groq answers 400 to a few OpenAI fields it lacks; reasoning models refuse sampling
+// settings, `max_tokens` or `stop` (reasoning-models.ts). Clients send plenty of those
+// (`max_completion_tokens` from current OpenAI SDKs, `store`, `user`, `seed`, message `name`s,
+// assistant messages echoed back with `refusal` and `annotations`), and the router may pick such a
+// target for any request. So a request keeps only the fields its target takes: what only renames
+// or hints is adapted, and what would change the answer is refused before anything is sent.
 
 /** Which fields of a set an API takes: only the listed ones, or all but the listed ones. */
 export type FieldSet = { only: ReadonlySet<string> } | { except: ReadonlySet<string> };
 
-/** The request fields an OpenAI-format API takes. */
+/** The request fields an OpenAI-format API or model takes. */
 export interface AcceptedFields {
-  /** Top-level fields taken as they are; any other is left out, as a hint the API lacks. */
+  /**
+   * Top-level fields taken as they are. Any other is left out, as a hint the target lacks, except
+   * those that would change the answer, which are refused when set: a non-empty `stop` (the answer
+   * would run past where the caller meant it to stop) and `logprobs: true` (it would lack them).
+   */
   top: FieldSet;
-  /** OpenAI field -> the API's name for it (sent under that name unless the caller set it too). */
-  renamed: Readonly<Record<string, string>>;
-  /** Message fields taken, by role (`*`: every role); any other is left out. */
-  message: Readonly<Record<string, FieldSet>>;
+  /** OpenAI field -> the target's name for it (sent under that name unless the caller set it too). */
+  renamed?: Readonly<Record<string, string>>;
+  /** Message fields taken, by role (`*`: every role); any other is left out. Unset: messages as they are. */
+  message?: Readonly<Record<string, FieldSet>>;
   /** The most choices (`n`) it returns; asking for more is refused. */
   maxChoices?: number;
+  /** How a refusal names what refuses, given the model id; the provider when unset. */
+  who?: (model: string) => string;
 }
+
+/** The fields a target takes for a model id, or undefined when the model takes requests as they are. */
+export type AcceptedFieldsFor = (model: string) => AcceptedFields | undefined;
 
 const takes = (set: FieldSet, key: string): boolean => ('only' in set ? set.only.has(key) : !set.except.has(key));
 
@@ -45,40 +56,38 @@ export const MISTRAL_FIELDS: AcceptedFields = {
 /** Groq: every OpenAI field but the few its compatibility notes list as a 400. */
 export const GROQ_FIELDS: AcceptedFields = {
   top: { except: new Set(['logprobs', 'top_logprobs', 'logit_bias']) },
-  renamed: {},
   message: { '*': { except: new Set(['name']) } },
   maxChoices: 1,
 };
 
-/**
- * `body` with only the fields `accepted` allows, in a copy. What would change the answer is refused
- * before anything is sent: `logprobs: true` when the API cannot return them, `n` above its maximum.
- */
+/** `body` with only the fields `accepted` allows, in a copy; refused (a 'request' ProviderError) when it cannot be. */
 export function withAcceptedFields(body: ChatRequest, accepted: AcceptedFields, provider: string): ChatRequest {
   const refuse = refuser(provider);
-  if (body['logprobs'] === true && !takes(accepted.top, 'logprobs')) refuse(`logprobs: ${provider} does not return log probabilities`);
+  const who = accepted.who ? accepted.who(body.model) : provider;
+  if (stopList(body.stop) && !takes(accepted.top, 'stop')) refuse(`stop: ${who} does not take stop sequences`);
+  if (body['logprobs'] === true && !takes(accepted.top, 'logprobs')) refuse(`logprobs: ${who} does not return log probabilities`);
   const n = body['n'];
   if (accepted.maxChoices !== undefined && typeof n === 'number' && n > accepted.maxChoices) {
-    refuse(`n: ${provider} returns at most ${accepted.maxChoices} choice${accepted.maxChoices === 1 ? '' : 's'} per request`);
+    refuse(`n: ${who} returns at most ${accepted.maxChoices} choice${accepted.maxChoices === 1 ? '' : 's'} per request`);
   }
   // Key by key, not a spread: see upstreamBody in gateway/pipeline.ts.
   const out = {} as ChatRequest;
   for (const key in body) {
     const value = body[key];
     if (value === undefined) continue;
-    const name = accepted.renamed[key];
+    const name = accepted.renamed?.[key];
     if (name !== undefined) {
       if (body[name] == null) out[name] = value;
     } else if (takes(accepted.top, key)) {
       out[key] = value;
     }
   }
-  out.messages = body.messages.map((m) => onlyAccepted(m, accepted));
+  const message = accepted.message;
+  if (message) out.messages = body.messages.map((m) => onlyAccepted(m, message[m.role] ?? message['*']));
   return out;
 }
 
-function onlyAccepted(m: ChatMessage, accepted: AcceptedFields): ChatMessage {
-  const fields = accepted.message[m.role] ?? accepted.message['*'];
+function onlyAccepted(m: ChatMessage, fields: FieldSet | undefined): ChatMessage {
   if (!fields) return m;
   let extra = false;
   for (const key in m) if (!takes(fields, key)) extra = true;

@@ -18,8 +18,7 @@ import { forgetRawJson } from '../raw-json.js';
 import { settleStreamError } from '../stream-errors.js';
 import { estimateUsage } from '../usage.js';
 import { textOf } from '../util.js';
-import { withAcceptedFields, type AcceptedFields } from './accepted-fields.js';
-import { forReasoningModel, type ReasoningRulesFor } from './reasoning-models.js';
+import { withAcceptedFields, type AcceptedFields, type AcceptedFieldsFor } from './accepted-fields.js';
 import { forOpenAIFormat } from './request.js';
 import { OpenAIStreamNormalizer } from './stream.js';
 
@@ -30,7 +29,7 @@ export interface OpenAICompatibleOptions {
    */
   streamUsageOption?: boolean;
   /** How this provider's reasoning models take a request (see reasoning-models.ts); as sent when unset. */
-  reasoningRules?: ReasoningRulesFor;
+  reasoningRules?: AcceptedFieldsFor;
   /** For an API that refuses fields it does not define: the ones it takes (see accepted-fields.ts). */
   acceptedFields?: AcceptedFields;
   /** The API knows the `developer` role (OpenAI's); when unset, such messages go as `system`. */
@@ -40,7 +39,7 @@ export interface OpenAICompatibleOptions {
 export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdapter {
   readonly family = 'openai-compatible' as const;
   private readonly streamUsageOption: boolean;
-  private readonly reasoningRules: ReasoningRulesFor | undefined;
+  private readonly reasoningRules: AcceptedFieldsFor | undefined;
   private readonly acceptedFields: AcceptedFields | undefined;
   private readonly developerRole: boolean;
 
@@ -55,7 +54,7 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
   /** `body` as the provider and model take it: as it is unless one of them needs it reshaped. */
   private shaped(body: ChatRequest): ChatRequest {
     const rules = this.reasoningRules?.(body.model);
-    const shaped = rules ? forReasoningModel(body, rules, this.name) : body;
+    const shaped = rules ? withAcceptedFields(body, rules, this.name) : body;
     return this.acceptedFields ? withAcceptedFields(shaped, this.acceptedFields, this.name) : shaped;
   }
 
