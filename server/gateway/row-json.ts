@@ -10,6 +10,8 @@
 // answer that arrives meanwhile waits for it. Each row is encoded instead on the turn of the event
 // loop after the request that logged it, when its response has been written.
 
+import { toStorableText } from '../lib/storable-text.js';
+
 export type ColumnType = 'text' | 'int2' | 'int4' | 'numeric' | 'bool' | 'timestamptz';
 
 /** A row field, the table column it fills, and that column's type. */
@@ -91,11 +93,18 @@ export class EncodeAhead {
   };
 }
 
+/** NUL or any surrogate (a pair is fine, but rare in logged text: the test stays one cheap scan). */
+const UNSTORABLE = /[\u0000\ud800-\udfff]/;
+
 function encodeValue(value: unknown, type: ColumnType): string {
   if (value === null || value === undefined) return 'null';
   switch (type) {
-    case 'text':
-      return JSON.stringify(String(value));
+    case 'text': {
+      // Validation keeps NUL and lone surrogates out of the text the gateway logs; should one get
+      // through, it is replaced here rather than have PostgreSQL refuse the whole batch.
+      const text = String(value);
+      return JSON.stringify(UNSTORABLE.test(text) ? toStorableText(text) : text);
+    }
     case 'bool':
       return value ? 'true' : 'false';
     case 'timestamptz': {

@@ -190,6 +190,15 @@ describe('LLM judge', () => {
     await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 0);
   });
 
+  it('stores the sample of a prompt holding NUL or a lone surrogate (which jsonb refuses), with them replaced', async () => {
+    const t = await c.env.createTenant();
+    await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 } });
+    const id = await ask('openai/gpt-4o-mini', 'nul \u0000 and lone \ud800 here', t.token);
+    await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 1);
+    const [sample] = await c.query('select request_id, prompt from judge_samples where tenant_id = $1', [t.tenantId]);
+    expect(sample).toEqual({ request_id: id, prompt: [{ role: 'user', content: 'nul  and lone \ufffd here' }] });
+  });
+
   it('gives a reasoning model as grader room to think instead of a 16-token limit', async () => {
     const t = await c.env.createTenant();
     await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: true, model: 'openai/o3-mini', sampleRate: 1 } });

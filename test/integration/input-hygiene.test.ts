@@ -151,3 +151,45 @@ describe('audit log access', () => {
     expectTypedError(await env.http('GET', '/v1/audit-logs', { token: free.token }), 402, 'insufficient_tier');
   });
 });
+
+describe('text PostgreSQL cannot store, bodies that are not UTF-8, and bodies nested too deep', () => {
+  it.each([
+    ['POST', '/v1/admin/tokens', { name: 'surr\ud800x' }, 'name'],
+    ['POST', '/v1/feedback', { requestId: 'req_x', score: 3, comment: 'c\udc00d' }, 'comment'],
+    ['POST', '/v1/ab-tests', { name: 'ok\ud83d', variants: [{ provider: 'openai', model: 'gpt-4o-mini', weight: 1 }, { provider: 'gemini', model: 'gemini-2.0-flash', weight: 1 }] }, 'name'],
+  ])('%s %s with a lone surrogate answers 400 naming the field instead of storing U+FFFD', async (method, path, body, field) => {
+    const res = await env.http(method, path, { token: owner.token, body });
+    expectTypedError(res, 400, 'invalid_request_error');
+    expect(res.body.error.message).toMatch(new RegExp(`^${field.replace('.', '\\.')}: must be valid Unicode text`));
+  });
+
+  it('a lone surrogate is refused on the SDK transport too, and a surrogate pair is text like any other', async () => {
+    await expect(env.sdk(owner.token).tokens.create.mutate({ name: 'x\ud800' })).rejects.toMatchObject({
+      data: { gatewayError: { type: 'invalid_request_error', message: expect.stringContaining('name: must be valid Unicode text') } },
+    });
+    const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'rocket \ud83d\ude80' } });
+    expect(created.status).toBe(200);
+    expect(created.body.name).toBe('rocket \u{1f680}');
+  });
+
+  it('a body whose bytes are not UTF-8 answers 400 instead of being stored with U+FFFD', async () => {
+    const res = await env.http('POST', '/v1/admin/tokens', {
+      token: owner.token,
+      rawBody: Buffer.concat([Buffer.from('{"name":"bad'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+      headers: { 'content-type': 'application/json' },
+    });
+    expectTypedError(res, 400, 'invalid_request_error');
+    expect(res.body.error.message).toBe('Request body is not valid UTF-8');
+  });
+
+  it('a body nested thousands of levels deep answers 400, with or without a token, where it was a 500', async () => {
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    for (const token of [owner.token, undefined]) {
+      for (const [method, path] of [['POST', '/v1/feedback'], ['POST', '/v1/admin/tokens'], ['PUT', '/v1/feedback/judge/config']] as const) {
+        const res = await env.http(method, path, { token, rawBody: deep, headers: { 'content-type': 'application/json' } });
+        expectTypedError(res, 400, 'invalid_request_error');
+        expect(res.body.error.message).toMatch(/nested more than 64 levels deep/);
+      }
+    }
+  });
+});

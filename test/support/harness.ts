@@ -29,7 +29,7 @@ export interface TestEnv {
   databaseUrl: string;
   createTenant(tier?: Tier): Promise<TestTenant>;
   /** Plain HTTP against the app; JSON bodies are sent and parsed. */
-  http<T = any>(method: string, path: string, opts?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<HttpResult<T>>;
+  http<T = any>(method: string, path: string, opts?: { token?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> }): Promise<HttpResult<T>>;
   sdk(token: string): ReturnType<typeof createGatewayClient>;
   /** Another gateway node on this database, with the same settings plus `env`; closed with this env. */
   addNode(env?: Record<string, string>): Promise<TestNode>;
@@ -91,7 +91,7 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
     async http(method, path, o = {}) {
       const headers: Record<string, string> = { ...o.headers };
       if (o.token) headers.authorization = `Bearer ${o.token}`;
-      let body: string | undefined = o.rawBody;
+      let body: string | Uint8Array | undefined = o.rawBody;
       if (o.body !== undefined) {
         body = JSON.stringify(o.body);
         headers['content-type'] ??= 'application/json';

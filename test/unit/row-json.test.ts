@@ -75,3 +75,12 @@ describe('EncodeAhead', () => {
     expect(JSON.parse(codec.param([row]).toString())[0][6]).toBe('c');
   });
 });
+
+describe('text PostgreSQL cannot take', () => {
+  it('has NUL removed and lone surrogates replaced, so the batch is not refused; surrogate pairs stay', () => {
+    const row: Row = { id: 'req_\u0000x', createdAt: new Date(0), preview: 'lone \ud800 pair \ud83d\ude80', tokens: 0, cost: 0, cached: false, variant: 'b\udc00' };
+    const json = codec.encode(row);
+    expect(json).not.toMatch(/\\u0000|\\ud8|\\udc/);
+    expect(JSON.parse(json)).toEqual(['req_x', 0, 'lone \ufffd pair \u{1f680}', 0, 0, false, 'b\ufffd']);
+  });
+});
