@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { GatewayError } from '../lib/errors.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { ChatCompletion, ChatRequest, Usage } from '../providers/types.js';
-import { estimateUsage } from '../providers/usage.js';
+import { estimateUsage, reportedUsage, withEstimatedUsage } from '../providers/usage.js';
 import { textOf } from '../providers/util.js';
 import { buildMeta, costRow, logCall, logUnrouted, ZERO_USAGE, type Outcome } from './accounting.js';
 import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
@@ -103,6 +103,7 @@ export class ChatPipeline {
         upstreamMs += performance.now() - sent;
         this.opts.breakers.success(target.provider);
         const usage = await usageOf(call, completion);
+        if (usage !== completion.usage) withEstimatedUsage(completion, usage);
         costs.push(costRow(call, target, usage, 'ok'));
         // Decided by target, not by position: the breakers may have dropped the primary from the list.
         const primary = isPrimary(decision, target);
@@ -171,7 +172,9 @@ function pinnedDecision(registry: ProviderRegistry, model: string): RoutingDecis
 
 export function needsOf(call: ChatCall): Needs {
   const rf = call.body.response_format?.type;
-  const tools = (call.body.tools?.length ?? 0) > 0;
+  // `functions`: OpenAI's deprecated function calling, which needs a model that calls tools too.
+  const functions = call.body['functions'];
+  const tools = (call.body.tools?.length ?? 0) > 0 || (Array.isArray(functions) && functions.length > 0);
   const json = rf === 'json_object' || rf === 'json_schema';
   return {
     vision: hasImage(call.messages),
@@ -229,9 +232,7 @@ export function withFallback(decision: RoutingDecision, usedFallback: boolean): 
 
 /** Upstream usage when reported; otherwise counted from the prompt and the answer. */
 export async function usageOf(call: ChatCall, completion: ChatCompletion): Promise<Usage> {
-  const u = completion.usage;
-  if (u && (u.prompt_tokens > 0 || u.completion_tokens > 0)) return u;
-  return estimateUsage(upstreamBody(call, completion.model, false), answerText(completion));
+  return reportedUsage(completion.usage) ?? estimateUsage(upstreamBody(call, completion.model, false), answerText(completion));
 }
 
 /** Everything the model produced: text and tool calls. */

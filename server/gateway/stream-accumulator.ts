@@ -3,6 +3,9 @@ import type { ChatChunk, ChatCompletion, FinishReason, ToolCall, Usage } from '.
 // Follows a chunk stream so that a streamed call can be costed exactly (upstream usage, or a count
 // of what was streamed) and, when it completed cleanly, cached as a whole completion, log
 // probabilities included (the cache key does not hold `stream`: a later call may want it whole).
+// A stream whose deltas carried what a completion here does not hold (the legacy function_call,
+// audio, reasoning_content, a refusal, any other field) is not cached: caching is an optimisation,
+// and an answer replayed without part of what the model sent would be a wrong answer.
 
 export class StreamAccumulator {
   id = '';
@@ -15,6 +18,10 @@ export class StreamAccumulator {
   private multiChoice = false;
   /** Token log probabilities of choice 0, in order, when the stream carried them. */
   private logprobs: unknown[] | undefined;
+  /** A delta of choice 0 carried a field toCompletion() cannot represent. */
+  private unrepresentable = false;
+  /** Output billed like text that is neither content nor tool calls: a legacy function call, reasoning, a refusal. */
+  private otherOutput = '';
 
   add(c: ChatChunk): void {
     if (!this.id) {
@@ -28,14 +35,21 @@ export class StreamAccumulator {
         this.multiChoice = true;
         continue;
       }
-      const d = choice.delta;
-      if (typeof d.content === 'string') this.text += d.content;
-      for (const t of d.tool_calls ?? []) {
-        const slot = (this.tools[t.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
-        if (t.id) slot.id = t.id;
-        if (t.function?.name) slot.function.name += t.function.name;
-        if (t.function?.arguments) slot.function.arguments += t.function.arguments;
-        if (t.extra_content) slot.extra_content = t.extra_content;
+      // A choice may come without a delta (Azure's content-filter results).
+      const d = choice.delta as ChatChunk['choices'][number]['delta'] | undefined;
+      if (d) {
+        if (typeof d.content === 'string') this.text += d.content;
+        if (d.tool_calls) {
+          for (const t of d.tool_calls) {
+            const slot = (this.tools[t.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+            if (t.id) slot.id = t.id;
+            if (t.function?.name) slot.function.name += t.function.name;
+            if (t.function?.arguments) slot.function.arguments += t.function.arguments;
+            if (t.extra_content) slot.extra_content = t.extra_content;
+          }
+        }
+        if (!this.unrepresentable && carriesMore(d)) this.unrepresentable = true;
+        if (this.unrepresentable) this.otherOutput += otherOutputOf(d);
       }
       const tokens = choice.logprobs?.content;
       if (Array.isArray(tokens)) (this.logprobs ??= []).push(...tokens);
@@ -45,34 +59,72 @@ export class StreamAccumulator {
 
   /** Everything the model produced, for counting tokens when upstream reported no usage. */
   producedText(): string {
-    return this.text + this.tools.map((t) => t.function.name + t.function.arguments).join('');
+    return this.text + this.tools.map((t) => t.function.name + t.function.arguments).join('') + this.otherOutput;
   }
 
   /** The stream as one completion (for the cache); undefined when it cannot be represented exactly. */
   toCompletion(usage: Usage): ChatCompletion | undefined {
-    if (this.multiChoice || !this.finish) return undefined;
+    if (this.multiChoice || !this.finish || this.unrepresentable) return undefined;
     const tools = this.tools.filter(Boolean);
-    const choice: ChatCompletion['choices'][number] = {
-      index: 0,
-      message: { role: 'assistant', content: this.text || (tools.length ? null : ''), ...(tools.length ? { tool_calls: tools } : {}) },
-      finish_reason: this.finish,
-    };
+    const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: this.text || (tools.length ? null : '') };
+    if (tools.length) message.tool_calls = tools;
+    const choice: ChatCompletion['choices'][number] = { index: 0, message, finish_reason: this.finish };
     if (this.logprobs) choice.logprobs = { content: this.logprobs, refusal: null };
     return { id: this.id, object: 'chat.completion', created: this.created, model: this.model, choices: [choice], usage };
   }
 }
 
-/** A cached completion replayed as a stream: role and content (with its logprobs), tool calls, then the finish. */
+/** Whether a delta has a field with a value (not null, '' or []) besides role, content and tool_calls: one toCompletion() cannot represent. */
+function carriesMore(d: ChatChunk['choices'][number]['delta']): boolean {
+  const fields = d as Record<string, unknown>;
+  for (const key in fields) {
+    if (key === 'role' || key === 'content' || key === 'tool_calls') continue;
+    if (!isEmptyValue(fields[key])) return true;
+  }
+  return false;
+}
+
+/** The text of a delta's legacy function call (name and arguments), reasoning and refusal. */
+function otherOutputOf(d: ChatChunk['choices'][number]['delta']): string {
+  const fields = d as { function_call?: { name?: unknown; arguments?: unknown } | null; reasoning_content?: unknown; refusal?: unknown };
+  let out = '';
+  const call = fields.function_call;
+  if (call) out += (typeof call.name === 'string' ? call.name : '') + (typeof call.arguments === 'string' ? call.arguments : '');
+  if (typeof fields.reasoning_content === 'string') out += fields.reasoning_content;
+  if (typeof fields.refusal === 'string') out += fields.refusal;
+  return out;
+}
+
+function isEmptyValue(v: unknown): boolean {
+  return v == null || v === '' || (Array.isArray(v) && v.length === 0);
+}
+
+/**
+ * A cached completion replayed as a stream: role and content (with its logprobs) and every other
+ * field of the message that has a value (a whole completion may carry refusal, function_call,
+ * audio, reasoning_content, annotations: each goes whole in that first delta, as a stream's pieces
+ * would add up to), tool calls, then the finish.
+ */
 export function completionToChunks(c: ChatCompletion): ChatChunk[] {
   const chunk = (choices: ChatChunk['choices']): ChatChunk => ({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices });
   const out: ChatChunk[] = [];
   for (const choice of c.choices) {
-    const m = choice.message;
-    const content: ChatChunk['choices'][number] = { index: choice.index, delta: { role: 'assistant', content: m.content ?? '' }, finish_reason: null };
+    const m = choice.message as ChatCompletion['choices'][number]['message'] & Record<string, unknown>;
+    const delta: Record<string, unknown> = { role: 'assistant', content: m.content ?? '' };
+    for (const key in m) {
+      if (key === 'role' || key === 'content' || key === 'tool_calls') continue;
+      if (!isEmptyValue(m[key])) delta[key] = m[key];
+    }
+    const content: ChatChunk['choices'][number] = { index: choice.index, delta: delta as ChatChunk['choices'][number]['delta'], finish_reason: null };
     if (choice.logprobs) content.logprobs = choice.logprobs;
     out.push(chunk([content]));
     if (m.tool_calls?.length) {
-      out.push(chunk([{ index: choice.index, delta: { tool_calls: m.tool_calls.map((t, i) => ({ index: i, id: t.id, type: 'function' as const, function: { name: t.function.name, arguments: t.function.arguments }, ...(t.extra_content ? { extra_content: t.extra_content } : {}) })) }, finish_reason: null }]));
+      const calls = m.tool_calls.map((t, i) => {
+        const call: NonNullable<ChatChunk['choices'][number]['delta']['tool_calls']>[number] = { index: i, id: t.id, type: 'function', function: { name: t.function.name, arguments: t.function.arguments } };
+        if (t.extra_content) call.extra_content = t.extra_content;
+        return call;
+      });
+      out.push(chunk([{ index: choice.index, delta: { tool_calls: calls }, finish_reason: null }]));
     }
     out.push(chunk([{ index: choice.index, delta: {}, finish_reason: choice.finish_reason }]));
   }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { ChatChunk, Usage } from '../providers/types.js';
-import { estimateUsage } from '../providers/usage.js';
+import { estimateUsage, reportedUsage } from '../providers/usage.js';
 import { buildMeta, costRow, logCall, streamHeadMeta, ZERO_USAGE, type Outcome } from './accounting.js';
 import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
 import type { CostLogRow } from './log-writer.js';
@@ -103,7 +103,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
         next = await iterator.next();
       }
     } catch (err) {
-      const usage = acc.usage ?? (await estimateUsage(body, acc.producedText()));
+      const usage = reportedUsage(acc.usage) ?? (await estimateUsage(body, acc.producedText()));
       const aborted = call.signal.aborted || err instanceof ClientClosedError || (err as { aborted?: boolean }).aborted === true;
       costs.push(costRow(call, target, usage, aborted ? 'ok' : 'error'));
       // Logged with the plan's decision: used_fallback only marks a call a fallback target served.
@@ -121,11 +121,12 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       return;
     }
 
-    const usage = acc.usage ?? (await estimateUsage(body, acc.producedText()));
+    const reported = reportedUsage(acc.usage);
+    const usage = reported ?? (await estimateUsage(body, acc.producedText()));
     costs.push(costRow(call, target, usage, 'ok'));
     const outcome: Outcome = { decision, served: target, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: true, status: 'ok', errorType: null };
     const cost = logCall(logWriter, call, outcome, costs);
-    sink.end(finalChunk(acc.id, acc.created, acc.model, includeUsage ? usage : undefined), buildMeta(call, outcome, cost, errors, upstreamMs));
+    sink.end(finalChunk(acc.id, acc.created, acc.model, includeUsage ? usage : undefined, reported === undefined), buildMeta(call, outcome, cost, errors, upstreamMs));
     p.opts.onAnswer?.(call, () => acc.producedText());
     // Only the requested target's own answer is cached under its key.
     if (plan.cacheKey && primary) {
@@ -140,9 +141,13 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
   throw exhausted;
 }
 
-function finalChunk(id: string, created: number, model: string, usage: Usage | undefined): ChatChunk {
+/** `estimated`: the usage is a count of the stream, the provider having reported none. */
+function finalChunk(id: string, created: number, model: string, usage: Usage | undefined, estimated = false): ChatChunk {
   const chunk: ChatChunk = { id, object: 'chat.completion.chunk', created, model, choices: [] };
-  if (usage) chunk.usage = usage;
+  if (usage) {
+    chunk.usage = usage;
+    if (estimated) chunk['usage_estimated'] = true;
+  }
   return chunk;
 }
 

@@ -19,7 +19,7 @@ const ToolCall = z.looseObject({
 });
 
 const Message = z.looseObject({
-  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
   content: z.union([z.string(), z.array(ContentPart), z.null()]).optional(),
   name: z.string().optional(),
   tool_calls: z.array(ToolCall).optional(),
@@ -51,12 +51,14 @@ export const ChatBodySchema = z.looseObject({
   complexity_hint: z.enum(COMPLEXITIES).optional(),
   requires_structured_output: z.boolean().optional(),
   // The only free client string stored in the request row: a control character (NUL above all,
-  // which PostgreSQL text cannot hold) would make the whole log batch fail.
+  // which PostgreSQL text cannot hold) or a lone surrogate (no UTF-8 encoding) would make the log
+  // batch fail.
   prompt_version_id: z
     .string()
     .min(1)
     .max(200)
     .refine((s) => !CONTROL_CHARS.test(s), 'must not contain control characters')
+    .refine((s) => s.isWellFormed(), 'must be valid Unicode text (a lone surrogate such as \\ud800 is not a character)')
     .optional(),
 });
 
@@ -77,10 +79,12 @@ export function parseChatBody(raw: unknown): ChatBody {
   const parsed = ChatBodySchema.safeParse(raw);
   if (!parsed.success) throw new GatewayError('invalid_request_error', describeZodError(parsed.error));
   for (const [i, m] of parsed.data.messages.entries()) {
-    if (m.role !== 'assistant' && (m.content === undefined || m.content === null)) {
+    // A function result (OpenAI's deprecated function calling) may be null, as an assistant's content may.
+    if (m.role !== 'assistant' && m.role !== 'function' && (m.content === undefined || m.content === null)) {
       throw new GatewayError('invalid_request_error', `messages.${i}.content: required for role ${m.role}`);
     }
     if (m.role === 'tool' && !m.tool_call_id) throw new GatewayError('invalid_request_error', `messages.${i}.tool_call_id: required for role tool`);
+    if (m.role === 'function' && !m.name) throw new GatewayError('invalid_request_error', `messages.${i}.name: required for role function`);
   }
   return parsed.data;
 }

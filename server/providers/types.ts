@@ -3,7 +3,8 @@
 // No HTTP-framework imports here or in any adapter.
 import type { CancelSignal } from '../lib/cancel-signal.js';
 
-export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+/** 'function': OpenAI's deprecated function-calling result message (`name` and `content`). */
+export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
 
 export interface TextPart { type: 'text'; text: string }
 export interface ImagePart { type: 'image_url'; image_url: { url: string; detail?: string } }

@@ -1,6 +1,6 @@
 // Small helpers shared by the provider translations.
 import { randomUUID } from 'node:crypto';
-import { ProviderError, type ChatChunk, type ContentPart, type Usage } from './types.js';
+import { ProviderError, type ChatChunk, type ChatMessage, type ChatRequest, type ContentPart, type Usage } from './types.js';
 
 export function newId(prefix: string): string {
   return `${prefix}${randomUUID().replace(/-/g, '')}`;
@@ -101,4 +101,20 @@ export function usageChunk(id: string, created: number, model: string, usage: Us
 
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The field of OpenAI's deprecated function calling that asks for function calls, if any: a
+ * non-empty `functions`, or a `function_call` naming a function. `functions: []` and
+ * `function_call: "auto"` / `"none"` ask for nothing a provider without it would fail to do.
+ */
+export function legacyFunctionField(req: ChatRequest): 'functions' | 'function_call' | undefined {
+  const functions = req['functions'];
+  if (Array.isArray(functions) ? functions.length > 0 : functions != null) return 'functions';
+  return isRecord(req['function_call']) ? 'function_call' : undefined;
+}
+
+/** A message of that function calling, which only providers that take it can read: a role 'function' result or an assistant `function_call`. */
+export function isLegacyFunctionMessage(m: ChatMessage): boolean {
+  return m.role === 'function' || (m.role === 'assistant' && m['function_call'] != null);
 }

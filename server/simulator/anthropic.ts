@@ -87,6 +87,12 @@ async function messages(x: Exchange): Promise<void> {
   if (!x.state.models.anthropic.set.has(model)) return sendJson(x.res, 404, errorBody(404, `model: ${model}`));
   const badImage = badImageType(msgs);
   if (badImage) return bad(x, badImage);
+  const badTool = badToolSchema(b.tools);
+  if (badTool) return bad(x, badTool);
+  // As the real API: tool blocks in the history need tools defined, even when none may be called.
+  if (asArray(b.tools).length === 0 && hasToolBlocks(msgs)) {
+    return bad(x, 'Requests which include `tool_use` or `tool_result` blocks must define tools.');
+  }
   // As the real API: an empty or whitespace-only stop sequence is refused.
   const stops = asArray(b.stop_sequences);
   if (stops.some((s) => s === '')) return bad(x, 'stop_sequences: each stop sequence must be non-empty');
@@ -97,6 +103,8 @@ async function messages(x: Exchange): Promise<void> {
   const stopReason = mapStop(p);
   const toolId = p.toolCall ? newId('toolu_') : '';
 
+  // FaultRule.omitUsage: every usage object left out.
+  const usage = (output: number) => (x.omitUsage ? undefined : { input_tokens: p.promptTokens, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
   if (b.stream !== true) {
     const content = p.toolCall
       ? [{ type: 'tool_use', id: toolId, name: p.toolCall.name, input: p.toolCall.args }]
@@ -104,7 +112,7 @@ async function messages(x: Exchange): Promise<void> {
     return sendJson(x.res, 200, JSON.stringify({
       id, type: 'message', role: 'assistant', model, content,
       stop_reason: stopReason, stop_sequence: p.stopSequence,
-      usage: { input_tokens: p.promptTokens, output_tokens: p.outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      usage: usage(p.outputTokens),
     }));
   }
 
@@ -114,7 +122,7 @@ async function messages(x: Exchange): Promise<void> {
     data: ev('message_start', {
       message: {
         id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
-        usage: { input_tokens: p.promptTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        usage: usage(1),
       },
     }),
   }];
@@ -134,7 +142,7 @@ async function messages(x: Exchange): Promise<void> {
     }
   }
   frames.push({ kind: 'post', data: ev('content_block_stop', { index: 0 }) });
-  frames.push({ kind: 'post', data: ev('message_delta', { delta: { stop_reason: stopReason, stop_sequence: p.stopSequence }, usage: { output_tokens: p.outputTokens } }) });
+  frames.push({ kind: 'post', data: ev('message_delta', { delta: { stop_reason: stopReason, stop_sequence: p.stopSequence }, usage: x.omitUsage ? undefined : { output_tokens: p.outputTokens } }) });
   frames.push({ kind: 'post', data: ev('message_stop', {}) });
   await streamFrames(x.res, frames, { delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter });
 }
@@ -154,6 +162,23 @@ function badImageType(msgs: unknown[]): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The real API's complaint about the first custom tool whose input_schema is not an object schema. */
+function badToolSchema(tools: unknown): string | undefined {
+  for (const [i, t] of asArray(tools).entries()) {
+    // Server tools (web_search_..., bash_...) carry a type and no input_schema.
+    if (!isObj(t) || (t.type !== undefined && t.type !== 'custom')) continue;
+    const schema = t.input_schema;
+    if (!isObj(schema)) return `tools.${i}.custom.input_schema: Field required`;
+    if (schema.type === undefined) return `tools.${i}.custom.input_schema.type: Field required`;
+    if (schema.type !== 'object') return `tools.${i}.custom.input_schema.type: Input should be 'object'`;
+  }
+  return undefined;
+}
+
+function hasToolBlocks(msgs: unknown[]): boolean {
+  return msgs.some((m) => isObj(m) && asArray(m.content).some((c) => isObj(c) && (c.type === 'tool_use' || c.type === 'tool_result')));
 }
 
 function mapStop(p: Plan): string {

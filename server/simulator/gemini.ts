@@ -14,6 +14,9 @@
 // Thought signatures: the first functionCall part of an answer carries a `thoughtSignature`, as a
 // thinking model's does, and a gemini-3 (or later) model refuses a request whose current turn
 // has a step whose first function call comes back without one.
+//
+// Penalties: as the real API, only gemini-1.5 and gemini-2.0 models take a non-zero
+// presencePenalty / frequencyPenalty; others answer 400 "Penalty is not enabled for models/<m>".
 import { isEmbeddingModel } from '../providers/model-kind.js';
 import {
   asArray, bearer, defaultMessage, intOrUndef, isObj, queryParam, stopList, str,
@@ -132,6 +135,9 @@ async function generate(x: Exchange): Promise<void> {
   }
 
   const gc = isObj(x.body.generationConfig) ? x.body.generationConfig : {};
+  if (!takesPenalties(model) && (isPenalty(gc.presencePenalty) || isPenalty(gc.frequencyPenalty))) {
+    return bad(x, `Penalty is not enabled for models/${model}`);
+  }
   const candidateCount = gc.candidateCount === undefined ? 1 : intOrUndef(gc.candidateCount);
   if (candidateCount === undefined || candidateCount < 1 || candidateCount > 8) return bad(x, '* GenerationConfig.candidate_count: must be between 1 and 8');
   const topLogprobs = gc.responseLogprobs === true ? Math.max(0, intOrUndef(gc.logprobs) ?? 0) : undefined;
@@ -149,7 +155,7 @@ async function generate(x: Exchange): Promise<void> {
       ...(topLogprobs !== undefined ? { logprobsResult: logprobsOf(parts, topLogprobs) } : {}),
       index,
     })),
-    usageMetadata: usage(out),
+    usageMetadata: x.omitUsage ? undefined : usage(out),
     modelVersion: model,
     responseId,
   });
@@ -198,6 +204,12 @@ function logprobsOf(parts: unknown[], top: number): Record<string, unknown> {
     topCandidates: tokens.map((t) => ({ candidates: Array.from({ length: top }, (_, rank) => candidate(rank === 0 ? t : `${t}~${rank}`, rank)) })),
   };
 }
+
+function takesPenalties(model: string): boolean {
+  return /^gemini-(?:1\.5|2\.0)(?:-|$)/.test(model);
+}
+
+const isPenalty = (v: unknown): boolean => typeof v === 'number' && v !== 0;
 
 function requiresSignatures(model: string): boolean {
   const m = /^gemini-(\d+)/.exec(model);

@@ -72,43 +72,52 @@ async function chat(x: Exchange): Promise<void> {
   const p = plan(toGen(model, b, messages), x.state.outputTokens, x.state.modelQualities, x.state.replies);
   const id = newId('chatcmpl-');
   const created = Math.floor(Date.now() / 1000);
-  const usage = { prompt_tokens: p.promptTokens, completion_tokens: p.outputTokens, total_tokens: p.promptTokens + p.outputTokens };
+  // `n` choices, each the same answer (billed n times).
+  const n = choiceCount(b.n);
+  const outputTokens = p.outputTokens * n;
+  const usage = { prompt_tokens: p.promptTokens, completion_tokens: outputTokens, total_tokens: p.promptTokens + outputTokens };
   const finish = finishReason(p);
 
   if (b.stream !== true) {
-    const callId = p.toolCall ? newId('call_') : '';
-    const body: ChatCompletion = {
-      id, object: 'chat.completion', created, model,
-      choices: [{
-        index: 0,
+    const choices: ChatCompletion['choices'] = [];
+    for (let index = 0; index < n; index++) {
+      choices.push({
+        index,
         message: p.toolCall
-          ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: callId, type: 'function', function: { name: p.toolCall.name, arguments: p.toolCall.arguments } }] }
+          ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: newId('call_'), type: 'function', function: { name: p.toolCall.name, arguments: p.toolCall.arguments } }] }
           : { role: 'assistant', content: p.text, refusal: null },
         logprobs: null,
         finish_reason: finish,
-      }],
+      });
+    }
+    const body: ChatCompletion = {
+      id, object: 'chat.completion', created, model,
+      choices,
       usage: { ...usage, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } } as ChatCompletion['usage'],
     };
+    if (x.omitUsage) delete body.usage;
     return sendJson(x.res, 200, JSON.stringify(body));
   }
 
-  const includeUsage = isObj(b.stream_options) && b.stream_options.include_usage === true;
-  const chunk = (delta: ChatChunk['choices'][number]['delta'], fin: FinishReason): string => {
-    const c: ChatChunk = { id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: fin }] };
+  const includeUsage = !x.omitUsage && isObj(b.stream_options) && b.stream_options.include_usage === true;
+  const chunk = (delta: ChatChunk['choices'][number]['delta'], fin: FinishReason, index = 0): string => {
+    const c: ChatChunk = { id, object: 'chat.completion.chunk', created, model, choices: [{ index, delta, finish_reason: fin }] };
     // OpenAI sends usage: null on every chunk once include_usage is on; the last one carries it.
     if (includeUsage) c.usage = null;
     return sseFrame(c);
   };
   const frames: Frame[] = [];
+  // With n > 1, every choice's role-only opening comes before any content (as vLLM sends them),
+  // then the pieces of the choices interleaved.
   if (p.toolCall) {
     const tc = p.toolCall;
-    frames.push({ kind: 'pre', data: chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: newId('call_'), type: 'function', function: { name: tc.name, arguments: '' } }] }, null) });
-    for (const a of tc.argPieces) frames.push({ kind: 'content', data: chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] }, null) });
+    for (let i = 0; i < n; i++) frames.push({ kind: 'pre', data: chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: newId('call_'), type: 'function', function: { name: tc.name, arguments: '' } }] }, null, i) });
+    for (const a of tc.argPieces) for (let i = 0; i < n; i++) frames.push({ kind: 'content', data: chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] }, null, i) });
   } else {
-    frames.push({ kind: 'pre', data: chunk({ role: 'assistant', content: '' }, null) });
-    for (const piece of p.pieces) frames.push({ kind: 'content', data: chunk({ content: piece }, null) });
+    for (let i = 0; i < n; i++) frames.push({ kind: 'pre', data: chunk({ role: 'assistant', content: '' }, null, i) });
+    for (const piece of p.pieces) for (let i = 0; i < n; i++) frames.push({ kind: 'content', data: chunk({ content: piece }, null, i) });
   }
-  frames.push({ kind: 'post', data: chunk({}, finish) });
+  for (let i = 0; i < n; i++) frames.push({ kind: 'post', data: chunk({}, finish, i) });
   if (includeUsage) {
     frames.push({ kind: 'post', data: sseFrame({ id, object: 'chat.completion.chunk', created, model, choices: [], usage }) });
   }
@@ -131,6 +140,12 @@ function reasoningRefusal(b: Record<string, unknown>): { message: string; param:
     if (b[param] != null) return { message: `Unsupported parameter: '${param}' is not supported with this model.`, param, code: 'unsupported_parameter' };
   }
   return undefined;
+}
+
+/** The choices asked for (`n`), 1 when unset; at most 8 here. */
+function choiceCount(v: unknown): number {
+  const n = intOrUndef(v);
+  return n !== undefined && n > 1 ? Math.min(n, 8) : 1;
 }
 
 function finishReason(p: Plan): FinishReason {

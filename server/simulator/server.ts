@@ -86,6 +86,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   const x: Exchange = { req, res, kind: route.kind, endpoint, query, body, state };
   if (route.pathModel !== undefined) x.pathModel = route.pathModel;
   if (fault?.cutStreamAfterChunks !== undefined && endpoint === 'stream') x.cutAfter = fault.cutStreamAfterChunks;
+  if (fault?.omitUsage) x.omitUsage = true;
   await api.serve(x);
 }
 

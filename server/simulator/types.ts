@@ -57,6 +57,11 @@ export interface FaultRule {
    * end). The same in every wire format.
    */
   malformedAnswer?: 'not-json' | 'no-choices';
+  /**
+   * Answer without any token usage, as some OpenAI-compatible servers and proxies do: no `usage`
+   * (and no usage chunk in a stream), no Gemini `usageMetadata`, no Anthropic `usage`.
+   */
+  omitUsage?: boolean;
 }
 
 export interface RecordedRequest {

@@ -31,6 +31,9 @@ describe('bad input', () => {
     ['a body that is not an object', [1, 2], 'object'],
     ['a prompt_version_id with a NUL character', { model: 'openai/gpt-4o-mini', messages: user, prompt_version_id: 'pv_1\u0000x' }, 'prompt_version_id'],
     ['an empty prompt_version_id', { model: 'openai/gpt-4o-mini', messages: user, prompt_version_id: '' }, 'prompt_version_id'],
+    // Its request and cost rows would be refused by PostgreSQL (no UTF-8 for it): a 400, not a lost row.
+    ['a prompt_version_id with a lone surrogate', { model: 'openai/gpt-4o-mini', messages: user, prompt_version_id: 'pv\ud800x' }, 'prompt_version_id'],
+    ['a function message without its name', { model: 'openai/gpt-4o-mini', messages: [{ role: 'function', content: '{}' }] }, 'name'],
   ])('%s: 400 invalid_request_error naming the field', async (_name, body, field) => {
     const res = await post(body);
     expectTypedError(res, 400, 'invalid_request_error');

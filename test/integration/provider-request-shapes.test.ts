@@ -120,3 +120,34 @@ describe('Groq, which refuses a few OpenAI fields', () => {
     expect(upstreamChats()).toBe(before);
   });
 });
+
+describe("OpenAI's deprecated function calling", () => {
+  const functions = [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+  const history = [
+    { role: 'user' as const, content: 'Weather in Oslo?' },
+    { role: 'assistant' as const, content: null, function_call: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+    { role: 'function' as const, name: 'get_weather', content: '{"temp":3}' },
+  ];
+
+  it('goes to OpenAI as it was sent: functions, function_call and function messages', async () => {
+    await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: history, functions, function_call: 'auto' });
+    expect(lastUpstreamBody()).toMatchObject({ model: 'gpt-4o-mini', messages: history, functions, function_call: 'auto' });
+  });
+
+  it('is refused with 400 before calling a provider that would drop it (Mistral), and a function message needs its name', async () => {
+    const before = upstreamChats();
+    for (const body of [{ messages, functions }, { messages: history }]) {
+      const err = await c.openai().chat.completions.create({ model: 'mistral/mistral-small-latest', ...body }).then(() => undefined, (e: unknown) => e);
+      expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+      expect((err as InstanceType<typeof OpenAI.APIError>).message).toMatch(/deprecated function calling|'function' messages/);
+    }
+    const unnamed = await fetch(`${c.env.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${c.tenant.token}` },
+      body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'function', content: '{}' }] }),
+    });
+    expect(unnamed.status).toBe(400);
+    expect(((await unnamed.json()) as { error: { message: string } }).error.message).toMatch(/messages\.0\.name: required for role function/);
+    expect(upstreamChats()).toBe(before);
+  });
+});

@@ -41,7 +41,7 @@ describe('openai-compatible stream normalisation', () => {
     expect(chunks[1]!['system_fingerprint']).toBe('fp_44709d6fcb');
     expect(chunks[2]!.choices[0]!.finish_reason).toBe('stop');
     expect(chunks[3]!.usage).toEqual({ prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 });
-    expect(norm.needsUsageEstimate).toBe(false);
+    expect(norm.end()).toBeUndefined();
   });
 
   it('hands on nothing, the opener included, while no content has come', () => {
@@ -103,17 +103,14 @@ describe('openai-compatible stream normalisation', () => {
     expect(chunks[2]!.id).toBe('chatcmpl-123');
   });
 
-  it('asks for an estimate when no usage arrives, and keeps the completion text for it', () => {
-    const { norm } = run([
+  it('owes no usage chunk when no usage arrives (the core counts the stream)', () => {
+    const { chunks, norm } = run([
       ev({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hello' }, finish_reason: null }] }),
       ev({ ...base, choices: [{ index: 0, delta: { content: ' world' }, finish_reason: 'stop' }] }),
       ev('[DONE]'),
     ]);
-    expect(norm.needsUsageEstimate).toBe(true);
-    expect(norm.completionText()).toBe('Hello world');
-    const c = norm.estimatedUsageChunk({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
-    expect(c.choices).toEqual([]);
-    expect(c['usage_estimated']).toBe(true);
+    expect(chunks.every((c) => c.usage === undefined)).toBe(true);
+    expect(norm.end()).toBeUndefined();
   });
 
   it('reports a stream that stops before [DONE] and without a finish_reason as cut', () => {

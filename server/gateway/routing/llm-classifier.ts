@@ -1,5 +1,7 @@
 import { llmClassifierPrompt, parseLlmClassification } from '../classifier/index.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
+import type { ChatRequest } from '../../providers/types.js';
+import { estimateUsage, reportedUsage } from '../../providers/usage.js';
 import { isReasoningModel } from '../../providers/capabilities.js';
 import { costRow } from '../accounting.js';
 import { resolvePinned } from './targets.js';
@@ -28,13 +30,13 @@ export function llmClassifier(registry: ProviderRegistry, model: string): LlmCla
     const adapter = registry.get(target.provider)?.adapter;
     if (!adapter) return undefined;
     const prompt = llmClassifierPrompt(messages);
-    const completion = await adapter.chat(
-      { model: target.model, messages: [{ role: 'system', content: prompt.system }, { role: 'user', content: prompt.user }], temperature: 0, max_tokens: MAX_TOKENS },
-      // The call's scope bounds it by TIMEOUT_MS and aborts it with the client.
-      { signal: call.signal, timeoutMs: TIMEOUT_MS },
-    );
-    if (completion.usage) (call.extraCosts ??= []).push(costRow(call, target, completion.usage, 'ok'));
+    const request: ChatRequest = { model: target.model, messages: [{ role: 'system', content: prompt.system }, { role: 'user', content: prompt.user }], temperature: 0, max_tokens: MAX_TOKENS };
+    // The call's scope bounds it by TIMEOUT_MS and aborts it with the client.
+    const completion = await adapter.chat(request, { signal: call.signal, timeoutMs: TIMEOUT_MS });
     const text = completion.choices[0]?.message.content;
+    // Counted like any call whose provider reports no usage.
+    const usage = reportedUsage(completion.usage) ?? (await estimateUsage(request, typeof text === 'string' ? text : ''));
+    (call.extraCosts ??= []).push(costRow(call, target, usage, 'ok'));
     return typeof text === 'string' ? parseLlmClassification(text) : undefined;
   };
 }

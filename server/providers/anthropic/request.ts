@@ -10,18 +10,28 @@
 //   the model must answer through it, and the response/stream translators turn its input back into
 //   plain message content with finish_reason 'stop'. When the caller also sends tools, forcing a tool
 //   would break their tool use, so we append a "reply with JSON only" system instruction instead.
+// - Anthropic refuses tool_use/tool_result blocks in a request that defines no tools; OpenAI takes
+//   them (the usual "summarise" turn after a tool loop is sent without tools). With no caller tools,
+//   the functions the history called are defined as bare tools and tool_choice is 'none', so the
+//   model can read the history but call nothing.
+// - A tool schema without a top-level `type` (e.g. `parameters: {}`) is sent with `type: 'object'`,
+//   which Anthropic requires and OpenAI assumes.
 // - Refused with a 'request' ProviderError (400 invalid_request_error, before anything is sent),
 //   because the caller relies on them and Anthropic has no way to honour them: n > 1, logprobs,
 //   content parts Anthropic cannot take (audio, files other than PDFs and images, file ids),
-//   images that are not http(s) URLs or base64 data URLs of JPEG, PNG, GIF or WebP, and a
-//   conversation with nothing but system text.
+//   images that are not http(s) URLs or base64 data URLs of JPEG, PNG, GIF or WebP, a
+//   conversation with nothing but system text, and legacy function calling (`functions`, a
+//   `function_call` naming a function, role 'function' messages, assistant `function_call`), which
+//   is not translated: the model would answer in text instead of calling the function.
 // - Dropped, as hints Anthropic lacks and OpenAI treats as optional: seed, presence_penalty,
 //   frequency_penalty, logit_bias, service_tier, store, metadata, top_p when temperature is set.
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuser, stopList, textOf, type Refuse } from '../util.js';
+import { imageSource, isLegacyFunctionMessage, isRecord, legacyFunctionField, mediaTypeOf, parseArgs, parseDataUrl, refuser, stopList, textOf, type Refuse } from '../util.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
 export const JSON_TOOL_NAME = 'json_response';
+/** Description of a tool defined only because the history calls it (see toAnthropicRequest). */
+export const HISTORY_TOOL_DESCRIPTION = 'Called earlier in this conversation; not available now.';
 
 type Block = Record<string, unknown>;
 export interface AnthropicMessage { role: 'user' | 'assistant'; content: string | Block[] }
@@ -57,13 +67,18 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   refuseUnsupportedOptions(req, refuse);
   const system: Block[] = [];
   const turns: AnthropicMessage[] = [];
-  for (const m of req.messages) {
+  // Distinct names of the functions the history's assistant turns called.
+  const called: string[] = [];
+  const messages = req.messages;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
     if (m.role === 'system' || m.role === 'developer') {
       system.push(...textBlocks(m.content));
       continue;
     }
+    if (isLegacyFunctionMessage(m)) refuse(`messages.${i}: legacy function calling (role 'function', assistant function_call) is not translated for Anthropic; send tool_calls and role 'tool' results instead`);
     const role = m.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = m.role === 'assistant' ? assistantBlocks(m) : m.role === 'tool' ? [toolResult(m, refuse)] : userBlocks(m.content, refuse);
+    const blocks = m.role === 'assistant' ? assistantBlocks(m, called) : m.role === 'tool' ? [toolResult(m, refuse)] : userBlocks(m.content, refuse);
     if (blocks.length === 0) continue;
     const prev = turns[turns.length - 1];
     // Anthropic wants alternating turns: consecutive same-role messages (e.g. several tool results)
@@ -96,22 +111,30 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
 
   const tools = req.tools ?? [];
   if (tools.length > 0) {
-    body.tools = tools.map((t) => ({
-      name: t.function.name,
-      ...(t.function.description ? { description: t.function.description } : {}),
-      input_schema: isRecord(t.function.parameters) ? t.function.parameters : { type: 'object', properties: {} },
-    }));
+    body.tools = tools.map((t) => {
+      const tool: Block = { name: t.function.name };
+      if (t.function.description) tool['description'] = t.function.description;
+      tool['input_schema'] = isRecord(t.function.parameters) ? objectSchema(t.function.parameters) : { type: 'object', properties: {} };
+      return tool;
+    });
     const choice = toolChoice(req.tool_choice, req['parallel_tool_calls'] === false);
     if (choice) body.tool_choice = choice;
+  } else if (called.length > 0) {
+    // Anthropic refuses tool_use/tool_result blocks unless tools are defined: define what the
+    // history called, and let the model call none of it.
+    body.tools = called.map((name) => ({ name, description: HISTORY_TOOL_DESCRIPTION, input_schema: { type: 'object' } }));
+    body.tool_choice = { type: 'none' };
   }
 
   let jsonTool = false;
   const fmt = req.response_format;
   if (fmt && (fmt.type === 'json_object' || fmt.type === 'json_schema')) {
-    const schema = fmt.type === 'json_schema' && isRecord(fmt.json_schema?.schema) ? fmt.json_schema.schema : { type: 'object' };
+    const schema = fmt.type === 'json_schema' && isRecord(fmt.json_schema?.schema) ? objectSchema(fmt.json_schema.schema) : { type: 'object' };
     if (tools.length === 0) {
       jsonTool = true;
-      body.tools = [{ name: JSON_TOOL_NAME, description: 'Return the final answer as JSON matching this schema.', input_schema: schema }];
+      const answer: Block = { name: JSON_TOOL_NAME, description: 'Return the final answer as JSON matching this schema.', input_schema: schema };
+      // Tools defined for the history (above) stay, so its tool blocks are accepted; names are unique.
+      body.tools = body.tools ? body.tools.filter((t) => t['name'] !== JSON_TOOL_NAME).concat(answer) : [answer];
       body.tool_choice = { type: 'tool', name: JSON_TOOL_NAME };
     } else {
       const hint = fmt.type === 'json_schema' ? ` matching this JSON schema: ${JSON.stringify(schema)}` : '';
@@ -129,6 +152,20 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
 function refuseUnsupportedOptions(req: ChatRequest, refuse: Refuse): void {
   if (typeof req['n'] === 'number' && req['n'] > 1) refuse('n: Anthropic returns one choice per request; send n = 1 (or leave it out)');
   if (req['logprobs'] === true) refuse('logprobs: Anthropic does not return token log probabilities');
+  // Legacy function calling is not translated: the model would answer in text instead of calling.
+  const legacy = legacyFunctionField(req);
+  if (legacy) refuse(`${legacy}: legacy function calling is not translated for Anthropic; send ${legacy === 'functions' ? 'tools' : 'tool_choice'} instead`);
+}
+
+/**
+ * A tool's JSON schema as Anthropic takes it: it requires a top-level `type` ('object'), which
+ * OpenAI assumes when it is missing (`parameters: {}`). The caller's object is not changed.
+ */
+function objectSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  if (schema['type'] !== undefined) return schema;
+  const out: Record<string, unknown> = { type: 'object' };
+  for (const k of Object.keys(schema)) if (k !== 'type') out[k] = schema[k];
+  return out;
 }
 
 function toolChoice(choice: unknown, noParallel: boolean): Block | undefined {
@@ -208,10 +245,13 @@ function fileBlock(p: ContentPart, refuse: Refuse): Block {
   return refuse(`file: media type '${mediaType.slice(0, 60)}' is not supported by Anthropic (application/pdf and JPEG, PNG, GIF, WebP images)`);
 }
 
-function assistantBlocks(m: ChatMessage): Block[] {
+/** `called`: collects the distinct names of the functions called. */
+function assistantBlocks(m: ChatMessage, called: string[]): Block[] {
   const out = textBlocks(m.content);
   for (const tc of m.tool_calls ?? []) {
-    out.push({ type: 'tool_use', id: toolId(tc.id), name: tc.function.name, input: parseArgs(tc.function.arguments) });
+    const name = tc.function.name;
+    if (!called.includes(name)) called.push(name);
+    out.push({ type: 'tool_use', id: toolId(tc.id), name, input: parseArgs(tc.function.arguments) });
   }
   return out;
 }

@@ -21,11 +21,14 @@
 // - Refused with a 'request' ProviderError (400 invalid_request_error, before anything is sent):
 //   media in a form Gemini cannot take (a data URL that is not base64, a scheme other than http(s),
 //   a file_id, an unknown content part type, media in a tool result, which a functionResponse
-//   cannot carry) and a conversation with nothing but system text.
+//   cannot carry), a conversation with nothing but system text, and legacy function calling
+//   (`functions`, a `function_call` naming a function, role 'function' messages, assistant
+//   `function_call`), which is not translated: the model would answer in text instead of calling.
 // - Dropped, as hints Gemini lacks and OpenAI treats as optional: user, parallel_tool_calls,
-//   logit_bias, service_tier, store, metadata.
+//   logit_bias, service_tier, store, metadata; and presence_penalty / frequency_penalty for models
+//   other than gemini-1.5 and gemini-2.0 (2.5 and later answer 400 "Penalty is not enabled").
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { imageSource, isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuser, stopList, type Refuse } from '../util.js';
+import { imageSource, isLegacyFunctionMessage, isRecord, legacyFunctionField, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuser, stopList, type Refuse } from '../util.js';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent { role: 'user' | 'model'; parts: Part[] }
@@ -47,19 +50,31 @@ export function requiresThoughtSignatures(model: string): boolean {
   return m !== null && Number(m[1]) >= 3;
 }
 
+/**
+ * Whether the model takes presencePenalty / frequencyPenalty: only the gemini-1.5 and gemini-2.0
+ * families do; 2.5 and later (and aliases of them) answer 400 "Penalty is not enabled".
+ */
+export function takesPenalties(model: string): boolean {
+  return /^(?:models\/)?gemini-(?:1\.5|2\.0)(?:-|$)/.test(model);
+}
+
 /** `provider`: the registry name, for the error a request Gemini cannot take is refused with. */
 export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRequest {
   const refuse = refuser(provider);
+  refuseLegacyFunctions(req, refuse);
   const media: MediaRules = { refuse, fetchesAnyUrl: fetchesAnyUrl(req.model) };
   const system: Part[] = [];
   const contents: GeminiContent[] = [];
   const callNames = new Map<string, string>();
   const signaturesRequired = requiresThoughtSignatures(req.model);
-  for (const m of req.messages) {
+  const messages = req.messages;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
     if (m.role === 'system' || m.role === 'developer') {
       system.push(...textParts(m.content));
       continue;
     }
+    if (isLegacyFunctionMessage(m)) refuse(`messages.${i}: legacy function calling (role 'function', assistant function_call) is not translated for Gemini; send tool_calls and role 'tool' results instead`);
     let role: GeminiContent['role'];
     let parts: Part[];
     if (m.role === 'assistant') {
@@ -104,8 +119,11 @@ export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRe
   const stops = stopList(req.stop);
   if (stops) gen['stopSequences'] = stops.slice(0, 5);
   if (typeof req['seed'] === 'number') gen['seed'] = req['seed'];
-  if (typeof req['presence_penalty'] === 'number') gen['presencePenalty'] = req['presence_penalty'];
-  if (typeof req['frequency_penalty'] === 'number') gen['frequencyPenalty'] = req['frequency_penalty'];
+  // A sampling hint: left out for the models that refuse it.
+  if (takesPenalties(req.model)) {
+    if (typeof req['presence_penalty'] === 'number') gen['presencePenalty'] = req['presence_penalty'];
+    if (typeof req['frequency_penalty'] === 'number') gen['frequencyPenalty'] = req['frequency_penalty'];
+  }
   if (typeof req['n'] === 'number' && req['n'] > 1) gen['candidateCount'] = req['n'];
   if (req['logprobs'] === true) {
     gen['responseLogprobs'] = true;
@@ -127,6 +145,12 @@ export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRe
   if (Object.keys(gen).length > 0) body.generationConfig = gen;
   if (system.length > 0) body.systemInstruction = { parts: system };
   return body;
+}
+
+/** Legacy function calling is not translated: the model would answer in text instead of calling. */
+function refuseLegacyFunctions(req: ChatRequest, refuse: Refuse): void {
+  const legacy = legacyFunctionField(req);
+  if (legacy) refuse(`${legacy}: legacy function calling is not translated for Gemini; send ${legacy === 'functions' ? 'tools' : 'tool_choice'} instead`);
 }
 
 function toolConfig(choice: unknown): GeminiRequest['toolConfig'] {

@@ -1,5 +1,5 @@
 import type { ChatMessage, ChatRequest } from '../types.js';
-import { refuser, stopList } from '../util.js';
+import { legacyFunctionField, refuser, stopList } from '../util.js';
 
 // Some OpenAI-format APIs and models refuse fields they do not take. Mistral answers 422 "Extra
 // inputs are not permitted" for any field it does not define, at the top level and inside
@@ -66,6 +66,9 @@ export function withAcceptedFields(body: ChatRequest, accepted: AcceptedFields, 
   const who = accepted.who ? accepted.who(body.model) : provider;
   if (stopList(body.stop) && !takes(accepted.top, 'stop')) refuse(`stop: ${who} does not take stop sequences`);
   if (body['logprobs'] === true && !takes(accepted.top, 'logprobs')) refuse(`logprobs: ${who} does not return log probabilities`);
+  // OpenAI's deprecated function calling: left out, the model would answer in text instead of calling.
+  const legacy = legacyFunctionField(body);
+  if (legacy && !takes(accepted.top, legacy)) refuse(`${legacy}: ${who} does not take OpenAI's deprecated function calling; send ${legacy === 'functions' ? 'tools' : 'tool_choice'} instead`);
   const n = body['n'];
   if (accepted.maxChoices !== undefined && typeof n === 'number' && n > accepted.maxChoices) {
     refuse(`n: ${who} returns at most ${accepted.maxChoices} choice${accepted.maxChoices === 1 ? '' : 's'} per request`);
@@ -83,12 +86,16 @@ export function withAcceptedFields(body: ChatRequest, accepted: AcceptedFields, 
     }
   }
   const message = accepted.message;
-  if (message) out.messages = body.messages.map((m) => onlyAccepted(m, message[m.role] ?? message['*']));
+  if (message) {
+    out.messages = body.messages.map((m, i) => {
+      const fields = message[m.role] ?? message['*'];
+      return fields ? onlyAccepted(m, fields) : refuse(`messages.${i}.role: ${who} does not take '${m.role}' messages`);
+    });
+  }
   return out;
 }
 
-function onlyAccepted(m: ChatMessage, fields: FieldSet | undefined): ChatMessage {
-  if (!fields) return m;
+function onlyAccepted(m: ChatMessage, fields: FieldSet): ChatMessage {
   let extra = false;
   for (const key in m) if (!takes(fields, key)) extra = true;
   if (!extra) return m;

@@ -14,10 +14,7 @@ import {
 } from '../types.js';
 import { getJson, postJson, postSse } from '../http.js';
 import { HttpAdapter } from '../http-adapter.js';
-import { forgetRawJson } from '../raw-json.js';
 import { settleStreamError } from '../stream-errors.js';
-import { estimateUsage } from '../usage.js';
-import { textOf } from '../util.js';
 import { withAcceptedFields, type AcceptedFields, type AcceptedFieldsFor } from './accepted-fields.js';
 import { forOpenAIFormat } from './request.js';
 import { OpenAIStreamNormalizer } from './stream.js';
@@ -81,12 +78,6 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
     if (!res || !Array.isArray(res.choices)) {
       throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned a completion without choices` });
     }
-    if (!res.usage) {
-      forgetRawJson(res);
-      const text = res.choices.map((c) => textOf(c.message?.content) + (c.message?.tool_calls ?? []).map((t) => t.function.arguments).join('')).join('');
-      res.usage = await estimateUsage(req, text);
-      res['usage_estimated'] = true;
-    }
     return res;
   }
 
@@ -104,8 +95,8 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
         const chunk = norm.push(ev);
         if (chunk) {
           yielded = true;
-          const opening = norm.takeOpening();
-          if (opening) yield opening;
+          // The held openings (one per choice index), in arrival order, before the first content.
+          for (let opening = norm.takeOpening(); opening; opening = norm.takeOpening()) yield opening;
           yield chunk;
         }
       }
@@ -113,8 +104,6 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
       if (last) {
         yielded = true;
         yield last;
-      } else if (norm.needsUsageEstimate) {
-        yield norm.estimatedUsageChunk(await estimateUsage(req, norm.completionText()));
       }
     } catch (err) {
       throw settleStreamError(err, this.name, yielded);

@@ -1,10 +1,14 @@
 // Normalises an OpenAI-style SSE stream: chunks pass through untouched, except that
-// - usage is always delivered in a final `choices: []` chunk (some servers attach it to the last
-//   content chunk, some send none);
+// - usage, when the server reports it, is delivered in a final `choices: []` chunk (some servers
+//   attach it to the last content chunk); a stream without any is counted by the core
+//   (gateway/stream.ts), as every provider's is;
 // - the opening role-only chunk (`{role:'assistant', content:''}`) is held back until the first
 //   chunk with content, then handed on just before it (takeOpening): a stream that dies before any
 //   content has yielded nothing and the core can still fall back, and one that lives is passed on
-//   as the upstream sent it;
+//   as the upstream sent it. With n > 1 there is one opening per choice index (vLLM sends them all
+//   before any content), each held and handed on in arrival order. "Content" is any delta field
+//   other than role that is not null, '' or []: text, tool calls, a refusal, and also the legacy
+//   function_call, audio, or DeepSeek's reasoning_content, which may come long before any text;
 // - a stream that stops before `[DONE]` or a finish_reason is reported as cut, and one that ends
 //   without any content, tool call, finish_reason or usage as broken (see end()).
 import { ProviderError, type ChatChunk, type Usage } from '../types.js';
@@ -22,10 +26,11 @@ export class OpenAIStreamNormalizer {
   private id = '';
   private model: string;
   private created = nowSeconds();
-  private readonly parts: string[] = [];
   private started = false;
-  /** The role-only opening chunk, held until content arrives. */
+  /** The role-only opening chunk, held until content arrives (the first of them when n > 1). */
   private opening: ChatChunk | undefined;
+  /** Openings of further choice indexes, in arrival order; allocated only when there are any. */
+  private moreOpenings: ChatChunk[] | undefined;
 
   constructor(private readonly provider: string, model: string) {
     this.model = model;
@@ -59,18 +64,13 @@ export class OpenAIStreamNormalizer {
     }
     if (!this.started) {
       const first = choices[0];
-      if (first && choices.length === 1 && isEmptyDelta(first) && !chunk.usage) {
-        if (first.delta?.role && !this.opening) this.opening = chunk;
+      if (first && choices.length === 1 && isEmptyChoice(first) && !chunk.usage) {
+        if (first.delta?.role) this.holdOpening(chunk, first.index);
         return undefined;
       }
       this.started = true;
     }
-    for (const c of choices) {
-      if (c.finish_reason) this.sawFinish = true;
-      if (c.index !== 0 || !c.delta) continue;
-      if (typeof c.delta.content === 'string') this.parts.push(c.delta.content);
-      if (c.delta.tool_calls) for (const tc of c.delta.tool_calls) if (tc.function?.arguments) this.parts.push(tc.function.arguments);
-    }
+    for (const c of choices) if (c.finish_reason) this.sawFinish = true;
     if (chunk.usage) {
       // Usage on a content chunk (Mistral and others): move it to the final usage chunk.
       this.pendingUsage = chunk.usage;
@@ -81,13 +81,33 @@ export class OpenAIStreamNormalizer {
   }
 
   /**
-   * The held role-only opening chunk, once: pass it on just before the chunk push() returned with
-   * the first content. Undefined when there was none or it was taken.
+   * The next held role-only opening chunk, each once and in arrival order: once push() has
+   * returned the first chunk with content, call until undefined and pass them on just before that
+   * chunk. Undefined before content has come, and when there are none left.
    */
   takeOpening(): ChatChunk | undefined {
-    const opening = this.started ? this.opening : undefined;
-    if (opening) this.opening = undefined;
+    if (!this.started) return undefined;
+    const opening = this.opening;
+    if (opening) this.opening = this.moreOpenings?.shift();
     return opening;
+  }
+
+  /** Holds a role-only opening, one per choice index (a repeat for an index is dropped), at most MAX_OPENINGS. */
+  private holdOpening(chunk: ChatChunk, index: number): void {
+    const first = this.opening;
+    if (!first) {
+      this.opening = chunk;
+      return;
+    }
+    if (first.choices[0]!.index === index) return;
+    const more = this.moreOpenings;
+    if (!more) {
+      this.moreOpenings = [chunk];
+      return;
+    }
+    if (more.length >= MAX_OPENINGS - 1) return;
+    for (const o of more) if (o.choices[0]!.index === index) return;
+    more.push(chunk);
   }
 
   /** Call when the SSE stream ends. Returns the final usage chunk if one is still owed. */
@@ -110,19 +130,6 @@ export class OpenAIStreamNormalizer {
     return this.started || this.usageSent || this.pendingUsage !== undefined;
   }
 
-  get needsUsageEstimate(): boolean {
-    return !this.usageSent && this.pendingUsage === undefined;
-  }
-
-  completionText(): string {
-    return this.parts.join('');
-  }
-
-  estimatedUsageChunk(usage: Usage): ChatChunk {
-    this.usageSent = true;
-    return usageChunk(this.id, this.created, this.model, usage, { usage_estimated: true });
-  }
-
   private inStreamError(err: unknown): ProviderError {
     const e = isRecord(err) ? err : { message: String(err) };
     const code = typeof e['code'] === 'number' ? e['code'] : typeof e['status'] === 'number' ? e['status'] : 500;
@@ -131,9 +138,23 @@ export class OpenAIStreamNormalizer {
   }
 }
 
-function isEmptyDelta(c: ChatChunk['choices'][number]): boolean {
+/** OpenAI's bound on `n`: no more openings than this are held. */
+const MAX_OPENINGS = 128;
+
+/**
+ * A choice that carries nothing yet: no finish_reason, and no delta or one whose every field other
+ * than role is null, '' or [] (OpenAI's opening `{role:'assistant', content:'', refusal:null}`).
+ * Any other field with a value (function_call, audio, reasoning_content, ...) is content.
+ */
+function isEmptyChoice(c: ChatChunk['choices'][number]): boolean {
   if (c.finish_reason) return false;
-  const d = c.delta;
+  const d = c.delta as Record<string, unknown> | undefined;
   if (!d) return true;
-  return (d.content === '' || d.content == null) && !d.tool_calls && !(d as { refusal?: unknown }).refusal;
+  for (const key in d) {
+    if (key === 'role') continue;
+    const v = d[key];
+    if (v == null || v === '' || (Array.isArray(v) && v.length === 0)) continue;
+    return false;
+  }
+  return true;
 }
