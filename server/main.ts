@@ -3,6 +3,7 @@ import { createRequestListener } from './app.js';
 import { loadConfig, type Config } from './config.js';
 import { setupDatabase } from './db/setup.js';
 import { dataPlaneCallsInFlight, dataPlaneCallsSettled } from './http/call-handler.js';
+import { answerClientErrors } from './http/client-errors.js';
 import { requestTimeoutOptions } from './http/server-timeouts.js';
 import { createLogger } from './lib/logger.js';
 import { createServices } from './services.js';
@@ -69,6 +70,7 @@ function listen(listener: RequestListener, config: Config): Promise<Server> {
   return new Promise((resolve, reject) => {
     // Longer than the usual load-balancer idle timeout (60 s), so the balancer closes first.
     const server = createServer({ keepAliveTimeout: 65_000, noDelay: true, ...requestTimeoutOptions(config) }, listener);
+    answerClientErrors(server);
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve(server));
   });

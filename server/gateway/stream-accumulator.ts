@@ -20,7 +20,7 @@ export class StreamAccumulator {
   private logprobs: unknown[] | undefined;
   /** A delta of choice 0 carried a field toCompletion() cannot represent. */
   private unrepresentable = false;
-  /** Output billed like text that is neither content nor tool calls: a legacy function call, reasoning, a refusal. */
+  /** Output billed like text beyond choice 0's content and tool calls: a legacy function call, reasoning, a refusal, further choices. */
   private otherOutput = '';
 
   add(c: ChatChunk): void {
@@ -32,7 +32,9 @@ export class StreamAccumulator {
     if (c.usage) this.usage = c.usage;
     for (const choice of c.choices) {
       if (choice.index !== 0) {
+        // Not cached (see toCompletion), but counted when the provider reports no usage.
         this.multiChoice = true;
+        if (choice.delta) this.otherOutput += producedBy(choice.delta);
         continue;
       }
       // A choice may come without a delta (Azure's content-filter results).
@@ -82,6 +84,13 @@ function carriesMore(d: ChatChunk['choices'][number]['delta']): boolean {
     if (!isEmptyValue(fields[key])) return true;
   }
   return false;
+}
+
+/** Everything a delta of a further choice produced. */
+function producedBy(d: ChatChunk['choices'][number]['delta']): string {
+  let out = typeof d.content === 'string' ? d.content : '';
+  if (d.tool_calls) for (const t of d.tool_calls) out += (t.function?.name ?? '') + (t.function?.arguments ?? '');
+  return out + otherOutputOf(d);
 }
 
 /** The text of a delta's legacy function call (name and arguments), reasoning and refusal. */

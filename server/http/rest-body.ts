@@ -33,3 +33,16 @@ export function checkParsedBody(req: Request, res: Response, next: NextFunction)
   }
   next();
 }
+
+/**
+ * The Content-Type's media type in lower case (`Application/JSON` is `application/json`): media
+ * types are case-insensitive, and the REST layer compares them as written, answering 415.
+ */
+export function lowerCaseMediaType(req: Request, _res: Response, next: NextFunction): void {
+  const type = req.headers['content-type'];
+  if (type !== undefined && /[A-Z]/.test(type)) {
+    const end = type.indexOf(';');
+    req.headers['content-type'] = end < 0 ? type.toLowerCase() : type.slice(0, end).toLowerCase() + type.slice(end);
+  }
+  next();
+}

@@ -182,6 +182,12 @@ describe('text PostgreSQL cannot store, bodies that are not UTF-8, and bodies ne
     expect(res.body.error.message).toBe('Request body is not valid UTF-8');
   });
 
+  it('a media type in capitals is JSON too (media types are case-insensitive)', async () => {
+    const res = await env.http('POST', '/v1/admin/tokens', { token: owner.token, rawBody: JSON.stringify({ name: 'caps' }), headers: { 'content-type': 'Application/JSON; charset=UTF-8' } });
+    expect(res.status).toBe(200);
+    expect(res.body.name).toBe('caps');
+  });
+
   it('a body nested thousands of levels deep answers 400, with or without a token, where it was a 500', async () => {
     const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
     for (const token of [owner.token, undefined]) {

@@ -91,3 +91,15 @@ describe('completionToChunks', () => {
     ]);
   });
 });
+
+describe('what a stream produced, for counting when the provider reports no usage', () => {
+  it('includes every choice of an n > 1 stream, not only the first', () => {
+    const acc = new StreamAccumulator();
+    const base = { id: 'c', object: 'chat.completion.chunk' as const, created: 1, model: 'm' };
+    acc.add({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'one' }, finish_reason: null }] });
+    acc.add({ ...base, choices: [{ index: 1, delta: { role: 'assistant', content: 'two' }, finish_reason: null }] });
+    acc.add({ ...base, choices: [{ index: 1, delta: { tool_calls: [{ index: 0, function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'stop' }] });
+    expect(acc.producedText()).toBe('onetwof{}');
+    expect(acc.toCompletion({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 })).toBeUndefined();
+  });
+});
