@@ -1,4 +1,5 @@
 import type { ChatChunk, ChatCompletion, FinishReason, ToolCall, Usage } from '../providers/types.js';
+import { emptyBesides, isEmptyValue } from '../providers/util.js';
 
 // Follows a chunk stream so that a streamed call can be costed exactly (upstream usage, or a count
 // of what was streamed) and, when it completed cleanly, cached as a whole completion, log
@@ -50,7 +51,7 @@ export class StreamAccumulator {
             if (t.extra_content) slot.extra_content = t.extra_content;
           }
         }
-        if (!this.unrepresentable && carriesMore(d)) this.unrepresentable = true;
+        if (!this.unrepresentable && !emptyBesides(d, REPRESENTED)) this.unrepresentable = true;
         if (this.unrepresentable) this.otherOutput += otherOutputOf(d);
       }
       const tokens = choice.logprobs?.content;
@@ -76,15 +77,8 @@ export class StreamAccumulator {
   }
 }
 
-/** Whether a delta has a field with a value (not null, '' or []) besides role, content and tool_calls: one toCompletion() cannot represent. */
-function carriesMore(d: ChatChunk['choices'][number]['delta']): boolean {
-  const fields = d as Record<string, unknown>;
-  for (const key in fields) {
-    if (key === 'role' || key === 'content' || key === 'tool_calls') continue;
-    if (!isEmptyValue(fields[key])) return true;
-  }
-  return false;
-}
+/** The delta fields toCompletion() represents; a delta with a value in any other it cannot. */
+const REPRESENTED: ReadonlySet<string> = new Set(['role', 'content', 'tool_calls']);
 
 /** Everything a delta of a further choice produced. */
 function producedBy(d: ChatChunk['choices'][number]['delta']): string {
@@ -104,10 +98,6 @@ function otherOutputOf(d: ChatChunk['choices'][number]['delta']): string {
   return out;
 }
 
-function isEmptyValue(v: unknown): boolean {
-  return v == null || v === '' || (Array.isArray(v) && v.length === 0);
-}
-
 /**
  * A cached completion replayed as a stream: role and content (with its logprobs) and every other
  * field of the message that has a value (a whole completion may carry refusal, function_call,
@@ -120,10 +110,7 @@ export function completionToChunks(c: ChatCompletion): ChatChunk[] {
   for (const choice of c.choices) {
     const m = choice.message as ChatCompletion['choices'][number]['message'] & Record<string, unknown>;
     const delta: Record<string, unknown> = { role: 'assistant', content: m.content ?? '' };
-    for (const key in m) {
-      if (key === 'role' || key === 'content' || key === 'tool_calls') continue;
-      if (!isEmptyValue(m[key])) delta[key] = m[key];
-    }
+    for (const key in m) if (!REPRESENTED.has(key) && !isEmptyValue(m[key])) delta[key] = m[key];
     const content: ChatChunk['choices'][number] = { index: choice.index, delta: delta as ChatChunk['choices'][number]['delta'], finish_reason: null };
     if (choice.logprobs) content.logprobs = choice.logprobs;
     out.push(chunk([content]));

@@ -118,3 +118,15 @@ export function legacyFunctionField(req: ChatRequest): 'functions' | 'function_c
 export function isLegacyFunctionMessage(m: ChatMessage): boolean {
   return m.role === 'function' || (m.role === 'assistant' && m['function_call'] != null);
 }
+
+/** A value that says nothing: null, undefined, '' or []. */
+export function isEmptyValue(v: unknown): boolean {
+  return v == null || v === '' || (Array.isArray(v) && v.length === 0);
+}
+
+/** Whether every field of `fields` but those in `except` is empty (a stream delta that carries nothing more). */
+export function emptyBesides(fields: object, except: ReadonlySet<string>): boolean {
+  const record = fields as Record<string, unknown>;
+  for (const key in record) if (!except.has(key) && !isEmptyValue(record[key])) return false;
+  return true;
+}

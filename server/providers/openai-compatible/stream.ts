@@ -16,7 +16,7 @@ import type { SseEvent } from '../http.js';
 import { isRetryableStatus } from '../http-errors.js';
 import { forgetRawJson, keepRawJson } from '../raw-json.js';
 import { streamFailure } from '../stream-errors.js';
-import { isRecord, nowSeconds, usageChunk } from '../util.js';
+import { emptyBesides, isRecord, nowSeconds, usageChunk } from '../util.js';
 
 export class OpenAIStreamNormalizer {
   private done = false;
@@ -148,13 +148,8 @@ const MAX_OPENINGS = 128;
  */
 function isEmptyChoice(c: ChatChunk['choices'][number]): boolean {
   if (c.finish_reason) return false;
-  const d = c.delta as Record<string, unknown> | undefined;
-  if (!d) return true;
-  for (const key in d) {
-    if (key === 'role') continue;
-    const v = d[key];
-    if (v == null || v === '' || (Array.isArray(v) && v.length === 0)) continue;
-    return false;
-  }
-  return true;
+  const d = c.delta as ChatChunk['choices'][number]['delta'] | undefined;
+  return !d || emptyBesides(d, ROLE);
 }
+
+const ROLE: ReadonlySet<string> = new Set(['role']);
