@@ -55,13 +55,16 @@ export function classifyFailure(err: unknown, target: Target, breakers: CircuitB
 /**
  * Whether the provider refused the request itself (a 4xx such as 400, 404 or 422: bad parameters
  * for that model), which another target would refuse too. Everything else is the provider's
- * fault: a retryable failure, a rejected provider key (401, 403), or a broken answer to a good
- * request (a 200 whose body is not JSON or holds no answer).
+ * fault: a retryable failure, the provider account refused (a rejected key, 401 or 403; no credit
+ * left, 402), or a broken answer to a good request (a 200 whose body is not JSON or holds no answer).
  */
 function rejectsRequest(err: ProviderError): boolean {
   if (err.kind === 'request') return true;
-  return err.kind === 'http' && !err.retryable && err.status !== 401 && err.status !== 403;
+  return err.kind === 'http' && !err.retryable && !ACCOUNT_REFUSED.has(err.status);
 }
+
+/** Statuses that refuse the provider account, not the request. */
+const ACCOUNT_REFUSED: ReadonlySet<number> = new Set([401, 402, 403]);
 
 /** The error the client sees when no attempt succeeded. */
 export function exhaustedError(errors: UpstreamErrorSummary[]): GatewayError {

@@ -85,17 +85,27 @@ export class CircuitBreakers {
     this.circuits.delete(provider);
   }
 
+  /**
+   * A failed attempt. Only a failed probe lengthens the cool-down: the failures of requests sent
+   * before the circuit opened (many, under concurrency) or while it was open (a last resort sent
+   * anyway) count, but do not push the provider's return further away.
+   */
   failure(provider: string, retryAfterMs?: number): void {
     const c = this.circuits.get(provider) ?? { failures: 0, openUntil: 0, cooldownMs: 0, probeUntil: 0 };
     c.failures++;
     const wasProbing = c.probeUntil !== 0;
     c.probeUntil = 0;
+    const now = this.now();
     if (retryAfterMs !== undefined && retryAfterMs > 0) {
       // The provider told us when to come back: do not send before then.
-      c.openUntil = Math.max(c.openUntil, this.now() + Math.min(retryAfterMs, this.maxCooldown));
-    } else if (wasProbing || c.failures >= this.threshold) {
+      c.openUntil = Math.max(c.openUntil, now + Math.min(retryAfterMs, this.maxCooldown));
+    } else if (wasProbing) {
       c.cooldownMs = c.cooldownMs ? Math.min(c.cooldownMs * 2, this.maxCooldown) : this.baseCooldown;
-      c.openUntil = this.now() + c.cooldownMs;
+      c.openUntil = now + c.cooldownMs;
+    } else if (c.failures >= this.threshold && now >= c.openUntil) {
+      // Opens (or, half-open with no probe out, opens again) for the cool-down it had.
+      c.cooldownMs ||= this.baseCooldown;
+      c.openUntil = now + c.cooldownMs;
     }
     this.circuits.set(provider, c);
   }

@@ -95,7 +95,14 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
       upstreamMs += performance.now() - sent;
       breakers.success(target.provider);
       if (body.encoding_format === 'base64') encodeBase64(response);
-      const usage = await usageOf(response, body.input);
+      const reported = response.usage?.prompt_tokens;
+      const usage = reported !== undefined && reported > 0 ? { prompt_tokens: reported, completion_tokens: 0, total_tokens: reported } : await countedUsage(body.input);
+      if (reported === undefined || reported <= 0) {
+        // Counted here, the provider having reported none: the client reads what it was charged for.
+        forgetRawJson(response);
+        response.usage = usage;
+        response.usage_estimated = true;
+      }
       costs.push(costRow(call, target, usage, 'ok'));
       // Decided by target, not by position: the breakers may have dropped the primary from the list.
       const outcome: Outcome = { decision: withFallback(decision, !isPrimary(decision, target)), served: target, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: false, status: 'ok', errorType: null };
@@ -124,14 +131,11 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
   throw exhausted;
 }
 
-/** The provider's usage, or a count of the input where it reports none (embeddings have no output). */
-async function usageOf(response: EmbeddingsResponse, input: EmbeddingsBody['input']): Promise<Usage> {
-  const reported = response.usage?.prompt_tokens;
-  let prompt = typeof reported === 'number' && reported > 0 ? reported : 0;
-  if (!prompt) {
-    const items: Array<string | number[]> = typeof input === 'string' ? [input] : typeof input[0] === 'number' ? [input as number[]] : (input as Array<string | number[]>);
-    for (const item of items) prompt += typeof item === 'string' ? await countTokens(item) : item.length;
-  }
+/** A count of the input, for a provider that reports no usage (embeddings have no output). */
+async function countedUsage(input: EmbeddingsBody['input']): Promise<Usage> {
+  const items: Array<string | number[]> = typeof input === 'string' ? [input] : typeof input[0] === 'number' ? [input as number[]] : (input as Array<string | number[]>);
+  let prompt = 0;
+  for (const item of items) prompt += typeof item === 'string' ? await countTokens(item) : item.length;
   return { prompt_tokens: prompt, completion_tokens: 0, total_tokens: prompt };
 }
 

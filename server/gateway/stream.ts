@@ -83,7 +83,8 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     // Committed to this target: the client gets headers and chunks from here on.
     upstreamMs += performance.now() - sent;
     head.upstreamMs = upstreamMs;
-    breakers.success(target.provider);
+    // The provider's verdict waits for the stream's end: one whose streams keep breaking after
+    // their first chunk must count as failing, not be cleared by each first chunk.
     sink.start(head);
     const acc = new StreamAccumulator();
     try {
@@ -108,6 +109,8 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       costs.push(costRow(call, target, usage, aborted ? 'ok' : 'error'));
       // Logged with the plan's decision: used_fallback only marks a call a fallback target served.
       if (aborted) {
+        // The provider was answering when the client left.
+        breakers.success(target.provider);
         // Stopped while waiting on the client, the upstream generator is still suspended: end it
         // so its connection and timer are released now.
         void iterator.return?.(undefined).catch(() => undefined);
@@ -121,6 +124,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       return;
     }
 
+    breakers.success(target.provider);
     const reported = reportedUsage(acc.usage);
     const usage = reported ?? (await estimateUsage(body, acc.producedText()));
     costs.push(costRow(call, target, usage, 'ok'));

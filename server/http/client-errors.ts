@@ -19,8 +19,10 @@ export function answerClientErrors(server: Server): void {
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const message = status === 431 ? 'Request headers (the URL included) are too large' : status === 408 ? 'The request was not received in time' : 'Malformed HTTP request';
     const body = JSON.stringify(errorBody(new GatewayError('invalid_request_error', message, { status })));
-    socket.end(
+    socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
+    // Closed at once, as Node does: a client still sending (a dripping body) must not keep it open.
+    socket.destroy(err);
   });
 }

@@ -25,7 +25,9 @@ const MAX_MESSAGE = 500;
 export const AUTH_FAILURE_STATUS = 401;
 
 export function isRetryableStatus(status: number): boolean {
-  return status === 429 || status >= 500;
+  // 408: the provider timed out reading the request; 409: a conflict on its side (OpenAI's SDKs
+  // retry both, with 429 and 5xx).
+  return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
 /** Retry-After as milliseconds: `retry-after-ms`, then `retry-after` in seconds or as an HTTP date. */

@@ -1,10 +1,16 @@
 // Decides a streaming failure's final shape from whether the adapter had already yielded a chunk:
 // before the first chunk the core can still fall back to another provider, after it cannot.
+//
+// A stream fails this way only once the provider has answered 200 (a refusal or a failed
+// connection is the HTTP layer's error), so its status is 200, as for a whole answer that is
+// broken: the attempt was a real upstream call, and gets its cost row.
 import { ProviderError } from './types.js';
 import { ProviderAbortedError } from './http-errors.js';
 
+const ANSWERED = 200;
+
 export function streamFailure(provider: string, message: string, cause?: unknown): ProviderError {
-  return new ProviderError({ provider, status: 0, retryable: false, kind: 'stream', message: `${provider} ${message}`, cause });
+  return new ProviderError({ provider, status: ANSWERED, retryable: false, kind: 'stream', message: `${provider} ${message}`, cause });
 }
 
 export function settleStreamError(err: unknown, provider: string, yielded: boolean): ProviderError {
@@ -13,7 +19,7 @@ export function settleStreamError(err: unknown, provider: string, yielded: boole
     ? err
     : new ProviderError({
         provider,
-        status: 0,
+        status: ANSWERED,
         retryable: false,
         kind: err instanceof SyntaxError ? 'parse' : 'stream',
         message: `${provider} stream failed: ${err instanceof Error ? err.message : String(err)}`,

@@ -112,7 +112,10 @@ export interface EmbeddingsResponse {
   /** Vectors as numbers, or as base64 of little-endian float32 when encoding_format is base64. */
   data: Array<{ object: 'embedding'; index: number; embedding: number[] | string }>;
   model: string;
-  usage: { prompt_tokens: number; total_tokens: number };
+  /** Absent when the provider reports none (Gemini never does); the core counts it then. */
+  usage?: { prompt_tokens: number; total_tokens: number; completion_tokens?: number };
+  /** Set by the core when `usage` is its count, not the provider's. */
+  usage_estimated?: boolean;
 }
 
 export interface CallOptions {

@@ -306,6 +306,8 @@ function embedOne(x: Exchange): void {
 function embedBatch(x: Exchange): void {
   const reqs = x.body.requests;
   if (!Array.isArray(reqs) || reqs.length === 0) return bad(x, '* BatchEmbedContentsRequest.requests: requests is not specified');
+  // As the real API: at most 100 requests in one batch.
+  if (reqs.length > 100) return bad(x, '* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch');
   const embeddings: Array<{ values: number[] }> = [];
   for (const r of reqs) {
     const text = isObj(r) ? contentText(r.content) : '';

@@ -8,7 +8,7 @@ import { anthropicApi } from './anthropic.js';
 import { geminiApi } from './gemini.js';
 import { openaiApi } from './openai.js';
 import { sendJson, sleep } from './sse.js';
-import type { SimEndpoint, SimFormat } from './types.js';
+import type { FaultRule, SimEndpoint, SimFormat } from './types.js';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -92,13 +92,20 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
 
 /** Body text that no wire format's parser accepts as an answer. */
 const NOT_JSON = '<html><body>502 upstream proxy error</body></html>';
-const NO_CHOICES = JSON.stringify({ id: 'sim-malformed', object: 'chat.completion', created: 0 });
+const MALFORMED_JSON: Record<Exclude<Malformed, 'not-json'>, string> = {
+  'no-choices': JSON.stringify({ id: 'sim-malformed', object: 'chat.completion', created: 0 }),
+  'empty-choices': JSON.stringify({ id: 'sim-malformed', object: 'chat.completion', created: 0, choices: [] }),
+  'no-message': JSON.stringify({ id: 'sim-malformed', object: 'chat.completion', created: 0, choices: [{ index: 0 }] }),
+};
+
+type Malformed = NonNullable<FaultRule['malformedAnswer']>;
 
 /** A 200 whose body is not a usable answer (FaultRule.malformedAnswer). */
-function sendMalformed(res: ServerResponse, endpoint: SimEndpoint, kind: 'not-json' | 'no-choices'): void {
-  if (endpoint !== 'stream') return sendJson(res, 200, kind === 'not-json' ? NOT_JSON : NO_CHOICES);
+function sendMalformed(res: ServerResponse, endpoint: SimEndpoint, kind: Malformed): void {
+  const text: string = kind === 'not-json' ? NOT_JSON : MALFORMED_JSON[kind];
+  if (endpoint !== 'stream') return sendJson(res, 200, text);
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-  res.end(kind === 'not-json' ? `data: ${NOT_JSON}\n\n` : `data: ${NO_CHOICES}\n\ndata: [DONE]\n\n`);
+  res.end(kind === 'not-json' ? `data: ${text}\n\n` : `data: ${text}\n\ndata: [DONE]\n\n`);
 }
 
 function matchRoute(method: string, path: string): Route | null {

@@ -54,9 +54,10 @@ export interface FaultRule {
    * Answer 200 with a broken body instead of the completion, as a misbehaving proxy or provider
    * might: `not-json` sends text that is not JSON (on a stream, an SSE data frame that is not
    * JSON), `no-choices` a JSON object with no answer in it (on a stream, one such chunk, then the
-   * end). The same in every wire format.
+   * end), `empty-choices` one whose `choices` is `[]`, `no-message` one whose only choice has no
+   * `message` (no `delta` on a stream). The same in every wire format.
    */
-  malformedAnswer?: 'not-json' | 'no-choices';
+  malformedAnswer?: 'not-json' | 'no-choices' | 'empty-choices' | 'no-message';
   /**
    * Answer without any token usage, as some OpenAI-compatible servers and proxies do: no `usage`
    * (and no usage chunk in a stream), no Gemini `usageMetadata`, no Anthropic `usage`.

@@ -84,12 +84,24 @@ describe('a malformed 200 answer', () => {
   beforeEach(closeCircuits);
   afterEach(closeCircuits);
 
-  it.each(['not-json', 'no-choices'] as const)('(%s) is the provider\'s fault: the next target serves, and the circuit counts it', async (malformedAnswer) => {
+  it.each(['not-json', 'no-choices', 'empty-choices', 'no-message'] as const)('(%s) is the provider\'s fault: the next target serves, and the circuit counts it', async (malformedAnswer) => {
     c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1-mini', malformedAnswer, times: 1 }]);
     const { data, response } = await c.openai().chat.completions.create({ model: 'openai/gpt-4.1-mini', messages: user(`malformed ${malformedAnswer}`) }).withResponse();
     const gw = (data as any)._gateway;
     expect(gw).toMatchObject({ provider: 'groq', model: 'gpt-4.1-mini', routing: { usedFallback: true } });
     expect(JSON.parse(response.headers.get('x-gateway-errors')!)).toEqual([expect.objectContaining({ provider: 'openai', status: 200 })]);
+    expect(breakers().snapshot().openai?.consecutiveFailures).toBe(1);
+    // The same question again is answered afresh: nothing broken was cached.
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1-mini', malformedAnswer, times: 1 }]);
+    const again = await c.openai().chat.completions.create({ model: 'openai/gpt-4.1-mini', messages: user(`malformed ${malformedAnswer}`) }).withResponse();
+    expect(again.response.headers.get('x-gateway-cache')).toBeNull();
+  });
+
+  it.each([408, 409, 402])('a provider\'s %i is its own trouble (a timeout, a conflict, no credit left): the next target serves, and the circuit counts it', async (status) => {
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1-mini', status, times: 1 }]);
+    const { data, response } = await c.openai().chat.completions.create({ model: 'openai/gpt-4.1-mini', messages: user(`status ${status}`) }).withResponse();
+    expect((data as any)._gateway).toMatchObject({ provider: 'groq', routing: { usedFallback: true } });
+    expect(JSON.parse(response.headers.get('x-gateway-errors')!)).toEqual([expect.objectContaining({ provider: 'openai', status })]);
     expect(breakers().snapshot().openai?.consecutiveFailures).toBe(1);
   });
 
@@ -318,6 +330,7 @@ describe('streams under faults', () => {
   });
 
   it('ends a stream that breaks after its first byte with an error event, never [DONE]', async () => {
+    c.env.services.dataPlane.breakers.success('openai');
     c.sim.setFaults([{ format: 'openai', model: 'gpt-4o-mini', cutStreamAfterChunks: 3 }]);
     const res = await fetch(`${c.env.baseUrl}/v1/chat/completions`, {
       method: 'POST',
@@ -340,6 +353,9 @@ describe('streams under faults', () => {
     await expect(async () => {
       for await (const _ of stream) void _;
     }).rejects.toThrow();
+    // Both breaks count against the provider, in a row: its first chunks do not clear the count.
+    expect(c.env.services.dataPlane.breakers.snapshot().openai?.consecutiveFailures).toBe(2);
+    c.env.services.dataPlane.breakers.success('openai');
   });
 
   it('aborts the upstream call when the client goes away', async () => {

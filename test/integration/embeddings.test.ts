@@ -50,6 +50,26 @@ describe('embeddings through the OpenAI client', () => {
     expect(asFloat.usage.prompt_tokens).toBeGreaterThan(0);
   });
 
+  it('sends more than Gemini\'s 100 inputs a batch as several batches, in order, and says its usage is a count', async () => {
+    const input = Array.from({ length: 230 }, (_, i) => `text number ${i}`);
+    const before = c.sim.requests.filter((r) => r.path.endsWith(':batchEmbedContents')).length;
+    const all = await c.openai().embeddings.create({ model: 'gemini/gemini-embedding-001', input, dimensions: 8, encoding_format: 'float' });
+    const batches = c.sim.requests.filter((r) => r.path.endsWith(':batchEmbedContents')).slice(before);
+    expect(batches.map((r) => (r.body as { requests: unknown[] }).requests.length).sort((a, b) => a - b)).toEqual([30, 100, 100]);
+    expect(all.data.map((d) => d.index)).toEqual(input.map((_, i) => i));
+    // Each vector is the one Gemini gives that text alone.
+    for (const i of [0, 99, 100, 229]) {
+      const one = await c.openai().embeddings.create({ model: 'gemini/gemini-embedding-001', input: input[i]!, dimensions: 8, encoding_format: 'float' });
+      expect(all.data[i]!.embedding).toEqual(one.data[0]!.embedding);
+    }
+    // Gemini reports no usage: the tokenizer's count, marked as such, and what the cost row holds.
+    expect((all as unknown as { usage_estimated?: boolean }).usage_estimated).toBe(true);
+    const gw = (all as unknown as { _gateway: { requestId: string } })._gateway;
+    await c.waitForCount('select count(*) n from cost_logs where request_id = $1', [gw.requestId], 1);
+    const [row] = await c.query('select input_tokens from cost_logs where request_id = $1', [gw.requestId]);
+    expect(row.input_tokens).toBe(all.usage.prompt_tokens);
+  });
+
   it('resolves a bare model id, and passes dimensions and token-array input to OpenAI-compatible providers', async () => {
     const res = await post({ model: 'text-embedding-3-small', input: [[1, 2, 3], [4, 5]], dimensions: 8, encoding_format: 'float' });
     expect(res.status).toBe(200);

@@ -20,8 +20,8 @@ describe('classifyFailure', () => {
   it('falls back on a broken 200 answer and counts it against the provider', () => {
     const notJson = classify(failure({ status: 200, retryable: false, kind: 'parse', message: 'openai returned a body that is not JSON' }));
     expect(notJson).toMatchObject({ fallBack: true, answered: true, counted: 1 });
-    // A stream whose first event is not JSON: no status, nothing reached the client yet.
-    expect(classify(failure({ status: 0, retryable: false, kind: 'parse' }))).toMatchObject({ fallBack: true, answered: false, counted: 1 });
+    // A stream whose first event is not JSON: answered 200, nothing reached the client yet.
+    expect(classify(failure({ status: 200, retryable: true, kind: 'parse' }))).toMatchObject({ fallBack: true, answered: true, counted: 1 });
   });
 
   it('falls back on retryable failures and rejected provider keys', () => {

@@ -82,6 +82,22 @@ describe('CircuitBreakers', () => {
     expect(breakers.claim('gemini', LEASE_MS)).toBe('probe');
   });
 
+  it('opens for the base cool-down however many failures of requests already sent follow; only a failed probe doubles it', () => {
+    const time = clock();
+    const breakers = new CircuitBreakers({ now: time.now, baseCooldownMs: 10_000, maxCooldownMs: 300_000 });
+    // Twenty calls in flight when the provider starts failing: the fifth failure opens the circuit.
+    for (let i = 0; i < 20; i++) breakers.failure('openai');
+    expect(breakers.snapshot().openai).toMatchObject({ state: 'open', consecutiveFailures: 20, openUntil: new Date(time.now() + 10_000).toISOString() });
+    time.advance(10_000);
+    // Due for a probe; a late failure of an earlier request reopens it for the same cool-down.
+    breakers.failure('openai');
+    expect(breakers.snapshot().openai!.openUntil).toBe(new Date(time.now() + 10_000).toISOString());
+    time.advance(10_000);
+    expect(breakers.claim('openai', LEASE_MS)).toBe('probe');
+    breakers.failure('openai');
+    expect(breakers.snapshot().openai!.openUntil).toBe(new Date(time.now() + 20_000).toISOString());
+  });
+
   it('does not claim the probe for a candidate that is only listed', () => {
     const { breakers, time } = openedFor(3_000);
     time.advance(3_500);

@@ -15,7 +15,6 @@ import {
 import { getJson, postJson, postSse } from '../http.js';
 import { HttpAdapter } from '../http-adapter.js';
 import { settleStreamError } from '../stream-errors.js';
-import { estimateTokens } from '../token-count.js';
 import { toGeminiRequest } from './request.js';
 import { fromGeminiResponse, type GeminiResponse } from './response.js';
 import { GeminiStreamTranslator } from './stream.js';
@@ -24,6 +23,9 @@ interface ModelList { models?: Array<{ name?: unknown; supportedGenerationMethod
 
 /** Generation methods of the models this adapter can serve: chat, and embeddings. */
 const SERVED_METHODS: ReadonlySet<unknown> = new Set(['generateContent', 'embedContent', 'batchEmbedContents']);
+
+/** The most requests one batchEmbedContents call takes. */
+const GEMINI_MAX_BATCH = 100;
 
 export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
   readonly family = 'gemini' as const;
@@ -84,20 +86,28 @@ export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
   async embeddings(req: EmbeddingsRequest, opts: CallOptions): Promise<EmbeddingsResponse> {
     const inputs = typeof req.input === 'string' ? [req.input] : req.input;
     const model = req.model.startsWith('models/') ? req.model : `models/${req.model}`;
-    const dims = typeof req['dimensions'] === 'number' ? { outputDimensionality: req['dimensions'] } : {};
-    const body = { requests: inputs.map((text) => ({ model, content: { parts: [{ text }] }, ...dims })) };
-    const res = await postJson<{ embeddings?: Array<{ values?: number[] }> }>(this.modelUrl(req.model, 'batchEmbedContents'), this.headers, body, this.http(opts));
-    if (!res || !Array.isArray(res.embeddings)) {
-      throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned no embeddings` });
+    const dims = typeof req['dimensions'] === 'number' ? req['dimensions'] : undefined;
+    const url = this.modelUrl(req.model, 'batchEmbedContents');
+    // batchEmbedContents takes at most 100 requests; OpenAI's endpoint takes 2,048 inputs. Larger
+    // inputs go as several batches at once, their vectors put back in input order.
+    const batches: string[][] = [];
+    for (let i = 0; i < inputs.length; i += GEMINI_MAX_BATCH) batches.push(inputs.slice(i, i + GEMINI_MAX_BATCH));
+    const answers = await Promise.all(batches.map((batch) => {
+      const requests = batch.map((text) => {
+        const one: Record<string, unknown> = { model, content: { parts: [{ text }] } };
+        if (dims !== undefined) one['outputDimensionality'] = dims;
+        return one;
+      });
+      return postJson<{ embeddings?: Array<{ values?: number[] }> }>(url, this.headers, { requests }, this.http(opts));
+    }));
+    const data: EmbeddingsResponse['data'] = [];
+    for (const [i, res] of answers.entries()) {
+      if (!res || !Array.isArray(res.embeddings) || res.embeddings.length !== batches[i]!.length) {
+        throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned no embedding for some inputs` });
+      }
+      for (const e of res.embeddings) data.push({ object: 'embedding', index: data.length, embedding: e.values ?? [] });
     }
-    // Gemini reports no token usage for embeddings; a character-based estimate keeps cost logging going.
-    let tokens = 0;
-    for (const t of inputs) tokens += estimateTokens(t);
-    return {
-      object: 'list',
-      data: res.embeddings.map((e, index) => ({ object: 'embedding', index, embedding: e.values ?? [] })),
-      model: req.model,
-      usage: { prompt_tokens: tokens, total_tokens: tokens },
-    };
+    // Gemini reports no token usage for embeddings: the core counts the input.
+    return { object: 'list', data, model: req.model };
   }
 }

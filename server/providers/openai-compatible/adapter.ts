@@ -15,6 +15,7 @@ import {
 import { getJson, postJson, postSse } from '../http.js';
 import { HttpAdapter } from '../http-adapter.js';
 import { settleStreamError } from '../stream-errors.js';
+import { isRecord } from '../util.js';
 import { withAcceptedFields, type AcceptedFields, type AcceptedFieldsFor } from './accepted-fields.js';
 import { forOpenAIFormat } from './request.js';
 import { OpenAIStreamNormalizer } from './stream.js';
@@ -75,8 +76,15 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
     body = this.shaped(body);
     // The answer keeps its upstream JSON text: it goes back to the client as it came.
     const res = await postJson<ChatCompletion>(`${this.baseUrl}/chat/completions`, this.headers, body, this.http(opts), true);
-    if (!res || !Array.isArray(res.choices)) {
+    // A broken answer (no choice, or a choice without its message) is the provider's fault, like
+    // one that is not JSON: the call falls back, and nothing of it is cached.
+    if (!res || !Array.isArray(res.choices) || res.choices.length === 0) {
       throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned a completion without choices` });
+    }
+    for (const choice of res.choices) {
+      if (!isRecord(choice) || !isRecord(choice.message)) {
+        throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned a choice without its message` });
+      }
     }
     return res;
   }
