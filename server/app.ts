@@ -3,6 +3,7 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Services } from './services.js';
 import type { RequestListener } from 'node:http';
 import { callGate } from './http/call-gate.js';
+import { Drain, refuseWhileDraining } from './http/drain.js';
 import { mountMetrics } from './http/metrics.js';
 import { CHAT_PATH, chatHandler } from './http/chat.js';
 import { EMBEDDINGS_PATH, embeddingsHandler } from './http/embeddings.js';
@@ -20,14 +21,16 @@ import { appRouter } from './trpc/router.js';
 /**
  * The request listener main.ts serves and tests mount on port 0: chat completions and embeddings on
  * a fast path straight off the node server (no router, no middleware chain), everything else through
- * Express.
+ * Express. Once `drain` has started (shutdown), every new request, /health included, is refused with
+ * 503 service_unavailable and `Connection: close`.
  */
-export function createRequestListener(services: Services): RequestListener {
+export function createRequestListener(services: Services, drain: Drain = new Drain()): RequestListener {
   const app = createApp(services);
   const admit = callGate(services);
   const chat = chatHandler(services, services.dataPlane, admit);
   const embeddings = embeddingsHandler(services, services.dataPlane, admit);
   return (req, res) => {
+    if (drain.draining) return refuseWhileDraining(res);
     if (req.method === 'POST') {
       if (req.url === CHAT_PATH || req.url?.startsWith(`${CHAT_PATH}?`)) return chat(req, res);
       if (req.url === EMBEDDINGS_PATH || req.url?.startsWith(`${EMBEDDINGS_PATH}?`)) return embeddings(req, res);

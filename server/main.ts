@@ -4,6 +4,7 @@ import { loadConfig, type Config } from './config.js';
 import { setupDatabase } from './db/setup.js';
 import { dataPlaneCallsInFlight, dataPlaneCallsSettled } from './http/call-handler.js';
 import { answerClientErrors } from './http/client-errors.js';
+import { Drain } from './http/drain.js';
 import { requestTimeoutOptions } from './http/server-timeouts.js';
 import { createLogger } from './lib/logger.js';
 import { createServices } from './services.js';
@@ -24,7 +25,8 @@ async function main(): Promise<void> {
   }
 
   await services.start();
-  const server = await listen(createRequestListener(services), config);
+  const drain = new Drain();
+  const server = await listen(createRequestListener(services, drain), drain, config);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const lines = [
@@ -43,12 +45,15 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => server.closeAllConnections(), config.GATEWAY_SHUTDOWN_TIMEOUT_MS);
     force.unref();
+    // Stop accepting, drop idle connections, refuse new requests on kept-alive ones (503), close
+    // each busy one once its response is over: the server closes when the last response ends.
+    const serverClosed = drain.start(server);
     // Live-tap streams never finish on their own: end them so the server can close.
     services.liveBus.endAll();
     // Running jobs wind down meanwhile, not after: both waits are bounded by the shutdown timeout,
     // and one after the other they could outlast an orchestrator's grace period.
     const jobsStopped = services.stopJobs();
-    await closeServer(server);
+    await serverClosed;
     clearTimeout(force);
     // Calls whose connection was forced closed still log themselves (client_closed) a few ticks
     // later: wait for that, briefly, so the log drain below writes their rows.
@@ -66,21 +71,14 @@ async function main(): Promise<void> {
 /** How long shutdown waits for the handlers of calls cut at its deadline to finish. */
 const CALLS_SETTLE_MS = 2_000;
 
-function listen(listener: RequestListener, config: Config): Promise<Server> {
+function listen(listener: RequestListener, drain: Drain, config: Config): Promise<Server> {
   return new Promise((resolve, reject) => {
     // Longer than the usual load-balancer idle timeout (60 s), so the balancer closes first.
     const server = createServer({ keepAliveTimeout: 65_000, noDelay: true, ...requestTimeoutOptions(config) }, listener);
     answerClientErrors(server);
+    drain.watch(server);
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve(server));
-  });
-}
-
-/** Stop accepting, let in-flight requests finish, drop idle keep-alive sockets. */
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
   });
 }
 
