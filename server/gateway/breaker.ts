@@ -85,6 +85,11 @@ export class CircuitBreakers {
     this.circuits.delete(provider);
   }
 
+  /** Forgets a provider's failures: its credentials or address changed, so they say nothing now. */
+  reset(provider: string): void {
+    this.circuits.delete(provider);
+  }
+
   /**
    * A failed attempt. Only a failed probe lengthens the cool-down: the failures of requests sent
    * before the circuit opened (many, under concurrency) or while it was open (a last resort sent

@@ -44,6 +44,8 @@ export class DataPlane {
   readonly engine: RoutingEngine;
   readonly judgeSampler: JudgeSampler;
   simulator: Simulator | undefined;
+  /** Simulators a credential replaced, stopping once their calls have had time to finish. */
+  private readonly retiring: Array<{ simulator: Simulator; timer: NodeJS.Timeout }> = [];
 
   constructor(private readonly opts: DataPlaneOptions) {
     const { config } = opts;
@@ -84,14 +86,28 @@ export class DataPlane {
   }
 
   async start(): Promise<void> {
-    await this.registry.load(await this.resolveSettings());
+    await this.loadProviders();
     this.registry.startLocalProbe();
     await this.routing.start();
   }
 
   /** POST /v1/providers/reload: re-read credentials and run discovery again, no restart. */
   async reload(): Promise<void> {
-    await this.registry.load(await this.resolveSettings());
+    await this.loadProviders();
+  }
+
+  private async loadProviders(): Promise<void> {
+    const previous = this.simulator;
+    const changed = await this.registry.load(await this.resolveSettings());
+    // A provider with a new key or address starts with a closed circuit: a fixed key is used at once.
+    for (const name of changed) this.breakers.reset(name);
+    // The simulator a credential replaced is stopped only now that nothing is routed to it, and
+    // once the calls still on it have had their upstream timeout to finish.
+    if (previous && previous !== this.simulator) {
+      const retire = setTimeout(() => void previous.close(), this.opts.config.GATEWAY_UPSTREAM_TIMEOUT_MS);
+      retire.unref();
+      this.retiring.push({ simulator: previous, timer: retire });
+    }
   }
 
   /** Stop taking work from the pool, write every queued log row, release sockets. */
@@ -100,6 +116,10 @@ export class DataPlane {
     await this.logWriter.drain(this.opts.config.GATEWAY_LOG_DRAIN_TIMEOUT_MS);
     await this.routing.close();
     await this.simulator?.close();
+    for (const { simulator, timer } of this.retiring.splice(0)) {
+      clearTimeout(timer);
+      await simulator.close();
+    }
     await closeHttp();
   }
 
@@ -110,8 +130,8 @@ export class DataPlane {
     const hasCredential = settings.some((s) => s.source === 'env');
     if (mode === 'on' || (mode === 'auto' && !hasCredential)) {
       settings.unshift(await this.simulatorSettings());
-    } else if (this.simulator) {
-      await this.simulator.close();
+    } else {
+      // Stopped by loadProviders once the new providers are in place.
       this.simulator = undefined;
     }
     return settings;

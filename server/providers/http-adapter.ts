@@ -1,11 +1,10 @@
 import type { CallOptions, ProviderSettings } from './types.js';
 import { jsonHeaders, type HttpOptions } from './http.js';
-import { isAbortedError } from './http-errors.js';
 
 /**
  * What every HTTP adapter shares: its name and base URL, JSON and SSE header sets built once (the
  * provider's auth headers included), the per-call HTTP options, and the rule for model discovery
- * (the provider's own list, else the built-in one; an abort is never swallowed).
+ * (the provider's own list, else the built-in one).
  */
 export abstract class HttpAdapter {
   readonly name: string;
@@ -26,14 +25,12 @@ export abstract class HttpAdapter {
     return { provider: this.name, signal: opts.signal, timeoutMs: opts.timeoutMs };
   }
 
-  /** The ids `fetchIds` finds, or the built-in list when it finds none or fails. */
+  /**
+   * The ids `fetchIds` finds, or the built-in list when it finds none. A failure is thrown: the
+   * registry falls back to the built-in list and reports why (`discoveryError`).
+   */
   protected async discover(fetchIds: () => Promise<string[]>): Promise<string[]> {
-    try {
-      const ids = await fetchIds();
-      return ids.length > 0 ? ids : this.builtinModels;
-    } catch (err) {
-      if (isAbortedError(err)) throw err;
-      return this.builtinModels;
-    }
+    const ids = await fetchIds();
+    return ids.length > 0 ? ids : this.builtinModels;
   }
 }

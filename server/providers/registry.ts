@@ -44,11 +44,21 @@ export class ProviderRegistry {
   private probeTimer: NodeJS.Timeout | undefined;
 
   /** Build adapters for `settings` and discover their models (in parallel); replaces the current set. */
-  async load(settings: RegistrySettings[]): Promise<void> {
+  /**
+   * Discovers every provider of `settings` and serves them from then on. Returns the names of the
+   * providers whose credentials or address changed (or that are new), whose past failures say
+   * nothing about them any more.
+   */
+  async load(settings: RegistrySettings[]): Promise<string[]> {
+    const before = new Map(this.settings.map((s) => [s.name, s]));
     this.settings = settings;
     const discovered = await Promise.all(settings.map((s) => discover(s)));
     this.view = buildView(discovered);
     this.version++;
+    return settings.filter((s) => {
+      const old = before.get(s.name);
+      return !old || old.apiKey !== s.apiKey || old.baseUrl !== s.baseUrl;
+    }).map((s) => s.name);
   }
 
   /** Re-run discovery with the current settings (local servers coming and going). */
@@ -100,9 +110,12 @@ export class ProviderRegistry {
   }
 
   private async refreshLocal(): Promise<void> {
-    const local = this.settings.filter((s) => s.source === 'local');
+    const settings = this.settings;
+    const local = settings.filter((s) => s.source === 'local');
     if (local.length === 0) return;
     const refreshed = await Promise.all(local.map((s) => discover(s)));
+    // A reload while the probe ran has discovered with newer settings: this result is stale.
+    if (this.settings !== settings) return;
     const providers = new Map(this.view.providers);
     for (const p of refreshed) providers.set(p.name, p);
     this.view = buildView([...providers.values()]);

@@ -131,7 +131,10 @@ export interface ProviderAdapter {
   /** Registry name, as in GET /v1/providers and the `provider/model` syntax: openai, anthropic, gemini, groq, ... */
   readonly name: string;
   readonly family: ProviderFamily;
-  /** Upstream model ids this provider serves (its models endpoint; adapters fall back to a built-in list). */
+  /**
+   * Upstream model ids this provider serves: its models endpoint, or its built-in list when that
+   * lists none. Rejects when the endpoint fails (the registry then uses the built-in list and says why).
+   */
   listModels(opts: CallOptions): Promise<string[]>;
   chat(req: ChatRequest, opts: CallOptions): Promise<ChatCompletion>;
   /**

@@ -165,12 +165,12 @@ describe.each(families)('$provider adapter', ({ provider, format, model }) => {
     expect(typeof streamed.city).toBe('string');
   });
 
-  it('lists models, falling back to the built-in list when the endpoint fails', async () => {
+  it('lists models, and rejects when the endpoint fails (the registry falls back and says why)', async () => {
     const models = await a().listModels(opts());
     expect(models).toContain(model);
     sim.setFaults([{ format, endpoint: 'models', status: 500 }]);
     const fallback = createAdapter({ name: provider, family: a().family, baseUrl: sim.baseUrls[format], apiKey: KEY, builtinModels: ['builtin-only'] });
-    expect(await fallback.listModels(opts())).toEqual(['builtin-only']);
+    expect(await caught(fallback.listModels(opts()))).toMatchObject({ kind: 'http', status: 500, provider });
   });
 
   it('maps 429 with Retry-After to a retryable http error with the upstream message', async () => {

@@ -2,21 +2,19 @@ import { z } from 'zod';
 import { GatewayError } from '../../lib/errors.js';
 import { router } from '../../trpc/init.js';
 import { actorOf } from '../../trpc/actor.js';
-import { adminProcedure, tenantProcedure } from '../../trpc/procedures.js';
+import { adminProcedure, noInput, tenantProcedure } from '../../trpc/procedures.js';
 import { ModelStatsList, OpenAiModel, OpenAiModelList, PricingTable, ProviderList, providerMeta } from './schemas.js';
 
-const NoInput = z.object({}).optional();
-
 export const providersRouter = router({
-  list: tenantProcedure.meta(providerMeta.list).input(NoInput).output(ProviderList).query(({ ctx }) => ctx.services.providers.list()),
+  list: tenantProcedure.meta(providerMeta.list).input(noInput).output(ProviderList).query(({ ctx }) => ctx.services.providers.list()),
   reload: adminProcedure
     .meta(providerMeta.reload)
-    .input(NoInput)
+    .input(noInput)
     .output(ProviderList)
     .mutation(({ ctx }) => ctx.services.providers.reload(ctx.tenantId, actorOf(ctx.principal))),
-  modelStats: tenantProcedure.meta(providerMeta.stats).input(NoInput).output(ModelStatsList).query(({ ctx }) => ctx.services.providers.stats(ctx.tenantId)),
-  pricing: tenantProcedure.meta(providerMeta.pricing).input(NoInput).output(PricingTable).query(({ ctx }) => ctx.services.providers.pricing()),
-  models: tenantProcedure.meta(providerMeta.models).input(NoInput).output(OpenAiModelList).query(({ ctx }) => ctx.services.providers.openAiModels()),
+  modelStats: tenantProcedure.meta(providerMeta.stats).input(noInput).output(ModelStatsList).query(({ ctx }) => ctx.services.providers.stats(ctx.tenantId)),
+  pricing: tenantProcedure.meta(providerMeta.pricing).input(noInput).output(PricingTable).query(({ ctx }) => ctx.services.providers.pricing()),
+  models: tenantProcedure.meta(providerMeta.models).input(noInput).output(OpenAiModelList).query(({ ctx }) => ctx.services.providers.openAiModels()),
   // After the static /v1/models/... paths: REST paths match in the order procedures are defined.
   model: tenantProcedure
     .meta(providerMeta.model)

@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../server/simulator/index.js';
+import { startTestEnv, type TestEnv, type TestTenant } from '../support/harness.js';
+
+// POST /v1/providers/reload with keys edited in GATEWAY_ENV_FILE: a first start on the built-in
+// simulator keeps serving while the new providers are discovered, and a provider whose key changed
+// starts with a closed circuit.
+
+let dir: string;
+let envFile: string;
+let upstream: Simulator;
+let env: TestEnv;
+let tenant: TestTenant;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'gw-reload-'));
+  envFile = path.join(dir, 'providers.env');
+  writeFileSync(envFile, '');
+  upstream = await startSimulator({ seed: 3 });
+  // No credential: the built-in simulator serves, as on a first `npm start`.
+  env = await startTestEnv({ env: { GATEWAY_SIMULATOR: 'auto', GATEWAY_ENV_FILE: envFile } });
+  tenant = await env.createTenant();
+});
+afterAll(async () => {
+  await env.close();
+  await upstream.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const chat = (model: string) => env.http('POST', '/v1/chat/completions', { token: tenant.token, body: { model, messages: [{ role: 'user', content: `reload ${Math.random()}` }] } });
+const reload = () => env.http('POST', '/v1/providers/reload', { token: tenant.token, body: {} });
+
+describe('reload', () => {
+  it('keeps serving from the built-in simulator until the providers a new key brings are discovered', async () => {
+    expect((await chat('gpt-4o-mini')).body._gateway.provider).toBe('simulator');
+    writeFileSync(envFile, `OPENAI_API_KEY=sk-first\nOPENAI_BASE_URL=${upstream.baseUrls.openai}\n`);
+    // Discovery of the new provider takes a while: calls meanwhile still go to the simulator.
+    upstream.setFaults([{ endpoint: 'models', latencyMs: 800, times: 1 }]);
+    const reloaded = reload();
+    await new Promise((r) => setTimeout(r, 200));
+    const during = await chat('gpt-4o-mini');
+    expect(during.status).toBe(200);
+    expect(during.body._gateway.provider).toBe('simulator');
+    expect((await reloaded).status).toBe(200);
+    expect((await chat('gpt-4o-mini')).body._gateway.provider).toBe('openai');
+  });
+
+  it('closes the circuit of a provider whose key changed, and only of that one', async () => {
+    const { breakers } = env.services.dataPlane;
+    for (let i = 0; i < 5; i++) {
+      breakers.failure('openai');
+      breakers.failure('ollama');
+    }
+    expect(breakers.state('openai')).toBe('open');
+    writeFileSync(envFile, `OPENAI_API_KEY=sk-second\nOPENAI_BASE_URL=${upstream.baseUrls.openai}\n`);
+    expect((await reload()).status).toBe(200);
+    expect(breakers.state('openai')).toBe('closed');
+    // Nothing changed for the local server: what its failures said still holds.
+    expect(breakers.state('ollama')).toBe('open');
+    const served = await chat('openai/gpt-4o-mini');
+    expect(served.body._gateway).toMatchObject({ provider: 'openai', routing: { usedFallback: false } });
+  });
+});
