@@ -81,6 +81,9 @@ describe('unknown fields', () => {
     ['POST', '/v1/admin/scheduler/jobs/judge/run', { force: true }, 'force: unknown field'],
     ['GET', '/v1/audit-logs?acton=token.create', undefined, 'acton: unknown field'],
     ['GET', '/v1/feedback?source=user&reqId=x', undefined, 'reqId: unknown field'],
+    ['GET', '/v1/models/pricing?bogus=1', undefined, 'bogus: unknown field'],
+    ['GET', '/v1/providers?verbose=1', undefined, 'verbose: unknown field'],
+    ['POST', '/v1/providers/reload', { force: true }, 'force: unknown field'],
   ])('%s %s with an unknown field answers 400', async (method, path, body, message) => {
     const res = await env.http(method, path, { token: owner.token, body });
     expectTypedError(res, 400, 'invalid_request_error');
