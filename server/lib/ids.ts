@@ -48,3 +48,11 @@ const CLOCK_DIGITS = 9;
 export function newTimeOrderedId(prefix: IdPrefix, now = Date.now()): string {
   return `${prefix}_${now.toString(36).padStart(CLOCK_DIGITS, '0')}${randomId(11)}`;
 }
+
+const TIME_ORDERED = /^[a-z]+_([0-9a-z]{9})[0-9A-Za-z]{11}$/;
+
+/** When a newTimeOrderedId was made (epoch ms), or undefined for an id of another form. */
+export function timeOfId(id: string): number | undefined {
+  const m = TIME_ORDERED.exec(id);
+  return m ? parseInt(m[1]!, 36) : undefined;
+}

@@ -87,6 +87,23 @@ describe('A/B test lifecycle', () => {
     expectTypedError(await c.env.http('PATCH', `/v1/ab-tests/${ids.test}`, { token: c.tenant.token, body: { name: 'line\nbreak' } }), 400, 'invalid_request_error');
   });
 
+  it('never brings a completed test back, whatever changes race it; a change racing a delete is a 404, not a 500', async () => {
+    const http = (method: string, path: string, body?: unknown) => c.env.http(method, path, { token: c.tenant.token, body });
+    for (let i = 0; i < 6; i++) {
+      const created = await http('POST', '/v1/ab-tests', { name: `race ${i}`, status: 'paused', variants: [v('openai', 'gpt-4o', 1, 'creative', 'complex'), v('openai', 'gpt-4o-mini', 1, 'creative', 'complex')] });
+      const id = created.body.id;
+      const [complete, activate] = await Promise.all([http('PATCH', `/v1/ab-tests/${id}`, { status: 'completed' }), http('PATCH', `/v1/ab-tests/${id}`, { status: 'active' })]);
+      expect(complete.status).toBe(200);
+      expect([200, 409]).toContain(activate.status);
+      const after = await http('GET', `/v1/ab-tests/${id}`);
+      expect(after.body).toMatchObject({ status: 'completed', completedAt: expect.any(String) });
+
+      const [renamed, deleted] = await Promise.all([http('PATCH', `/v1/ab-tests/${id}`, { name: 'renamed' }), http('DELETE', `/v1/ab-tests/${id}`)]);
+      expect(deleted.status).toBe(200);
+      expect([200, 404]).toContain(renamed.status);
+    }
+  });
+
   it('rejects an unknown status with 400', async () => {
     expectTypedError(await c.env.http('PATCH', `/v1/ab-tests/${ids.test}`, { token: c.tenant.token, body: { status: 'archived' } }), 400, 'invalid_request_error');
   });

@@ -95,6 +95,20 @@ describe('quality reports', () => {
     expectTypedError(await c.env.http('GET', '/v1/feedback/quality/trend?range=1y', { token: t.token }), 400, 'invalid_request_error');
   });
 
+  it('trend: the window starts at now minus the range, its first partial bucket included', async () => {
+    const t = await c.env.createTenant();
+    const id = await ask('openai/gpt-4o-mini', 'rated a day ago', t.token);
+    expect((await rate({ requestId: id, score: 4 }, t.token)).status).toBe(200);
+    const counted = async () => {
+      const trend = await c.env.http('GET', '/v1/feedback/quality/trend?range=24h', { token: t.token });
+      return trend.body.points.reduce((n: number, p: { feedbackCount: number }) => n + p.feedbackCount, 0);
+    };
+    await c.query("update feedback set created_at = now() - interval '23 hours 50 minutes' where request_id = $1", [id]);
+    expect(await counted()).toBe(1);
+    await c.query("update feedback set created_at = now() - interval '24 hours 10 minutes' where request_id = $1", [id]);
+    expect(await counted()).toBe(0);
+  });
+
   it('pages through feedback with a cursor', async () => {
     const seen: string[] = [];
     let cursor: string | null = null;

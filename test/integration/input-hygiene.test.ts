@@ -82,6 +82,9 @@ describe('unknown fields', () => {
     ['GET', '/v1/audit-logs?acton=token.create', undefined, 'acton: unknown field'],
     ['GET', '/v1/feedback?source=user&reqId=x', undefined, 'reqId: unknown field'],
     ['GET', '/v1/models/pricing?bogus=1', undefined, 'bogus: unknown field'],
+    ['GET', '/v1/analytics/timeseries?range=24h&from=2030-01-01', undefined, 'from: unknown field'],
+    ['GET', '/v1/analytics/overview?tenant=x', undefined, 'tenant: unknown field'],
+    ['GET', '/v1/analytics/requests?limit=5&sort=latency', undefined, 'sort: unknown field'],
     ['GET', '/v1/providers?verbose=1', undefined, 'verbose: unknown field'],
     ['POST', '/v1/providers/reload', { force: true }, 'force: unknown field'],
   ])('%s %s with an unknown field answers 400', async (method, path, body, message) => {

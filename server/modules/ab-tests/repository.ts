@@ -15,6 +15,15 @@ export const abTestsRepository = {
     return rows[0];
   },
 
+  /**
+   * The test, its row locked until the transaction ends: a change decided on what was read cannot
+   * race another (two status changes, or a change and a delete). Undefined once deleted.
+   */
+  async getForUpdate(db: Executor, tenantId: string, id: string): Promise<AbTestRow | undefined> {
+    const rows = await db.select().from(abTests).where(and(eq(abTests.tenantId, tenantId), eq(abTests.id, id))).limit(1).for('update');
+    return rows[0];
+  },
+
   async insert(db: Executor, row: typeof abTests.$inferInsert): Promise<AbTestRow> {
     const [created] = await db.insert(abTests).values(row).returning();
     return created!;

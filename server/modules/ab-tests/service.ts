@@ -90,7 +90,7 @@ export class AbTestService {
     const row = await this.d.db.transaction(async (tx) => {
       // Before reading the test: a concurrent change then cannot slip between the read and the write.
       if (input.status === 'active') await abTestsRepository.lockActivation(tx, tenantId);
-      const before = await abTestsRepository.get(tx, tenantId, input.id);
+      const before = await abTestsRepository.getForUpdate(tx, tenantId, input.id);
       if (!before) throw notFound('A/B test', input.id);
       const patch: Partial<AbTestRow> = {};
       if (input.name !== undefined) patch.name = input.name;
@@ -104,8 +104,9 @@ export class AbTestService {
         }
       }
       const after = Object.keys(patch).length ? await abTestsRepository.update(tx, tenantId, input.id, patch) : before;
-      await this.d.audit.record(tx, { tenantId, actor, action: 'ab_test.update', targetType: 'ab_test', targetId: input.id, before: summary(before), after: summary(after!) });
-      return after!;
+      if (!after) throw notFound('A/B test', input.id);
+      await this.d.audit.record(tx, { tenantId, actor, action: 'ab_test.update', targetType: 'ab_test', targetId: input.id, before: summary(before), after: summary(after) });
+      return after;
     });
     await this.d.routing.announce(this.d.pool, tenantId);
     return toDto(row);

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../lib/errors.js';
 import { router } from '../../trpc/init.js';
-import { tenantProcedure } from '../../trpc/procedures.js';
+import { noInput, tenantProcedure } from '../../trpc/procedures.js';
 import type { AnalyticsService } from './service.js';
 import {
   CacheSavings,
@@ -10,7 +10,6 @@ import {
   ListRequestsInput,
   ModelsCompare,
   ModelsCompareInput,
-  NoInput,
   Overview,
   Pipeline,
   RequestPage,
@@ -29,23 +28,23 @@ function analytics(ctx: { services: object }): AnalyticsService {
 }
 
 export const analyticsRouter = router({
-  overview: tenantProcedure.meta(meta.overview).input(NoInput).output(Overview).query(({ ctx }) => analytics(ctx).overview(ctx.tenantId)),
-  cacheSavings: tenantProcedure.meta(meta.cacheSavings).input(NoInput).output(CacheSavings).query(({ ctx }) => analytics(ctx).cacheSavings(ctx.tenantId)),
-  costsByProvider: tenantProcedure.meta(meta.costsByProvider).input(NoInput).output(CostsByProvider).query(({ ctx }) => analytics(ctx).costsByProvider(ctx.tenantId)),
-  costsByModel: tenantProcedure.meta(meta.costsByModel).input(NoInput).output(CostsByModel).query(({ ctx }) => analytics(ctx).costsByModel(ctx.tenantId)),
+  overview: tenantProcedure.meta(meta.overview).input(noInput).output(Overview).query(({ ctx }) => analytics(ctx).overview(ctx.tenantId)),
+  cacheSavings: tenantProcedure.meta(meta.cacheSavings).input(noInput).output(CacheSavings).query(({ ctx }) => analytics(ctx).cacheSavings(ctx.tenantId)),
+  costsByProvider: tenantProcedure.meta(meta.costsByProvider).input(noInput).output(CostsByProvider).query(({ ctx }) => analytics(ctx).costsByProvider(ctx.tenantId)),
+  costsByModel: tenantProcedure.meta(meta.costsByModel).input(noInput).output(CostsByModel).query(({ ctx }) => analytics(ctx).costsByModel(ctx.tenantId)),
   costTimeseries: tenantProcedure
     .meta(meta.costTimeseries)
     .input(TimeseriesInput)
     .output(CostTimeseries)
     .query(({ ctx, input }) => analytics(ctx).costTimeseries(ctx.tenantId, input)),
   timeseries: tenantProcedure.meta(meta.timeseries).input(TimeseriesInput).output(Timeseries).query(({ ctx, input }) => analytics(ctx).timeseries(ctx.tenantId, input)),
-  routingStats: tenantProcedure.meta(meta.routingStats).input(NoInput).output(RoutingStats).query(({ ctx }) => analytics(ctx).routingStats(ctx.tenantId)),
+  routingStats: tenantProcedure.meta(meta.routingStats).input(noInput).output(RoutingStats).query(({ ctx }) => analytics(ctx).routingStats(ctx.tenantId)),
   routingDistribution: tenantProcedure
     .meta(meta.routingDistribution)
-    .input(NoInput)
+    .input(noInput)
     .output(RoutingDistribution)
     .query(({ ctx }) => analytics(ctx).routingDistribution(ctx.tenantId)),
-  pipeline: tenantProcedure.meta(meta.pipeline).input(NoInput).output(Pipeline).query(({ ctx }) => analytics(ctx).pipeline(ctx.tenantId)),
+  pipeline: tenantProcedure.meta(meta.pipeline).input(noInput).output(Pipeline).query(({ ctx }) => analytics(ctx).pipeline(ctx.tenantId)),
   modelsCompare: tenantProcedure
     .meta(meta.modelsCompare)
     .input(ModelsCompareInput)

@@ -7,13 +7,14 @@ const tag = 'Analytics';
 // Inputs. Query values arrive as strings over REST: numbers use z.coerce, enums list their
 // accepted values in the 400 message. Every input object may be omitted over tRPC (prefault).
 
-export const NoInput = z.object({}).optional();
 
 const Range = (def: (typeof RANGES)[number]) =>
   z.enum(RANGES).default(def).describe(`Window ending now: 1h, 6h, 24h (hourly buckets), 7d or 30d (daily buckets, UTC); default ${def}. The start is inclusive.`);
 
-export const TimeseriesInput = z.object({ range: Range('24h') }).prefault({});
-export const ModelsCompareInput = z.object({ range: Range('7d') }).prefault({});
+// Strict, as every control-plane input: an unknown field (`from`, a typo) is a 400 naming it, not a
+// silently different window.
+export const TimeseriesInput = z.object({ range: Range('24h') }).strict().prefault({});
+export const ModelsCompareInput = z.object({ range: Range('7d') }).strict().prefault({});
 
 export const REQUEST_ORDER_BY = ['createdAt', 'latencyMs'] as const;
 export const ListRequestsInput = z
@@ -23,6 +24,7 @@ export const ListRequestsInput = z
     limit: z.coerce.number().int().min(1).max(500).default(50).describe('Page size, 1-500 (default 50)'),
     cursor: z.string().min(1).optional().describe('nextCursor of the previous page (only valid with the same orderBy and order)'),
   })
+  .strict()
   .prefault({});
 
 // Outputs.

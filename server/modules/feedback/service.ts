@@ -9,7 +9,8 @@ import { isChatModel } from '../../providers/model-kind.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { GatewayError, notFound } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
+import { newId, timeOfId } from '../../lib/ids.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ActorRef, AuditService } from '../audit/service.js';
 import { feedbackRepository } from './repository.js';
 import type { Feedback, FeedbackPage, JudgeConfig, ListFeedbackInput, QualityByCell, QualityByModel, QualityTrend, SubmitFeedbackInput, TrendInput, UpdateJudgeConfigInput } from './schemas.js';
@@ -30,10 +31,33 @@ export interface FeedbackServiceDeps {
 }
 
 const DEFAULT_JUDGE = { enabled: false, model: null as string | null, sampleRate: 0.05 };
+/** A request made this recently may still be on its way to the database from another node. */
+const RECENT_MS = 10_000;
+const PENDING_WAIT_MS = 2_000;
+const PENDING_POLL_MS = 50;
+
 const RANGE_MS = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
 
 export class FeedbackService {
   constructor(private readonly d: FeedbackServiceDeps) {}
+
+  /**
+   * The request a score is for. Its row may still be queued in a log writer: this node's is
+   * committed at once, and a call made moments ago (its id says when) is looked for again while
+   * another node's writer commits it (every GATEWAY_LOG_FLUSH_MS), for up to PENDING_WAIT_MS.
+   */
+  private async findRequest(tenantId: string, requestId: string) {
+    const found = await feedbackRepository.findRequest(this.d.db, tenantId, requestId);
+    if (found) return found;
+    await this.d.logWriter.flushNow();
+    const made = timeOfId(requestId);
+    const deadline = made !== undefined && Date.now() - made < RECENT_MS ? Date.now() + PENDING_WAIT_MS : 0;
+    for (;;) {
+      const request = await feedbackRepository.findRequest(this.d.db, tenantId, requestId);
+      if (request || Date.now() >= deadline) return request;
+      await sleep(PENDING_POLL_MS);
+    }
+  }
 
   async submit(tenantId: string, input: z.infer<typeof SubmitFeedbackInput>): Promise<Dto> {
     const score = input.score ?? (input.thumbs === 'up' ? 5 : 1);
@@ -42,12 +66,7 @@ export class FeedbackService {
 
   /** Store a score (user or judge) and feed it to routing at once. 404 for unknown or foreign ids. */
   async record(tenantId: string, requestId: string, score: number, source: 'user' | 'judge', comment: string | null): Promise<Dto> {
-    let request = await feedbackRepository.findRequest(this.d.db, tenantId, requestId);
-    if (!request) {
-      // The request row may still be queued in the log writer: commit and look again.
-      await this.d.logWriter.flushNow();
-      request = await feedbackRepository.findRequest(this.d.db, tenantId, requestId);
-    }
+    const request = await this.findRequest(tenantId, requestId);
     if (!request) throw notFound('Request', requestId);
     const previous = await feedbackRepository.findOne(this.d.db, tenantId, requestId, source);
     const saved = await feedbackRepository.upsert(this.d.db, {
@@ -89,11 +108,13 @@ export class FeedbackService {
     const unit = input.range === '24h' ? 'hour' : 'day';
     const stepMs = unit === 'hour' ? 3_600_000 : 86_400_000;
     const now = Date.now();
-    const since = new Date(Math.floor((now - RANGE_MS[input.range]) / stepMs) * stepMs + stepMs);
-    const rows = await feedbackRepository.trend(this.d.db, tenantId, { unit, since, provider: input.provider, model: input.model });
+    // As the analytics timeseries: the window starts inclusive at now minus the range, and its
+    // first bucket (partly before it) counts only what is inside.
+    const since = now - RANGE_MS[input.range];
+    const rows = await feedbackRepository.trend(this.d.db, tenantId, { unit, since: new Date(since), provider: input.provider, model: input.model });
     const byBucket = new Map(rows.map((r) => [r.bucket, r]));
     const points = [];
-    for (let t = since.getTime(); t <= now; t += stepMs) {
+    for (let t = Math.floor(since / stepMs) * stepMs; t <= now; t += stepMs) {
       const key = new Date(t).toISOString().replace('.000Z', 'Z');
       const r = byBucket.get(key);
       points.push({ bucketStart: key, avgScore: r ? r.avgScore : null, feedbackCount: r ? r.feedbackCount : 0 });
