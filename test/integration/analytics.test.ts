@@ -265,6 +265,17 @@ describe('analytics timeseries', () => {
     expect(body.buckets.reduce((s: number, x: { requests: number }) => s + x.requests, 0)).toBe(5);
   });
 
+  it('7d: a day whose slowest request was deleted (log retention) reports the slowest one left', async () => {
+    const t = await env.createTenant();
+    const row = (id: string, iso: string, latencyMs: number): Req => ({ id, createdAt: new Date(iso), latencyMs, taskType: 'qa', complexity: 'simple', routedBy: 'classification', provider: 'openai', model: 'gpt-4o-mini' });
+    await seedRequests(t.tenantId, [row('req_slow', '2026-03-08T12:20:00Z', 90_000), row('req_fast', '2026-03-08T12:40:00Z', 100)]);
+    const day = async () => (await get(t.token, '/v1/analytics/timeseries?range=7d')).buckets.find((x: { bucketStart: string }) => x.bucketStart === '2026-03-08T00:00:00.000Z');
+    expect(await day()).toMatchObject({ requests: 2, p99LatencyMs: 90_000 });
+    // A retention cutoff falls mid-hour: the slow row goes, the fast one in the same hour stays.
+    await env.database.pool.query(`delete from requests where tenant_id = $1 and created_at < '2026-03-08T12:30:00Z'`, [t.tenantId]);
+    expect(await day()).toMatchObject({ requests: 1, avgLatencyMs: 100, p95LatencyMs: 100, p99LatencyMs: 100 });
+  });
+
   it('7d and 30d: daily UTC buckets', async () => {
     const week = await get(a.token, '/v1/analytics/timeseries?range=7d');
     expect(week).toMatchObject({ range: '7d', bucket: 'day', start: '2026-03-03T12:30:00.000Z' });
