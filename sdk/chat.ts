@@ -67,6 +67,23 @@ function frameJson(data: string, requestId: string | undefined): unknown {
   }
 }
 
+/**
+ * The next part of a stream's body. A connection that breaks (undici's "TypeError: terminated")
+ * is the stream failing after it started: a GatewayApiError with status 0, the platform's error as
+ * its `cause`. The caller's own abort (its signal, `abort()`) stays what it is: an AbortError.
+ */
+async function nextPart(reader: ReadableStreamDefaultReader<Uint8Array>, call: LinkedAbort, requestId: string | undefined) {
+  try {
+    return await reader.read();
+  } catch (err) {
+    if (call.signal.aborted) throw err;
+    const reason = err instanceof Error ? `${err.message}${err.cause instanceof Error ? ` (${err.cause.message})` : ''}` : String(err);
+    const broken = new GatewayApiError('provider_error', `the stream broke before [DONE]: ${reason}`, 0, requestId, {});
+    broken.cause = err;
+    throw broken;
+  }
+}
+
 /** The chunks of an SSE answer, in order; an `event: error` frame is thrown as a GatewayApiError. */
 function chunksOf(res: Response, call: LinkedAbort): ChatStream {
   const requestId = requestIdOf(res);
@@ -100,7 +117,7 @@ function chunksOf(res: Response, call: LinkedAbort): ChatStream {
     const decoder = new TextDecoder();
     try {
       while (!done) {
-        const { done: ended, value } = await reader.read();
+        const { done: ended, value } = await nextPart(reader, call, requestId);
         if (ended) break;
         parser.feed(decoder.decode(value, { stream: true }));
         while (ready.length > 0) yield ready.shift()!;

@@ -132,18 +132,51 @@ export async function jsonAnswerOf<T>(res: Response): Promise<T> {
   throw errorOfText(res, text);
 }
 
+/** The longest delay setTimeout takes (2^31-1 ms, about 24.8 days): a longer one would fire at once. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** Statuses whose Response cannot carry a body. */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/** `res` with its body already read: the same status, headers and URL. */
+function withReadBody(res: Response, body: ArrayBuffer): Response {
+  const copy = new Response(NULL_BODY_STATUSES.has(res.status) ? null : body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  Object.defineProperties(copy, { url: { value: res.url }, redirected: { value: res.redirected } });
+  return copy;
+}
+
+/** Reads a whole body, giving up with the signal's reason once it aborts (whether or not the fetch follows it). */
+async function readBody(res: Response, signal: AbortSignal): Promise<ArrayBuffer> {
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([res.arrayBuffer(), aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
 /**
- * Gives up on a call whose answer has not started within `timeoutMs` (a DOMException named
- * TimeoutError). Only the wait for the answer's head is timed: a long stream is never cut.
+ * Gives up (a DOMException named TimeoutError) on a call whose answer has not arrived in full
+ * within `timeoutMs`: a whole answer (JSON, an error page) is read here, under the same timer, so a
+ * body that stalls after its head times out too. An event stream is timed to its first byte only:
+ * a long stream is never cut. A `timeoutMs` above MAX_TIMEOUT_MS is taken as MAX_TIMEOUT_MS.
  */
 export function withTimeout(fetchImpl: typeof fetch, timeoutMs: number | undefined): typeof fetch {
   if (!timeoutMs) return fetchImpl;
+  const ms = Math.min(timeoutMs, MAX_TIMEOUT_MS);
   return async (input, init) => {
     const timer = new AbortController();
-    const handle = setTimeout(() => timer.abort(new DOMException(`the gateway did not answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    const handle = setTimeout(() => timer.abort(new DOMException(`the gateway did not answer within ${ms} ms`, 'TimeoutError')), ms);
     const signal = init?.signal ? AbortSignal.any([init.signal, timer.signal]) : timer.signal;
     try {
-      return await fetchImpl(input, { ...init, signal });
+      const res = await fetchImpl(input, { ...init, signal });
+      if (!res.body || isEventStream(res)) return res;
+      return withReadBody(res, await readBody(res, signal));
     } finally {
       clearTimeout(handle);
     }

@@ -33,9 +33,11 @@ export interface GatewayClientOptions {
   headers?: Record<string, string>;
   fetch?: typeof fetch;
   /**
-   * Gives up on a call whose answer has not started within this many milliseconds (the call
-   * rejects with a DOMException named TimeoutError). Streams are timed to their first byte only.
-   * Default: no limit.
+   * Gives up on a call whose answer has not arrived in full within this many milliseconds (the
+   * body of a whole answer included). Streams are timed to their first byte only. Chat,
+   * embeddings and live reject with a DOMException named TimeoutError; a control-plane (tRPC)
+   * call rejects with a TRPCClientError whose `cause` is that DOMException. A value above
+   * 2147483647 (about 24.8 days, the longest timer Node has) counts as that. Default: no limit.
    */
   timeoutMs?: number;
 }
@@ -81,6 +83,10 @@ export interface GatewayErrorInfo {
  * The gateway's typed error ({type, message, status}) behind a failed SDK call, or undefined for
  * an error that is not an answer: the gateway unreachable, a timeout or an abort. An answer that
  * is not the gateway's (a proxy's error page, a wrong base URL) has type `http_error`.
+ *
+ * Chat, embeddings and live reject with such errors as they are (`TypeError: fetch failed`, a
+ * DOMException named TimeoutError or AbortError). A control-plane (tRPC) call always rejects with a
+ * TRPCClientError; for an error that is not an answer, the platform's error is its `cause`.
  */
 export function gatewayErrorOf(err: unknown): GatewayErrorInfo | undefined {
   if (err instanceof GatewayApiError) return apiErrorInfo(err);

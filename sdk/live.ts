@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { LiveEvent } from '../server/gateway/live-bus.js';
-import { errorOf, errorOfText, isEventStream, linkAbort, type LinkedAbort } from './http.js';
+import { errorOf, errorOfText, GatewayApiError, HTTP_ERROR, isEventStream, linkAbort, requestIdOf, type LinkedAbort } from './http.js';
 
 // `gw.live.subscribe()` against GET /v1/analytics/live (Server-Sent Events): one message per
 // completed request of the workspace, and a `dropped` notice when this reader fell behind and
@@ -43,7 +43,7 @@ export function liveApi(baseUrl: string, headers: () => Record<string, string>, 
         const res = await fetchImpl(`${baseUrl}${LIVE_PATH}`, { headers: { ...headers(), ...opts.headers, accept: 'text/event-stream' }, signal: call.signal });
         if (!res.ok) throw await errorOf(res);
         if (!res.body || !isEventStream(res)) throw errorOfText(res, await res.text().catch(() => ''));
-        return messagesOf(res.body, call, opts.idleTimeoutMs);
+        return messagesOf(res.body, requestIdOf(res), call, opts.idleTimeoutMs);
       } catch (err) {
         call.release();
         throw err;
@@ -52,7 +52,16 @@ export function liveApi(baseUrl: string, headers: () => Record<string, string>, 
   };
 }
 
-function messagesOf(body: ReadableStream<Uint8Array>, call: LinkedAbort, idleTimeoutMs: number | undefined): LiveSubscription {
+/** A frame's JSON; a garbled frame ends the subscription with a typed error, as a chat stream's does. */
+function frameJson(data: string, requestId: string | undefined): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    throw new GatewayApiError(HTTP_ERROR, `the live tap sent a frame that is not JSON: ${data.slice(0, 200)}`, 0, requestId, {});
+  }
+}
+
+function messagesOf(body: ReadableStream<Uint8Array>, requestId: string | undefined, call: LinkedAbort, idleTimeoutMs: number | undefined): LiveSubscription {
   async function* read(): AsyncGenerator<LiveMessage> {
     let idle: NodeJS.Timeout | undefined;
     let timedOut = false;
@@ -65,10 +74,17 @@ function messagesOf(body: ReadableStream<Uint8Array>, call: LinkedAbort, idleTim
       }, idleTimeoutMs);
     };
     const ready: LiveMessage[] = [];
+    let failure: GatewayApiError | undefined;
     const parser = createParser({
       onEvent: (e) => {
-        if (!e.event) ready.push({ type: 'event', event: JSON.parse(e.data) as LiveEvent });
-        else if (e.event === 'dropped') ready.push({ type: 'dropped', ...(JSON.parse(e.data) as { dropped: number; totalDropped: number }) });
+        // Nothing after a garbled frame counts: it ends the subscription, after the messages before it.
+        if (failure) return;
+        try {
+          if (!e.event) ready.push({ type: 'event', event: frameJson(e.data, requestId) as LiveEvent });
+          else if (e.event === 'dropped') ready.push({ type: 'dropped', ...(frameJson(e.data, requestId) as { dropped: number; totalDropped: number }) });
+        } catch (err) {
+          failure = err as GatewayApiError;
+        }
       },
     });
     const reader = body.getReader();
@@ -80,8 +96,10 @@ function messagesOf(body: ReadableStream<Uint8Array>, call: LinkedAbort, idleTim
         if (done) return;
         parser.feed(decoder.decode(value, { stream: true }));
         while (ready.length > 0) yield ready.shift()!;
+        if (failure) throw failure;
       }
     } catch (err) {
+      if (err === failure) throw err;
       if (timedOut) throw new DOMException(`the live tap sent nothing for ${idleTimeoutMs} ms`, 'TimeoutError');
       // Closing or aborting is how a subscription is meant to end: no error for it.
       if (call.signal.aborted) return;
