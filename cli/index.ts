@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { VERSION } from '../sdk/index.js';
 import { DEFAULT_GATEWAY_URL, DEFAULT_TIMEOUT_SECONDS, globalOptions } from './client.js';
-import { parseGatewayUrl, parsePositiveNumber } from './options.js';
+import { MAX_TIMEOUT_SECONDS, parseGatewayUrl, parseTimeoutSeconds } from './options.js';
 import { describeError, printError } from './output.js';
 import { registerAbTestsCommand } from './commands/ab-tests.js';
 import { registerAnalyticsCommand } from './commands/analytics.js';
@@ -20,6 +20,15 @@ import { registerTokensCommand } from './commands/tokens.js';
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 
+/** The variables of the global options: an empty value (`NAME=`) counts as unset, as for the gateway's own. */
+const ENVIRONMENT = ['GATEWAY_URL', 'GATEWAY_TOKEN', 'GATEWAY_TIMEOUT'] as const;
+
+/**
+ * Errors commander has already reported: it calls the exit callback only after printing its
+ * message (or the help text). A CommanderError thrown by our own code (an InvalidArgumentError
+ * from an action, a URL refused without being quoted) has not been printed yet.
+ */
+const reported = new WeakSet<Error>();
 
 export function buildProgram(): Command {
   const program = new Command('gatewayctl')
@@ -28,13 +37,16 @@ export function buildProgram(): Command {
     .addOption(new Option('--token <token>', 'API token (Bearer)').env('GATEWAY_TOKEN'))
     .option('--json', 'print the raw result as JSON (for scripts)')
     .addOption(
-      new Option('--timeout <seconds>', `give up when the gateway has not answered within this time (default: ${DEFAULT_TIMEOUT_SECONDS}; jobs run: no limit)`)
+      new Option('--timeout <seconds>', `give up when the gateway has not answered within this time (default: ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS}; jobs run: no limit)`)
         .env('GATEWAY_TIMEOUT')
-        .argParser(parsePositiveNumber),
+        .argParser(parseTimeoutSeconds),
     )
     .version(VERSION, '-V, --version', 'print the gatewayctl version')
     // Set before the commands are added so every subcommand inherits it.
-    .exitOverride()
+    .exitOverride((err) => {
+      reported.add(err);
+      throw err;
+    })
     .showSuggestionAfterError();
 
   // One line per capability; each lives in its own file under commands/.
@@ -51,12 +63,14 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {
+  for (const name of ENVIRONMENT) if (process.env[name]?.trim() === '') delete process.env[name];
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
-      // Commander has already printed its message (or the help text); only the code is ours.
+      // A usage error: printed once, by commander or here.
+      if (!reported.has(err)) printError(err.message.replace(/^error:\s*/, ''));
       process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
       return;
     }

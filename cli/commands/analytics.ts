@@ -1,8 +1,8 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { analyticsRouter } from '../../server/modules/analytics/router.js';
 import { clientFor, globalOptions } from '../client.js';
-import { parsePositiveInteger } from '../options.js';
+import { parsePageSize } from '../options.js';
 import { orDash, printJson, printLine, printRecord, printTable, shortDate, yesNo, type Cell } from '../output.js';
 
 // gatewayctl analytics: the workspace's traffic, spend and routing as tables (or --json, the raw
@@ -26,12 +26,6 @@ const int = (v: number) => Math.round(v).toLocaleString('en-US');
 const msText = (v: number) => `${Math.round(v).toLocaleString('en-US')} ms`;
 const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
 const name = (provider: string | null, model: string | null) => (provider || model ? `${provider ?? '-'}/${model ?? '-'}` : '-');
-
-function parseLimit(value: string): number {
-  const n = parsePositiveInteger(value);
-  if (n > 500) throw new InvalidArgumentError('Expected at most 500.');
-  return n;
-}
 
 export function registerAnalyticsCommand(program: Command): void {
   const cmd = program.command('analytics').description('Traffic, spend, cache and routing figures of this workspace');
@@ -134,7 +128,7 @@ export function registerAnalyticsCommand(program: Command): void {
     .description('The request log, newest (or slowest) first')
     .addOption(new Option('--order-by <key>', 'sort key').choices(['createdAt', 'latencyMs']).default('createdAt'))
     .addOption(new Option('--order <dir>', 'sort direction').choices(['asc', 'desc']).default('desc'))
-    .option('--limit <n>', 'rows to show (with --all: page size, 1-500)', parseLimit)
+    .option('--limit <n>', 'rows to show (with --all: page size, 1-500)', parsePageSize)
     .option('--all', 'follow nextCursor until the whole log is listed')
     .action(async (opts: { orderBy: 'createdAt' | 'latencyMs'; order: 'asc' | 'desc'; limit?: number; all?: boolean }, command: Command) => {
       const client = analytics(command);

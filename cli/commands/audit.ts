@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { RouterInputs, RouterOutputs } from '../../sdk/index.js';
 import { clientFor, globalOptions } from '../client.js';
-import { parsePositiveInteger } from '../options.js';
+import { parsePageSize } from '../options.js';
 import { orDash, printJson, printLine, printTable, shortDate } from '../output.js';
 
 type AuditPage = RouterOutputs['audit']['list'];
@@ -36,7 +36,7 @@ export function registerAuditCommand(program: Command): void {
   audit
     .command('list')
     .description('List audit log entries, newest first')
-    .option('--limit <n>', 'entries to show (with --all: page size)', parsePositiveInteger)
+    .option('--limit <n>', 'entries to show, at most 500 (with --all: page size)', parsePageSize)
     .option('--action <action>', 'only this action, e.g. token.create')
     .option('--target-type <type>', 'only this target type, e.g. token')
     .option('--all', 'follow nextCursor until every matching entry is listed')

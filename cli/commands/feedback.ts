@@ -1,7 +1,7 @@
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
 import type { RouterInputs, RouterOutputs } from '../../sdk/index.js';
 import { clientFor, globalOptions } from '../client.js';
-import { parsePositiveInteger } from '../options.js';
+import { parsePageSize } from '../options.js';
 import { orDash, printJson, printLine, printRecord, printTable, shortDate, yesNo } from '../output.js';
 
 type FeedbackPage = RouterOutputs['feedback']['list'];
@@ -95,7 +95,7 @@ export function registerFeedbackCommand(program: Command): void {
   feedback
     .command('list')
     .description('List feedback, newest first')
-    .option('--limit <n>', 'entries to show, at most 500 (with --all: page size)', parsePositiveInteger)
+    .option('--limit <n>', 'entries to show, at most 500 (with --all: page size)', parsePageSize)
     .addOption(new Option('--source <source>', 'only user scores or only judge scores').choices(['user', 'judge']))
     .option('--request-id <id>', 'only the feedback on this request')
     .option('--all', 'follow nextCursor until every matching entry is listed')
@@ -158,7 +158,10 @@ export function registerFeedbackCommand(program: Command): void {
     .option('--model <provider/model>', 'one model only')
     .action(async (opts: { range: '24h' | '7d' | '30d'; model?: string }, command: Command) => {
       const slash = opts.model?.indexOf('/') ?? -1;
-      if (opts.model !== undefined && slash <= 0) throw new InvalidArgumentError('--model must be provider/model');
+      // Thrown from the action, this usage error is printed by main() (exit code 2).
+      if (opts.model !== undefined && (slash <= 0 || slash === opts.model.length - 1)) {
+        throw new InvalidArgumentError('--model must be provider/model, e.g. openai/gpt-4o-mini (see gatewayctl models)');
+      }
       const input: RouterInputs['feedback']['qualityTrend'] = { range: opts.range };
       if (opts.model) Object.assign(input, { provider: opts.model.slice(0, slash), model: opts.model.slice(slash + 1) });
       const trend = await clientFor(command).feedback.qualityTrend.query(input);

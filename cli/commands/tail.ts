@@ -1,19 +1,30 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { gatewayErrorOf, type LiveEvent } from '../../sdk/index.js';
+import { gatewayErrorOf, type GatewayErrorInfo, type LiveEvent } from '../../sdk/index.js';
 import { CliError, clientFor, globalOptions } from '../client.js';
 import { parsePositiveInteger } from '../options.js';
-import { printLine, shortDate } from '../output.js';
+import { printLine, shortDate, visible } from '../output.js';
 
 // gatewayctl tail: follows the live tap (GET /v1/analytics/live, through the SDK's
 // gw.live.subscribe) and prints one line per completed request of the workspace, or each event
 // as one JSON line with --json. When the stream ends (a gateway restart) or goes silent past three
 // keep-alives (a connection that died without closing) it reconnects, waiting for the gateway to
-// be back; events in the gap are not replayed.
+// be back; events in the gap are not replayed. While the gateway restarts, what answers may be a
+// reverse proxy's 502/503/504 or the gateway's own 503 service_unavailable (it is shutting down):
+// those are waited out too. Ctrl-C stops at once, also during a wait.
 
 const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 10_000;
 /** Three missed keep-alives (the gateway sends one every 15 s): the connection died without closing. */
 const IDLE_TIMEOUT_MS = 45_000;
+
+/** A proxy's answer while the gateway behind it is down or restarting. */
+const UNAVAILABLE_STATUSES = new Set([502, 503, 504]);
+
+/** Whether a refusal means "not there right now" (retried) rather than "no" (final: a bad token, a 4xx). */
+function isUnavailable(refusal: GatewayErrorInfo): boolean {
+  return UNAVAILABLE_STATUSES.has(refusal.status) || refusal.type === 'service_unavailable';
+}
 
 interface TailOptions {
   count?: number;
@@ -47,6 +58,8 @@ export function registerTailCommand(program: Command): void {
       let seen = 0;
       let backoff = FIRST_BACKOFF_MS;
       let everConnected = false;
+      /** The 502/503/504 (or service_unavailable) that ended the last attempt, for the wait's message. */
+      let unavailable: GatewayErrorInfo | undefined;
       try {
         for (;;) {
           try {
@@ -64,14 +77,23 @@ export function registerTailCommand(program: Command): void {
           } catch (err) {
             if (controller.signal.aborted) return;
             // The gateway's refusal (a bad or disabled token, ...) is final, and so is a gateway
-            // never reached; one that goes away after a stream was open is waited for (a restart).
+            // never reached; one that goes away after a stream was open is waited for (a restart),
+            // also while a proxy in front of it answers 502/503/504 or it answers 503 itself.
             const refusal = gatewayErrorOf(err);
-            if (refusal) throw new CliError(`${refusal.type}: ${refusal.message}`);
+            if (refusal && !(everConnected && isUnavailable(refusal))) throw new CliError(`${refusal.type}: ${refusal.message}`);
             if (!everConnected) throw err;
+            if (refusal) unavailable = refusal;
           }
           if (controller.signal.aborted || !opts.reconnect) return;
-          process.stderr.write(`stream ended; reconnecting in ${Math.round(backoff / 100) / 10} s\n`);
-          await new Promise((r) => setTimeout(r, backoff));
+          const why = unavailable ? `gateway unavailable (${unavailable.status || '-'} ${unavailable.type})` : 'stream ended';
+          unavailable = undefined;
+          process.stderr.write(`${visible(why)}; reconnecting in ${Math.round(backoff / 100) / 10} s\n`);
+          try {
+            await sleep(backoff, undefined, { signal: controller.signal });
+          } catch (err) {
+            if (controller.signal.aborted) return; // Ctrl-C during the wait
+            throw err;
+          }
           backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
         }
       } finally {
