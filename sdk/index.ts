@@ -37,12 +37,15 @@ export interface GatewayClientOptions {
    * body of a whole answer included). Streams are timed to their first byte only. Chat,
    * embeddings and live reject with a DOMException named TimeoutError; a control-plane (tRPC)
    * call rejects with a TRPCClientError whose `cause` is that DOMException. A value above
-   * 2147483647 (about 24.8 days, the longest timer Node has) counts as that. Default: no limit.
+   * 2147483647 (about 24.8 days, the longest timer Node has) counts as that. Default (or 0): no
+   * limit. A negative or non-numeric value is refused with a RangeError.
    */
   timeoutMs?: number;
 }
 
 export function createGatewayClient(opts: GatewayClientOptions) {
+  // A negative timeout would fire at once and fail every call: refused here instead.
+  if (opts.timeoutMs !== undefined && !(opts.timeoutMs >= 0)) throw new RangeError(`timeoutMs must be 0 (no limit) or a positive number of milliseconds, not ${String(opts.timeoutMs)}`);
   const base = opts.baseUrl.replace(/\/+$/, '');
   const headers = () => ({ ...opts.headers, ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) });
   const fetchImpl = withTimeout(opts.fetch ?? fetch, opts.timeoutMs);

@@ -100,6 +100,15 @@ describe('a timeoutMs larger than Node timers take', () => {
   });
 });
 
+describe('a timeoutMs that is not a time', () => {
+  it('is refused when the client is made, where it would have failed every call', () => {
+    for (const timeoutMs of [-1, Number.NaN]) {
+      expect(() => createGatewayClient({ baseUrl: 'http://127.0.0.1:9', token: 't', timeoutMs })).toThrow(RangeError);
+    }
+    expect(() => createGatewayClient({ baseUrl: 'http://127.0.0.1:9', token: 't', timeoutMs: 0 })).not.toThrow();
+  });
+});
+
 describe('a stream that breaks after it started', () => {
   it('rejects with a GatewayApiError of status 0 when the connection is cut after the first chunk', async () => {
     const cut = await standIn((_req, res) => {
