@@ -8,7 +8,7 @@
 /** Words (between `/`, `-`, `_`, `.`, `:`) that mark a model as something other than chat. */
 const NOT_CHAT_WORDS = new Set([
   // embeddings and retrieval
-  'embed', 'embedding', 'embeddings', 'bge', 'minilm', 'retrieval', 'rerank', 'rank',
+  'embed', 'embedding', 'embeddings', 'bge', 'minilm', 'e5', 'gte', 'retrieval', 'rerank', 'rank',
   // speech and audio
   'tts', 'whisper', 'transcribe', 'speech', 'audio', 'realtime', 'live', 'sonic', 'playai',
   // images and video
@@ -17,11 +17,14 @@ const NOT_CHAT_WORDS = new Set([
   'moderation', 'guard', 'aqa', 'davinci', 'babbage', 'computer', 'codex', 'research',
 ]);
 
-/** OpenAI's `o1-pro`, `o3-pro`: Responses API only (Gemini's `-pro` models chat). */
-const RESPONSES_ONLY = /^(?:openai\/)?o\d+-pro(?:-|$)/i;
+/**
+ * OpenAI models its chat completions endpoint does not serve: `o1-pro`, `o3-pro` and `gpt-5-pro`
+ * (Responses API only; Gemini's `-pro` models chat), and the completions-only `gpt-3.5-turbo-instruct`.
+ */
+const RESPONSES_ONLY = /^(?:openai\/)?(?:o\d+-pro|gpt-5(?:\.\d+)?-pro|gpt-3\.5-turbo-instruct)(?:-|$)/i;
 
 /** Words that mark an embedding model (a subset of the above). */
-const EMBEDDING_WORDS = new Set(['embed', 'embedding', 'embeddings', 'bge', 'minilm', 'retrieval']);
+const EMBEDDING_WORDS = new Set(['embed', 'embedding', 'embeddings', 'bge', 'minilm', 'e5', 'gte', 'retrieval']);
 
 function words(model: string): string[] {
   return model.toLowerCase().split(/[/\-_.:]+/);

@@ -90,6 +90,21 @@ describe('exact cache', () => {
     expect(second.response.headers.get('x-gateway-cache')).toBeNull();
   });
 
+  it('skips an image sent as a file part too, and a file that is not an image is cached', async () => {
+    const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const pdf = 'data:application/pdf;base64,JVBERi0xLjQK';
+    const send = (fileData: string, text: string) => c.openai().chat.completions.create({
+      model: 'anthropic/claude-sonnet-4-5',
+      messages: [{ role: 'user', content: [{ type: 'text', text }, { type: 'file', file: { filename: 'x', file_data: fileData } }] as any }],
+    }).withResponse();
+    const image = fresh();
+    await send(png, image);
+    expect((await send(png, image)).response.headers.get('x-gateway-cache')).toBeNull();
+    const document = fresh();
+    await send(pdf, document);
+    expect((await send(pdf, document)).response.headers.get('x-gateway-cache')).toBe('exact');
+  });
+
   it('keys on the fields that change the answer and on the model', async () => {
     const q = fresh();
     await ask(q);

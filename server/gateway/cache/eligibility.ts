@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../../providers/types.js';
+import { isImagePart } from '../classifier/content.js';
 
 // SPEC.md cache eligibility: temperature 0 or unset; no x-gateway-no-cache header; no cache:false
 // in the body; not routed by an active A/B test; no image content (image requests skip both layers).
@@ -22,7 +23,7 @@ export function isCacheable(i: EligibilityInput): boolean {
 export function hasImage(messages: ChatMessage[]): boolean {
   for (const m of messages) {
     if (!Array.isArray(m.content)) continue;
-    for (const part of m.content) if (part.type === 'image_url' || part.type === 'input_image' || part.type === 'image') return true;
+    for (const part of m.content) if (isImagePart(part)) return true;
   }
   return false;
 }

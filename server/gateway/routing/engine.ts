@@ -37,6 +37,21 @@ interface Cell {
   usedLlmFallback: boolean;
 }
 
+/** The exploration weight of a model the pricing table does not know (see explorationWeight). */
+const UNPRICED_WEIGHT = 0.25;
+
+/**
+ * How likely exploration is to pick `candidate` over the others (relative weights): candidates
+ * still short of `minSamples` are where evidence changes decisions most; cheaper ones than `top`
+ * weigh fully, pricier ones in proportion to how much cheaper `top` is, and an unpriced one as if it
+ * cost four times what `top` does.
+ */
+export function explorationWeight(candidate: Pick<Scored, 'samples' | 'price'>, top: Pick<Scored, 'price'>, minSamples: number): number {
+  const need = candidate.samples < minSamples ? 1 : 0.25 / (1 + candidate.samples / minSamples);
+  const price = !Number.isFinite(candidate.price) ? UNPRICED_WEIGHT : candidate.price > 0 && Number.isFinite(top.price) ? Math.min(1, top.price / candidate.price) : 1;
+  return need * price;
+}
+
 export class RoutingEngine implements RoutingStrategy {
   constructor(private readonly opts: RoutingEngineOptions) {}
 
@@ -113,19 +128,15 @@ export class RoutingEngine implements RoutingStrategy {
   /**
    * With probability explorationRate, a non-top candidate. Favours those with the least evidence,
    * and those cheaper than the top pick: evidence on a cheaper model can lower the bill, while a
-   * pricier one is sampled in proportion to how much cheaper the top pick is.
+   * pricier one is sampled in proportion to how much cheaper the top pick is. A model without a
+   * price (not in the pricing table: its calls are logged at cost 0) is sampled as one four times
+   * the top pick's price would be, not as the cheapest.
    */
   private explore(ranked: Scored[]): Scored | undefined {
     if (ranked.length < 2 || this.opts.explorationRate <= 0 || this.opts.random() >= this.opts.explorationRate) return undefined;
     const top = ranked[0]!;
     const others = ranked.slice(1);
-    const min = this.opts.policy.minSamples;
-    const weights = others.map((s) => {
-      // Candidates still short of MIN_SAMPLES are where evidence changes decisions most.
-      const need = s.samples < min ? 1 : 0.25 / (1 + s.samples / min);
-      const price = Number.isFinite(s.price) && s.price > 0 && Number.isFinite(top.price) ? Math.min(1, top.price / s.price) : 1;
-      return need * price;
-    });
+    const weights = others.map((s) => explorationWeight(s, top, this.opts.policy.minSamples));
     return others[weightedIndex(weights, this.opts.random)];
   }
 }
