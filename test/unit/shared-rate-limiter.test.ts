@@ -58,7 +58,8 @@ describe('SharedRateLimiter', () => {
     const refused = a!.take('tok_1', 10);
     expect(refused.allowed).toBe(false);
     expect(refused.remaining).toBe(0);
-    expect(refused.retryAfterSeconds).toBe(59);
+    // The ten still weigh 9 after this minute's 59 s left, and fade to 9 in 6 s more.
+    expect(refused.retryAfterSeconds).toBe(65);
     expect(store.counters.get(`tok_1:1000`)).toBe(10);
     // Other tokens are counted apart.
     expect(a!.take('tok_2', 10).allowed).toBe(true);

@@ -28,7 +28,26 @@ export function minuteOf(t: number): { minute: number; elapsed: number } {
 export function decide(limit: number, current: number, previous: number, elapsed: number): RateState {
   const used = previous * (1 - elapsed) + current;
   if (used + 1 > limit) {
-    return { limit, remaining: 0, allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(Math.round((1 - elapsed) * WINDOW_MS) / 1000)) };
+    return { limit, remaining: 0, allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(Math.round(waitMs(limit, current, previous, elapsed)) / 1000)) };
   }
   return { limit, remaining: Math.max(0, Math.floor(limit - used - 1)), allowed: true, retryAfterSeconds: 0 };
+}
+
+/**
+ * How long until one more request fits, if none is taken meanwhile: the previous minute's share
+ * fades as the window slides, and at the minute's end this minute's count becomes the one fading.
+ * (Not "the rest of this minute": that can be too short, the current count still weighing after
+ * it, or too long, when the previous minute's share fades below the limit within seconds.)
+ */
+function waitMs(limit: number, current: number, previous: number, elapsed: number): number {
+  const rest = (1 - elapsed) * WINDOW_MS;
+  // Within this minute: previous x (1 - elapsed') + current + 1 <= limit.
+  const room = limit - current - 1;
+  if (room >= 0 && previous > 0) {
+    const wait = WINDOW_MS * (1 - elapsed - room / previous);
+    if (wait <= rest) return Math.max(0, wait);
+  }
+  // In the next minute: current x (1 - elapsed') + 1 <= limit.
+  const fade = current > 0 ? Math.max(0, 1 - (limit - 1) / current) : 0;
+  return rest + WINDOW_MS * fade;
 }
