@@ -81,6 +81,27 @@ describe('token cache', () => {
     }
   });
 
+  it('keeps a limited token\'s own spend however long the database takes to show it (an outage holding the cost rows back)', async () => {
+    let offset = 0;
+    const auth = new Authenticator({ db: handle.db, now: () => Date.now() + offset });
+    try {
+      const a = await token();
+      const p = await auth.authenticate(`Bearer ${a.secret}`);
+      auth.addSpend(p, 1.5);
+      // Two minutes on, its cost rows still not in the database: the spend still counts.
+      offset = 120_000;
+      const refreshedAt = Date.now();
+      await until(async () => Date.now() - refreshedAt > 1_500);
+      expect(auth.spentOf(await auth.authenticate(`Bearer ${a.secret}`))).toBeCloseTo(1.5, 10);
+      // Once the database shows as much, its figure is the one used.
+      await handle.pool.query(`insert into token_spend (token_id, tenant_id, spent_usd, calls) values ($1, 'ten_a', 1.5, 1)`, [a.id]);
+      await until(async () => (await auth.authenticate(`Bearer ${a.secret}`)).spentUsd === 1.5);
+      expect(auth.spentOf(await auth.authenticate(`Bearer ${a.secret}`))).toBe(1.5);
+    } finally {
+      await auth.close();
+    }
+  });
+
   it('serves the tokens it knows while the database is down; unknown tokens fail without a 401', async () => {
     const auth = new Authenticator({ db: handle.db });
     const known = await token();

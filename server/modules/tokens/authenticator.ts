@@ -78,9 +78,11 @@ export class Authenticator {
    * from the database can be older than those calls' cost rows (the log writer commits them a
    * moment later), and a call can end holding a principal a refresh has replaced; this keeps their
    * spend counted either way. Spend only grows, so the larger of this and a load is the better
-   * figure. Kept across cache drops, and forgotten once the database has surely caught up.
+   * figure. Kept across cache drops. A token with a spend limit keeps its entry until a read from
+   * the database shows at least as much (however long an outage holds the cost rows back: forgotten
+   * earlier, the token could spend again); the others' entries go once idle for IDLE_MS.
    */
-  private readonly spent = new Map<string, { usd: number; at: number }>();
+  private readonly spent = new Map<string, { usd: number; at: number; limited: boolean }>();
   private listening = false;
 
   constructor(private readonly opts: AuthenticatorOptions) {
@@ -112,7 +114,7 @@ export class Authenticator {
 
   /** Counts a call's cost rows, as they are logged, against its token (see `spent`). */
   addSpend(principal: Principal, usd: number): void {
-    this.spent.set(principal.tokenId, { usd: this.spentOf(principal) + usd, at: this.now() });
+    this.spent.set(principal.tokenId, { usd: this.spentOf(principal) + usd, at: this.now(), limited: principal.spendLimitUsd !== null });
   }
 
   /** What the token has spent, as far as this process knows (for its spend limit). */
@@ -184,7 +186,7 @@ export class Authenticator {
       else if (e.principal && (full || e.principal.spendLimitUsd !== null)) hashes.push(hash);
     }
     if (full) this.lastFullRefresh = asked;
-    for (const [id, s] of this.spent) if (asked - s.at > IDLE_MS) this.spent.delete(id);
+    for (const [id, s] of this.spent) if (!s.limited && asked - s.at > IDLE_MS) this.spent.delete(id);
     if (hashes.length === 0) return;
     const generation = this.generation;
     this.refreshing = true;
@@ -202,6 +204,11 @@ export class Authenticator {
         if (!e || e.loadedAt > asked) continue;
         e.principal = found.get(hash) ?? null;
         e.loadedAt = asked;
+      }
+      // The database has caught up with what this process counted: its figure is the one to use.
+      for (const principal of found.values()) {
+        const counted = this.spent.get(principal.tokenId);
+        if (counted && principal.spentUsd >= counted.usd) this.spent.delete(principal.tokenId);
       }
     } catch {
       // The database did not answer: entries age, and the request path reads them past STALE_MS.
