@@ -44,6 +44,17 @@ const admitted = (limiter: SharedRateLimiter, key: string, limit: number, tries:
   Array.from({ length: tries }, () => limiter.take(key, limit)).filter((s) => s.allowed).length;
 
 describe('SharedRateLimiter', () => {
+  it('makes every request that comes during a token\'s first exchange wait for it, not only the first', async () => {
+    const { nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
+    expect(admitted(a!, 'tok_burst', 5, 5)).toBe(5);
+    await a!.sync();
+    // A burst reaches b before its first exchange for the token has come back.
+    const waits = Array.from({ length: 10 }, () => b!.ready('tok_burst'));
+    expect(waits.every((w) => w !== undefined)).toBe(true);
+    await Promise.all(waits);
+    expect(admitted(b!, 'tok_burst', 5, 10)).toBe(0);
+  });
+
   it('shares one limit between nodes once they have synced', async () => {
     const { store, nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
     expect(admitted(a!, 'tok_1', 10, 6)).toBe(6);

@@ -51,6 +51,8 @@ const FIRST_SIGHT_WAIT_MS = 50;
 
 export class SharedRateLimiter implements RateLimit {
   private readonly windows = new Map<string, SharedWindow>();
+  /** Keys whose first exchange is under way, and the wait for it. */
+  private readonly firstSight = new Map<string, Promise<void>>();
   /** Queued admissions of a minute that ended before they were sent. */
   private carried: RateCount[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -80,9 +82,15 @@ export class SharedRateLimiter implements RateLimit {
    * it is decided on every node's counts. Later ones are decided at once.
    */
   ready(key: string): Promise<void> | undefined {
+    // Every request that comes while that first exchange runs waits for it too, not only the
+    // first: decided at once, they would all count on this node's zero.
+    const pending = this.firstSight.get(key);
+    if (pending) return pending;
     if (this.windows.has(key)) return undefined;
     this.addWindow(key, this.now());
-    return Promise.race([this.nextSync(), new Promise<void>((resolve) => setTimeout(resolve, FIRST_SIGHT_WAIT_MS).unref())]);
+    const wait = Promise.race([this.nextSync(), new Promise<void>((resolve) => setTimeout(resolve, FIRST_SIGHT_WAIT_MS).unref())]).finally(() => this.firstSight.delete(key));
+    this.firstSight.set(key, wait);
+    return wait;
   }
 
   take(key: string, limit: number): RateState {
