@@ -68,6 +68,24 @@ describe('API tokens over REST', () => {
     expect(cleared.body.spendLimitUsd).toBeNull();
   });
 
+  it('an empty PATCH changes nothing and writes no audit row; a PATCH racing a delete is a 404, not a 500', async () => {
+    const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'untouched' } });
+    const audits = async () => (await env.http('GET', `/v1/audit-logs?action=token.update`, { token: owner.token })).body.items.filter((a: { targetId: string }) => a.targetId === created.body.id).length;
+    const same = await env.http('PATCH', `/v1/admin/tokens/${created.body.id}`, { token: owner.token, body: {} });
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ id: created.body.id, name: 'untouched' });
+    expect(await audits()).toBe(0);
+    for (let i = 0; i < 5; i++) {
+      const raced = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: `raced ${i}` } });
+      const [renamed, deleted] = await Promise.all([
+        env.http('PATCH', `/v1/admin/tokens/${raced.body.id}`, { token: owner.token, body: { name: 'renamed' } }),
+        env.http('DELETE', `/v1/admin/tokens/${raced.body.id}`, { token: owner.token }),
+      ]);
+      expect(deleted.status).toBe(200);
+      expect([200, 404]).toContain(renamed.status);
+    }
+  });
+
   it('writes an audit row for every change, with who, what, target and a before/after summary', async () => {
     const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'audited' } });
     await env.http('PATCH', `/v1/admin/tokens/${created.body.id}`, { token: owner.token, body: { enabled: false } });

@@ -49,13 +49,17 @@ export class TokenService {
       const before = await tokensRepository.get(tx, tenantId, id);
       if (!before) throw notFound('Token', id);
       if (patch.enabled === false && before.enabled) await this.assertAnotherAdminRemains(tx, tenantId, before, 'disable');
-      const after = Object.keys(patch).length ? await tokensRepository.update(tx, tenantId, id, patch) : before;
-      await this.audit.record(tx, { tenantId, actor, action: 'token.update', targetType: 'token', targetId: id, before: summary(before), after: summary(after!) });
+      // An empty patch changes nothing: no audit entry, no announcement, every cache kept.
+      if (Object.keys(patch).length === 0) return { row: before, changed: false };
+      const after = await tokensRepository.update(tx, tenantId, id, patch);
+      // Deleted meanwhile, by a delete that committed between the read and this write.
+      if (!after) throw notFound('Token', id);
+      await this.audit.record(tx, { tenantId, actor, action: 'token.update', targetType: 'token', targetId: id, before: summary(before), after: summary(after) });
       await tokensRepository.announceChange(tx, id);
-      return after!;
+      return { row: after, changed: true };
     });
-    this.auth.invalidate();
-    return toDto(row, await tokensRepository.spent(this.db, tenantId, id));
+    if (row.changed) this.auth.invalidate();
+    return toDto(row.row, await tokensRepository.spent(this.db, tenantId, id));
   }
 
   async remove(tenantId: string, actor: ActorRef, id: string): Promise<{ id: string; deleted: true }> {
