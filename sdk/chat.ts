@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { GatewayChatChunk, GatewayChatCompletion, GatewayChatRequest } from './chat-types.js';
-import { errorOf, GatewayApiError, HTTP_ERROR, isEventStream, jsonAnswerOf, linkAbort, postJson, requestIdOf, type LinkedAbort } from './http.js';
+import { errorOf, frameJson, GatewayApiError, isEventStream, jsonAnswerOf, linkAbort, postJson, requestIdOf, type LinkedAbort } from './http.js';
 
 export { GatewayApiError } from './http.js';
 
@@ -58,15 +58,6 @@ export function chatApi(baseUrl: string, headers: () => Record<string, string>, 
   return { completions: { create } };
 }
 
-/** A frame's JSON; a garbled frame ends the stream with a typed error. */
-function frameJson(data: string, requestId: string | undefined): unknown {
-  try {
-    return JSON.parse(data);
-  } catch {
-    throw new GatewayApiError(HTTP_ERROR, `the stream sent a frame that is not JSON: ${data.slice(0, 200)}`, 0, requestId, {});
-  }
-}
-
 /**
  * The next part of a stream's body. A connection that breaks (undici's "TypeError: terminated")
  * is the stream failing after it started: a GatewayApiError with status 0, the platform's error as
@@ -94,12 +85,12 @@ function chunksOf(res: Response, call: LinkedAbort): ChatStream {
     let done = false;
     const onFrame = (event: string | undefined, data: string) => {
       if (event === 'error') {
-        const error = (frameJson(data, requestId) as { error?: Record<string, unknown> } | null)?.error ?? {};
+        const error = (frameJson(data, requestId, 'the stream') as { error?: Record<string, unknown> } | null)?.error ?? {};
         failure = new GatewayApiError(String(error.type ?? 'provider_error'), String(error.message ?? 'the stream failed'), 0, requestId, error);
       } else if (data === '[DONE]') {
         done = true;
       } else {
-        ready.push(frameJson(data, requestId) as GatewayChatChunk);
+        ready.push(frameJson(data, requestId, 'the stream') as GatewayChatChunk);
       }
     };
     const parser = createParser({

@@ -77,6 +77,18 @@ export function isJson(res: Response): boolean {
   return /^application\/json\b/i.test(res.headers.get('content-type') ?? '');
 }
 
+/**
+ * An SSE frame's JSON. A frame that is not JSON (not the gateway's answer) ends the stream with a
+ * typed error, status 0; `source` names the stream in its message.
+ */
+export function frameJson(data: string, requestId: string | undefined, source: 'the stream' | 'the live tap'): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    throw new GatewayApiError(HTTP_ERROR, `${source} sent a frame that is not JSON: ${data.slice(0, 200)}`, 0, requestId, {});
+  }
+}
+
 export function isEventStream(res: Response): boolean {
   return /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '');
 }

@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { LiveEvent } from '../server/gateway/live-bus.js';
-import { errorOf, errorOfText, GatewayApiError, HTTP_ERROR, isEventStream, linkAbort, requestIdOf, type LinkedAbort } from './http.js';
+import { errorOf, errorOfText, frameJson, isEventStream, linkAbort, requestIdOf, type GatewayApiError, type LinkedAbort } from './http.js';
 
 // `gw.live.subscribe()` against GET /v1/analytics/live (Server-Sent Events): one message per
 // completed request of the workspace, and a `dropped` notice when this reader fell behind and
@@ -52,15 +52,6 @@ export function liveApi(baseUrl: string, headers: () => Record<string, string>, 
   };
 }
 
-/** A frame's JSON; a garbled frame ends the subscription with a typed error, as a chat stream's does. */
-function frameJson(data: string, requestId: string | undefined): unknown {
-  try {
-    return JSON.parse(data);
-  } catch {
-    throw new GatewayApiError(HTTP_ERROR, `the live tap sent a frame that is not JSON: ${data.slice(0, 200)}`, 0, requestId, {});
-  }
-}
-
 function messagesOf(body: ReadableStream<Uint8Array>, requestId: string | undefined, call: LinkedAbort, idleTimeoutMs: number | undefined): LiveSubscription {
   async function* read(): AsyncGenerator<LiveMessage> {
     let idle: NodeJS.Timeout | undefined;
@@ -80,8 +71,8 @@ function messagesOf(body: ReadableStream<Uint8Array>, requestId: string | undefi
         // Nothing after a garbled frame counts: it ends the subscription, after the messages before it.
         if (failure) return;
         try {
-          if (!e.event) ready.push({ type: 'event', event: frameJson(e.data, requestId) as LiveEvent });
-          else if (e.event === 'dropped') ready.push({ type: 'dropped', ...(frameJson(e.data, requestId) as { dropped: number; totalDropped: number }) });
+          if (!e.event) ready.push({ type: 'event', event: frameJson(e.data, requestId, 'the live tap') as LiveEvent });
+          else if (e.event === 'dropped') ready.push({ type: 'dropped', ...(frameJson(e.data, requestId, 'the live tap') as { dropped: number; totalDropped: number }) });
         } catch (err) {
           failure = err as GatewayApiError;
         }

@@ -4,6 +4,7 @@ import { GatewayError } from '../lib/errors.js';
 import { describeZodError } from '../lib/zod-errors.js';
 import { forgetRawJson } from '../providers/raw-json.js';
 import { countTokens } from '../providers/token-count.js';
+import { withEstimatedUsage } from '../providers/usage.js';
 import type { EmbeddingsRequest, EmbeddingsResponse, Usage } from '../providers/types.js';
 import { buildMeta, costRow, logCall, logUnrouted, ZERO_USAGE, type Outcome } from './accounting.js';
 import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
@@ -95,13 +96,13 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
       upstreamMs += performance.now() - sent;
       breakers.success(target.provider);
       if (body.encoding_format === 'base64') encodeBase64(response);
-      const reported = response.usage?.prompt_tokens;
-      const usage = reported !== undefined && reported > 0 ? { prompt_tokens: reported, completion_tokens: 0, total_tokens: reported } : await countedUsage(body.input);
-      if (reported === undefined || reported <= 0) {
-        // Counted here, the provider having reported none: the client reads what it was charged for.
-        forgetRawJson(response);
-        response.usage = usage;
-        response.usage_estimated = true;
+      const reported = response.usage?.prompt_tokens ?? 0;
+      let usage: Usage;
+      if (reported > 0) {
+        usage = { prompt_tokens: reported, completion_tokens: 0, total_tokens: reported };
+      } else {
+        usage = await countedUsage(body.input);
+        withEstimatedUsage(response, usage);
       }
       costs.push(costRow(call, target, usage, 'ok'));
       // Decided by target, not by position: the breakers may have dropped the primary from the list.

@@ -93,17 +93,13 @@ export class EncodeAhead {
   };
 }
 
-/** NUL or any surrogate (a pair is fine, but rare in logged text: the test stays one cheap scan). */
-const UNSTORABLE = /[\u0000\ud800-\udfff]/;
-
 function encodeValue(value: unknown, type: ColumnType): string {
   if (value === null || value === undefined) return 'null';
   switch (type) {
     case 'text': {
       // Validation keeps NUL and lone surrogates out of the text the gateway logs; should one get
       // through, it is replaced here rather than have PostgreSQL refuse the whole batch.
-      const text = String(value);
-      return JSON.stringify(UNSTORABLE.test(text) ? toStorableText(text) : text);
+      return JSON.stringify(toStorableText(String(value)));
     }
     case 'bool':
       return value ? 'true' : 'false';

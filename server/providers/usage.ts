@@ -1,6 +1,6 @@
 // Fallback usage when an upstream reports none, so the gateway can still log cost.
 import { forgetRawJson } from './raw-json.js';
-import type { ChatCompletion, ChatRequest, Usage } from './types.js';
+import type { ChatCompletion, ChatRequest, EmbeddingsResponse, Usage } from './types.js';
 import { countChatPromptTokens, countTokens } from './token-count.js';
 
 export async function estimateUsage(req: ChatRequest, completionText: string): Promise<Usage> {
@@ -18,12 +18,12 @@ export function reportedUsage(usage: Usage | null | undefined): Usage | undefine
 }
 
 /**
- * Gives a completion the usage counted for it, the provider having reported none (or zeros), so the
- * client reads the tokens it was charged for, marked `usage_estimated`. Its upstream JSON text, if
- * kept, no longer says what is sent.
+ * Gives an answer (a completion, an embeddings list) the usage counted for it, the provider having
+ * reported none (or zeros), so the client reads the tokens it was charged for, marked
+ * `usage_estimated`. Its upstream JSON text, if kept, no longer says what is sent.
  */
-export function withEstimatedUsage(completion: ChatCompletion, usage: Usage): void {
-  forgetRawJson(completion);
-  completion.usage = usage;
-  completion['usage_estimated'] = true;
+export function withEstimatedUsage(answer: ChatCompletion | EmbeddingsResponse, usage: Usage): void {
+  forgetRawJson(answer);
+  answer.usage = usage;
+  answer.usage_estimated = true;
 }

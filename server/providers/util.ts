@@ -115,8 +115,20 @@ export function legacyFunctionField(req: ChatRequest): 'functions' | 'function_c
 }
 
 /** A message of that function calling, which only providers that take it can read: a role 'function' result or an assistant `function_call`. */
-export function isLegacyFunctionMessage(m: ChatMessage): boolean {
+function isLegacyFunctionMessage(m: ChatMessage): boolean {
   return m.role === 'function' || (m.role === 'assistant' && m['function_call'] != null);
+}
+
+/**
+ * Refuses OpenAI's deprecated function calling for a translation that does not carry it (the model
+ * would answer in text instead of calling): the fields that ask for calls, and the messages of such
+ * a conversation. `who` names the provider in the message.
+ */
+export function refuseLegacyFunctionCalling(req: ChatRequest, refuse: Refuse, who: string): void {
+  const legacy = legacyFunctionField(req);
+  if (legacy) refuse(`${legacy}: legacy function calling is not translated for ${who}; send ${legacy === 'functions' ? 'tools' : 'tool_choice'} instead`);
+  const i = req.messages.findIndex(isLegacyFunctionMessage);
+  if (i >= 0) refuse(`messages.${i}: legacy function calling (role 'function', assistant function_call) is not translated for ${who}; send tool_calls and role 'tool' results instead`);
 }
 
 /** A value that says nothing: null, undefined, '' or []. */

@@ -26,7 +26,7 @@
 // - Dropped, as hints Anthropic lacks and OpenAI treats as optional: seed, presence_penalty,
 //   frequency_penalty, logit_bias, service_tier, store, metadata, top_p when temperature is set.
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { imageSource, isLegacyFunctionMessage, isRecord, legacyFunctionField, mediaTypeOf, parseArgs, parseDataUrl, refuser, stopList, textOf, type Refuse } from '../util.js';
+import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOf, type Refuse } from '../util.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
 export const JSON_TOOL_NAME = 'json_response';
@@ -69,14 +69,11 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   const turns: AnthropicMessage[] = [];
   // Distinct names of the functions the history's assistant turns called.
   const called: string[] = [];
-  const messages = req.messages;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
+  for (const m of req.messages) {
     if (m.role === 'system' || m.role === 'developer') {
       system.push(...textBlocks(m.content));
       continue;
     }
-    if (isLegacyFunctionMessage(m)) refuse(`messages.${i}: legacy function calling (role 'function', assistant function_call) is not translated for Anthropic; send tool_calls and role 'tool' results instead`);
     const role = m.role === 'assistant' ? 'assistant' : 'user';
     const blocks = m.role === 'assistant' ? assistantBlocks(m, called) : m.role === 'tool' ? [toolResult(m, refuse)] : userBlocks(m.content, refuse);
     if (blocks.length === 0) continue;
@@ -152,9 +149,7 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
 function refuseUnsupportedOptions(req: ChatRequest, refuse: Refuse): void {
   if (typeof req['n'] === 'number' && req['n'] > 1) refuse('n: Anthropic returns one choice per request; send n = 1 (or leave it out)');
   if (req['logprobs'] === true) refuse('logprobs: Anthropic does not return token log probabilities');
-  // Legacy function calling is not translated: the model would answer in text instead of calling.
-  const legacy = legacyFunctionField(req);
-  if (legacy) refuse(`${legacy}: legacy function calling is not translated for Anthropic; send ${legacy === 'functions' ? 'tools' : 'tool_choice'} instead`);
+  refuseLegacyFunctionCalling(req, refuse, 'Anthropic');
 }
 
 /**

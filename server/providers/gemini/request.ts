@@ -28,7 +28,7 @@
 //   logit_bias, service_tier, store, metadata; and presence_penalty / frequency_penalty for models
 //   other than gemini-1.5 and gemini-2.0 (2.5 and later answer 400 "Penalty is not enabled").
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { imageSource, isLegacyFunctionMessage, isRecord, legacyFunctionField, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuser, stopList, type Refuse } from '../util.js';
+import { imageSource, isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, type Refuse } from '../util.js';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent { role: 'user' | 'model'; parts: Part[] }
@@ -61,20 +61,17 @@ export function takesPenalties(model: string): boolean {
 /** `provider`: the registry name, for the error a request Gemini cannot take is refused with. */
 export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRequest {
   const refuse = refuser(provider);
-  refuseLegacyFunctions(req, refuse);
+  refuseLegacyFunctionCalling(req, refuse, 'Gemini');
   const media: MediaRules = { refuse, fetchesAnyUrl: fetchesAnyUrl(req.model) };
   const system: Part[] = [];
   const contents: GeminiContent[] = [];
   const callNames = new Map<string, string>();
   const signaturesRequired = requiresThoughtSignatures(req.model);
-  const messages = req.messages;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
+  for (const m of req.messages) {
     if (m.role === 'system' || m.role === 'developer') {
       system.push(...textParts(m.content));
       continue;
     }
-    if (isLegacyFunctionMessage(m)) refuse(`messages.${i}: legacy function calling (role 'function', assistant function_call) is not translated for Gemini; send tool_calls and role 'tool' results instead`);
     let role: GeminiContent['role'];
     let parts: Part[];
     if (m.role === 'assistant') {
@@ -145,12 +142,6 @@ export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRe
   if (Object.keys(gen).length > 0) body.generationConfig = gen;
   if (system.length > 0) body.systemInstruction = { parts: system };
   return body;
-}
-
-/** Legacy function calling is not translated: the model would answer in text instead of calling. */
-function refuseLegacyFunctions(req: ChatRequest, refuse: Refuse): void {
-  const legacy = legacyFunctionField(req);
-  if (legacy) refuse(`${legacy}: legacy function calling is not translated for Gemini; send ${legacy === 'functions' ? 'tools' : 'tool_choice'} instead`);
 }
 
 function toolConfig(choice: unknown): GeminiRequest['toolConfig'] {
