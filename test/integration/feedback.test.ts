@@ -51,6 +51,23 @@ describe('submitting feedback', () => {
     expectTypedError(await rate({ requestId: ids.request, score: 3 }, other.token), 404, 'not_found_error');
   });
 
+  it('refuses a score for a failed call (409: no model answered), and takes one for a call the client left', async () => {
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4o-mini', status: 400, times: 1 }]);
+    const failed = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: `fails ${Math.random()}` }] } });
+    expect(failed.status).toBe(400);
+    const failedId = failed.headers.get('x-gateway-request-id')!;
+    expect(failedId).toMatch(/^req_/);
+    // Rated at once: the row may still be queued in the log writer.
+    const res = await rate({ requestId: failedId, score: 1 });
+    expectTypedError(res, 409, 'conflict_error');
+    expect(res.body.error.message).toContain('no answer to score');
+    expect(await c.query(`SELECT 1 FROM feedback WHERE request_id = $1`, [failedId])).toHaveLength(0);
+
+    await c.query(`UPDATE requests SET status = 'client_closed', error_type = 'client_closed' WHERE id = $1`, [ids.request]);
+    expect((await rate({ requestId: ids.request, score: 2 })).status).toBe(200);
+    await c.query(`UPDATE requests SET status = 'ok', error_type = NULL WHERE id = $1`, [ids.request]);
+  });
+
   it.each([
     [{ requestId: 'x', score: 6 }, 'score'],
     [{ requestId: 'x', score: 0 }, 'score'],

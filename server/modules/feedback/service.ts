@@ -68,6 +68,11 @@ export class FeedbackService {
   async record(tenantId: string, requestId: string, score: number, source: 'user' | 'judge', comment: string | null): Promise<Dto> {
     const request = await this.findRequest(tenantId, requestId);
     if (!request) throw notFound('Request', requestId);
+    // A failed call has no answer: a score would be credited to a model that produced nothing.
+    // A call the client left (client_closed) may have streamed part of one, and can be rated.
+    if (request.status === 'error') {
+      throw new GatewayError('conflict_error', `Request '${requestId}' failed (${request.errorType ?? 'error'}): there is no answer to score`);
+    }
     const previous = await feedbackRepository.findOne(this.d.db, tenantId, requestId, source);
     const saved = await feedbackRepository.upsert(this.d.db, {
       id: newId('fb'),
@@ -81,7 +86,7 @@ export class FeedbackService {
       taskType: request.taskType,
       complexity: request.complexity,
     });
-    this.d.routing.addFeedback(tenantId, { ...request, score, previousScore: previous?.score });
+    this.d.routing.addFeedback(tenantId, { taskType: request.taskType, complexity: request.complexity, provider: request.provider, model: request.model, score, previousScore: previous?.score });
     await this.d.routing.announce(this.d.pool, tenantId, { local: false });
     return toDto(saved);
   }
