@@ -91,12 +91,16 @@ export class ChatPipeline {
     };
 
     const targets = this.ordered(plan.candidates);
+    // The call's row names the last target actually tried: the breakers may have skipped the
+    // plan's later candidates, which were never sent anything.
+    let tried: Target = decision;
     for (let i = 0; i < targets.length; i++) {
       const target = targets[i]!;
       const adapter = this.opts.registry.get(target.provider)?.adapter;
       if (!adapter) continue;
       const permit = this.permit(target, errors.length === 0 && i === targets.length - 1);
       if (permit === 'denied') continue;
+      tried = target;
       const sent = performance.now();
       try {
         const completion = await adapter.chat(upstreamBody(call, target.model, false), { signal: call.signal, timeoutMs: this.opts.upstreamTimeoutMs });
@@ -126,7 +130,7 @@ export class ChatPipeline {
         if (!failure.fallBack) throw fail(rejectedError(failure.summary), target);
       }
     }
-    throw fail(exhaustedError(errors), plan.candidates[plan.candidates.length - 1] ?? null);
+    throw fail(exhaustedError(errors), tried);
   }
 
   /** A streaming call, written to `sink`. Resolves when the stream has ended one way or another. */

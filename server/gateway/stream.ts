@@ -42,12 +42,15 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     logCall(logWriter, call, { decision, served, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: true, status, errorType }, costs);
 
   const targets = p.ordered(plan.candidates);
+  // The call's row names the last target actually tried (see complete() in pipeline.ts).
+  let tried: Target = plan.decision;
   for (let i = 0; i < targets.length; i++) {
     const target = targets[i]!;
     const adapter = registry.get(target.provider)?.adapter;
     if (!adapter) continue;
     const permit = p.permit(target, errors.length === 0 && i === targets.length - 1);
     if (permit === 'denied') continue;
+    tried = target;
     const body = upstreamBody(call, target.model, true);
     const sent = performance.now();
     const iterator = adapter.chatStream(body, { signal: call.signal, timeoutMs: upstreamTimeoutMs })[Symbol.asyncIterator]();
@@ -141,7 +144,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
   }
 
   const exhausted = exhaustedError(errors);
-  log(plan.decision, plan.candidates[plan.candidates.length - 1] ?? plan.decision, ZERO_USAGE, 'error', exhausted.type);
+  log(plan.decision, tried, ZERO_USAGE, 'error', exhausted.type);
   throw exhausted;
 }
 

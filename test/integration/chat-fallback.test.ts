@@ -216,6 +216,35 @@ describe('a fallback target that cannot take the request', () => {
   });
 });
 
+describe('a call every target failed', () => {
+  it.each([false, true])('is logged under the last target tried, not a candidate the breakers skipped (stream %s)', async (stream) => {
+    const { breakers } = c.env.services.dataPlane;
+    const resetAll = () => Object.keys(breakers.snapshot()).forEach((p) => breakers.reset(p));
+    resetAll();
+    c.sim.setFaults([{ status: 500 }]);
+    const body = { model: 'gpt-4o', stream, messages: user(`all fail ${stream}`) };
+    const first = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body });
+    expectTypedError(first, 502, 'provider_error');
+    const planned = first.body.error.attempts as Array<{ provider: string; model: string }>;
+    expect(planned.length).toBeGreaterThanOrEqual(3);
+    const skipped = planned[planned.length - 1]!;
+    try {
+      // The plan's last candidate is skipped from now on: its circuit is open.
+      for (let i = 0; i < 5; i++) breakers.failure(skipped.provider, 60_000);
+      const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body });
+      expectTypedError(res, 502, 'provider_error');
+      const attempts = res.body.error.attempts as Array<{ provider: string; model: string }>;
+      expect(attempts.map((a) => a.provider)).not.toContain(skipped.provider);
+      const last = attempts[attempts.length - 1]!;
+      const id = res.headers.get('x-gateway-request-id');
+      await c.waitForCount('select count(*) n from requests where id = $1 and provider = $2 and model = $3 and status = $4', [id, last.provider, last.model, 'error'], 1);
+    } finally {
+      // Every provider failed twice here: leave no circuit counting that against later tests.
+      resetAll();
+    }
+  });
+});
+
 describe('circuit breaker and Retry-After', () => {
   it('stops sending to a provider that answered 429 with Retry-After until it is due', async () => {
     c.sim.setFaults([{ format: 'gemini', status: 429, retryAfterSeconds: 30, times: 1 }]);
