@@ -12,7 +12,7 @@ import './http/embeddings-openapi.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { mountLive } from './http/live.js';
 import { requestIdMiddleware } from './http/request-id.js';
-import { checkParsedBody, jsonBodyParser, lowerCaseMediaType } from './http/rest-body.js';
+import { checkParsedBody, emptyBodyAsJson, jsonBodyParser, lowerCaseMediaType } from './http/rest-body.js';
 import { restHandler } from './http/rest.js';
 import { makeContextFactory } from './trpc/context.js';
 import { openApiDocument } from './trpc/openapi.js';
@@ -61,6 +61,7 @@ export function createApp(services: Services): Express {
 
   // Generated REST for every procedure with OpenAPI metadata; unknown paths fall through to 404.
   app.use(lowerCaseMediaType);
+  app.use(emptyBodyAsJson);
   app.use(jsonBodyParser(services.config.GATEWAY_MAX_BODY_BYTES));
   app.use(checkParsedBody);
   app.use(modelIdAsOneSegment);

@@ -46,3 +46,22 @@ export function lowerCaseMediaType(req: Request, _res: Response, next: NextFunct
   }
   next();
 }
+
+/**
+ * A POST, PUT or PATCH without a body and without a Content-Type (`curl -X POST .../reload`) is
+ * taken as an empty JSON body: the procedures behind such actions take no input or only optional
+ * fields, and the REST layer would otherwise answer 415 for the missing media type. A body that
+ * is there keeps its Content-Type, and one that is not JSON is still refused.
+ */
+export function emptyBodyAsJson(req: Request, _res: Response, next: NextFunction): void {
+  const method = req.method;
+  if ((method === 'POST' || method === 'PUT' || method === 'PATCH') && req.headers['content-type'] === undefined && hasNoBody(req)) {
+    req.headers['content-type'] = 'application/json';
+  }
+  next();
+}
+
+function hasNoBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+}

@@ -92,6 +92,16 @@ describe('typed errors on every path', () => {
     expectTypedError(res, 415, 'invalid_request_error');
   });
 
+  it('a POST without a body or a Content-Type is an empty JSON body (curl -X POST), not a 415', async () => {
+    const reload = await env.http('POST', '/v1/providers/reload', { token: tenant.token });
+    expect(reload.status).toBe(200);
+    expect(Array.isArray(reload.body.items)).toBe(true);
+    // A procedure that needs input says what is missing.
+    const create = await env.http('POST', '/v1/admin/tokens', { token: tenant.token });
+    expectTypedError(create, 400, 'invalid_request_error');
+    expect(create.body.error.message).toContain('name');
+  });
+
   it('an oversized body answers 413 with a typed body', async () => {
     const small = await startTestEnv({ env: { GATEWAY_MAX_BODY_BYTES: '1024' } });
     try {
