@@ -27,10 +27,14 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
   if (hit) {
     const usage = hit.completion.usage ?? ZERO_USAGE;
     const outcome: Outcome = { decision: plan.decision, served: plan.decision, latencyMs: 0, usage, cached: true, cacheType: 'exact', tokensSaved: usage, streamed: true, status: 'ok', errorType: null };
-    sink.start(streamHeadMeta(call, plan.decision, plan.decision, 'exact', [], 0));
-    for (const c of completionToChunks(hit.completion)) sink.chunk(c);
     // Not free when the LLM classifier was asked: the call costs what its cost rows add up to.
     const cost = logCall(logWriter, call, outcome, []);
+    // Unlike a live stream's, a hit's cost and latency are known before its first chunk.
+    const head = streamHeadMeta(call, plan.decision, plan.decision, 'exact', [], 0);
+    head.cost = cost;
+    head.latencyMs = 0;
+    sink.start(head);
+    for (const c of completionToChunks(hit.completion)) sink.chunk(c);
     sink.end(finalChunk(hit.completion.id, hit.completion.created, hit.completion.model, includeUsage ? usage : undefined), buildMeta(call, outcome, cost, []));
     return;
   }

@@ -103,7 +103,8 @@ export interface CompletionResult {
 }
 
 /** What a stream's response head reports: cost and latency are only known at its end (last frame). */
-export type StreamHeadMeta = Omit<CallMeta, 'latencyMs' | 'cost' | 'usage'>;
+/** What a stream's head says: cost and latency only when known before the first chunk (a cache hit). */
+export type StreamHeadMeta = Omit<CallMeta, 'latencyMs' | 'cost' | 'usage'> & Partial<Pick<CallMeta, 'latencyMs' | 'cost'>>;
 
 /** Where a streamed call writes. The HTTP layer implements it over SSE. */
 export interface StreamSink {

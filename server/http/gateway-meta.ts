@@ -57,7 +57,7 @@ export function chunkJson(chunk: ChatChunk): string {
 }
 
 /**
- * Headers known when a response starts (streams learn cost and latency only at the end).
+ * Headers known when a response starts (a live stream learns cost and latency only at its end).
  * `elapsedMs`: time since the request arrived, split in Server-Timing into the providers' share
  * and the gateway's own.
  */
@@ -72,7 +72,8 @@ export function gatewayHeaders(
     'server-timing': `upstream;dur=${meta.upstreamMs.toFixed(2)}, gateway;dur=${Math.max(0, elapsedMs - meta.upstreamMs).toFixed(2)}`,
   };
   if (meta.cost !== undefined) h['x-gateway-cost'] = meta.cost.toFixed(8);
-  if (meta.latencyMs !== undefined) h['x-gateway-latency'] = String(Math.round(meta.latencyMs));
+  // The same figure as `_gateway.latencyMs` (ms, one decimal).
+  if (meta.latencyMs !== undefined) h['x-gateway-latency'] = String(meta.latencyMs);
   if (meta.cacheType) h['x-gateway-cache'] = meta.cacheType;
   if (meta.errors.length > 0) h['x-gateway-errors'] = asciiJson(meta.errors.map((e) => ({ provider: e.provider, model: e.model, status: e.status, message: e.message.slice(0, 200) })));
   return h;

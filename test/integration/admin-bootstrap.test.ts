@@ -44,7 +44,7 @@ describe('bootstrap admin token', () => {
   it('is not brought back once admins replaced it, and is when the workspace has no enabled admin left', async () => {
     const admin = 'first-configured-secret-0123';
     await bootstrap(admin);
-    const created = await (
+    const created: { token: string } = await (
       await fetch(`${env.baseUrl}/v1/admin/tokens`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ops', admin: true }) })
     ).json();
     const removed = await fetch(`${env.baseUrl}/v1/admin/tokens/tok_admin`, { method: 'DELETE', headers: { authorization: `Bearer ${created.token}` } });

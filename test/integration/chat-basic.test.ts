@@ -301,7 +301,7 @@ describe('stream response headers', () => {
     return JSON.parse(frames[frames.length - 1]!.slice(6))._gateway;
   };
 
-  it('leave out cost and latency, unknown when the head leaves: the last frame carries them', async () => {
+  it('leave out cost and latency, unknown when a live stream\'s head leaves: the last frame carries them; a cache hit\'s head has both', async () => {
     const content = `headers ${Math.random()}`;
     const res = await streamed(content);
     expect(res.headers.get('x-gateway-provider')).toBe('openai');
@@ -311,11 +311,11 @@ describe('stream response headers', () => {
     expect(gw.cost).toBeGreaterThan(0);
     expect(gw.latencyMs).toBeGreaterThan(0);
 
-    // The same for a stream served from the cache.
+    // A stream served from the cache knows both before its first chunk.
     const hit = await streamed(content);
     expect(hit.headers.get('x-gateway-cache')).toBe('exact');
-    expect(hit.headers.get('x-gateway-cost')).toBeNull();
-    expect(hit.headers.get('x-gateway-latency')).toBeNull();
+    expect(hit.headers.get('x-gateway-cost')).toBe('0.00000000');
+    expect(hit.headers.get('x-gateway-latency')).toBe('0');
     expect(lastGateway(await hit.text())).toMatchObject({ cached: true, cost: 0 });
   });
 });

@@ -54,11 +54,11 @@ describe('gatewayHeaders', () => {
     expect(gatewayHeaders({ ...meta, upstreamMs: 0 }, 0.2)['server-timing']).toBe('upstream;dur=0.00, gateway;dur=0.20');
   });
 
-  it('sends cost and latency only when they are known (never on a stream\'s head)', () => {
+  it('sends cost and latency only when they are known (not on a live stream\'s head), latency as _gateway has it', () => {
     const head = gatewayHeaders(meta, 11);
     expect(head).not.toHaveProperty('x-gateway-cost');
     expect(head).not.toHaveProperty('x-gateway-latency');
     const whole = gatewayHeaders({ ...meta, cost: 0.0000315, latencyMs: 412.3 }, 412.5);
-    expect(whole).toMatchObject({ 'x-gateway-cost': '0.00003150', 'x-gateway-latency': '412' });
+    expect(whole).toMatchObject({ 'x-gateway-cost': '0.00003150', 'x-gateway-latency': '412.3' });
   });
 });
