@@ -104,6 +104,16 @@ describe('A/B test lifecycle', () => {
     }
   });
 
+  it('gives a variant without a weight weight 1 (an even split)', async () => {
+    const created = await c.env.http('POST', '/v1/ab-tests', {
+      token: c.tenant.token,
+      body: { name: 'no weights', status: 'paused', variants: [{ provider: 'openai', model: 'gpt-4o' }, { provider: 'openai', model: 'gpt-4o-mini' }] },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body.variants.map((x: { weight: number }) => x.weight)).toEqual([1, 1]);
+    await c.env.http('DELETE', `/v1/ab-tests/${created.body.id}`, { token: c.tenant.token });
+  });
+
   it('rejects an unknown status with 400', async () => {
     expectTypedError(await c.env.http('PATCH', `/v1/ab-tests/${ids.test}`, { token: c.tenant.token, body: { status: 'archived' } }), 400, 'invalid_request_error');
   });

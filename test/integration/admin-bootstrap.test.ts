@@ -44,9 +44,8 @@ describe('bootstrap admin token', () => {
   it('is not brought back once admins replaced it, and is when the workspace has no enabled admin left', async () => {
     const admin = 'first-configured-secret-0123';
     await bootstrap(admin);
-    const created: { token: string } = await (
-      await fetch(`${env.baseUrl}/v1/admin/tokens`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ops', admin: true }) })
-    ).json();
+    const res = await fetch(`${env.baseUrl}/v1/admin/tokens`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ops', admin: true }) });
+    const created = (await res.json()) as { token: string };
     const removed = await fetch(`${env.baseUrl}/v1/admin/tokens/tok_admin`, { method: 'DELETE', headers: { authorization: `Bearer ${created.token}` } });
     expect(removed.status).toBe(200);
     expect((await bootstrap()).generatedToken).toBeUndefined();

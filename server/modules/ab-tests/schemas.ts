@@ -48,7 +48,10 @@ export const AbTestDetail = AbTest.extend({ results: z.array(VariantResult) });
 
 // Inputs are strict: a misspelt or unsupported field (`"paused": true`) is a 400 naming the key,
 // not silently dropped to create something the caller did not ask for.
-const AbTestVariantInput = z.strictObject(AbTestVariant.shape);
+const AbTestVariantInput = z.strictObject({
+  ...AbTestVariant.shape,
+  weight: AbTestVariant.shape.weight.default(1).describe('Relative share of the cell traffic (default 1: an even split)'),
+});
 
 export const CreateAbTestInput = z.strictObject({
   name: displayName(200),
