@@ -5,13 +5,15 @@ import { z } from 'zod';
 // The only reader of process.env. Every variable is documented in the README's configuration table.
 
 const bool = z.enum(['true', 'false', '1', '0', 'on', 'off']).transform((v) => v === 'true' || v === '1' || v === 'on');
-const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
+/** Node fires a timer longer than this after 1 ms, so a longer duration would mean "at once". */
+const MAX_TIMER_MS = 2_147_483_647;
+const ms = (def: number, min = 0) => z.coerce.number().int().min(min).max(MAX_TIMER_MS).default(def);
 
 export const TIERS = ['free', 'team', 'enterprise', 'intelligence'] as const;
 export type Tier = (typeof TIERS)[number];
 
 const ConfigSchema = z.object({
-  PORT: int(8080),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().url().optional(),
   /** Shared rate-limit counters for several gateway nodes; unset: each node counts in memory. */
@@ -23,21 +25,24 @@ const ConfigSchema = z.object({
   GATEWAY_ADMIN_TOKEN: z.string().min(16, 'GATEWAY_ADMIN_TOKEN must be at least 16 characters').optional(),
   GATEWAY_TIER: z.enum(TIERS).default('intelligence'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  GATEWAY_SHUTDOWN_TIMEOUT_MS: int(15_000),
+  GATEWAY_SHUTDOWN_TIMEOUT_MS: ms(15_000),
   /** Upper bound of the log writer's drain at shutdown, after in-flight requests are done. */
-  GATEWAY_LOG_DRAIN_TIMEOUT_MS: int(10_000),
+  GATEWAY_LOG_DRAIN_TIMEOUT_MS: ms(10_000),
   /** Time a client has to send its request headers; 0: no limit. */
-  GATEWAY_HEADERS_TIMEOUT_MS: int(15_000),
+  GATEWAY_HEADERS_TIMEOUT_MS: ms(15_000),
   /** Time a client has to send its whole request (headers and body, not the answer); 0: no limit. */
-  GATEWAY_REQUEST_TIMEOUT_MS: int(60_000),
-  GATEWAY_MAX_BODY_BYTES: int(10 * 1024 * 1024),
+  GATEWAY_REQUEST_TIMEOUT_MS: ms(60_000),
+  /** Below 1 KB no chat call fits; above 1 GiB a body could not be held as one string. */
+  GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
   GATEWAY_SIMULATOR: z.enum(['auto', 'on', 'off']).default('auto'),
-  GATEWAY_UPSTREAM_TIMEOUT_MS: int(120_000),
-  GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS: int(5_000),
+  /** Every upstream call has a bound: it also bounds a circuit's probe and how long a stalled client is waited for. */
+  GATEWAY_UPSTREAM_TIMEOUT_MS: ms(120_000, 1_000),
+  GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS: ms(5_000, 100),
   GATEWAY_CACHE_ENABLED: bool.default(true),
   GATEWAY_EXPLORATION_RATE: z.coerce.number().min(0).max(1).default(0.1),
-  GATEWAY_LOG_FLUSH_MS: int(50),
-  GATEWAY_LOG_BUFFER_MAX: int(100_000),
+  GATEWAY_LOG_FLUSH_MS: ms(50),
+  /** The queue holds every row between two commits too: fewer than this would drop rows with the database up. */
+  GATEWAY_LOG_BUFFER_MAX: z.coerce.number().int().min(1_000).max(10_000_000).default(100_000),
   GATEWAY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   GATEWAY_ENV_FILE: z.string().optional(),
   GATEWAY_AB_TEST_PREEMPTS: bool.default(true),
@@ -58,7 +63,7 @@ const ConfigSchema = z.object({
   /** When set, GET /metrics asks for it as a bearer token. */
   GATEWAY_METRICS_TOKEN: z.string().min(16, 'GATEWAY_METRICS_TOKEN must be at least 16 characters').optional(),
   /** Days of request and cost logs the daily log-retention job keeps; 0 keeps everything. */
-  GATEWAY_RETENTION_DAYS: int(0),
+  GATEWAY_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
 });
 
 export type Config = z.infer<typeof ConfigSchema> & {

@@ -18,15 +18,16 @@ async function main(): Promise<void> {
   const database = await setupDatabase(config);
   const services = createServices(config, database.handle, logger);
 
+  await services.start();
+  const drain = new Drain();
+  const server = await listen(createRequestListener(services, drain), drain, config);
+  // Only once the port is open: a start that fails before (the port taken) must not store a
+  // generated token it never gets to print, which the next start would then not replace.
   const banner: string[] = [];
   if (config.GATEWAY_MODE === 'single') {
     const { generatedToken } = await services.tenants.bootstrapSingle(config.GATEWAY_TIER, config.GATEWAY_ADMIN_TOKEN);
     if (generatedToken) banner.push(`Admin token (shown once, store it now): ${generatedToken}`);
   }
-
-  await services.start();
-  const drain = new Drain();
-  const server = await listen(createRequestListener(services, drain), drain, config);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const lines = [

@@ -1,7 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../support/database.js';
 import { startServerProcess } from '../support/process.js';
 
 // `npm start` on a bare machine: embedded PostgreSQL, migrations, a generated admin token printed
@@ -59,4 +61,27 @@ describe('the server process', () => {
     expect(code).toBe(1);
     expect(bad.output()).toContain('GATEWAY_MODE');
   });
+
+  it('generates the admin token only once it can print it: a first start that cannot listen leaves none behind', async () => {
+    const db = await createTestDatabase();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((taken.address() as { port: number }).port);
+      const base = { DATABASE_URL: db.url, GATEWAY_ADMIN_TOKEN: undefined, GATEWAY_SIMULATOR: 'off', GATEWAY_JOBS: 'off', HOST: '127.0.0.1', LOG_LEVEL: 'warn', OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1' };
+      const failed = startServerProcess({ ...base, PORT: port });
+      expect(await new Promise<number | null>((resolve) => failed.child.on('exit', resolve))).toBe(1);
+      expect(failed.output()).toContain('EADDRINUSE');
+      expect(failed.output()).not.toContain('Admin token');
+
+      const next = startServerProcess({ ...base, PORT: '0' });
+      const [, listening] = await next.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
+      const [, token] = await next.waitFor(/Admin token \(shown once.*\): (gw_\S+)/);
+      expect((await fetch(`http://127.0.0.1:${listening}/v1/admin/tokens`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect(await next.stop('SIGTERM')).toBe(0);
+    } finally {
+      taken.close();
+      await db.drop();
+    }
+  }, 90_000);
 });

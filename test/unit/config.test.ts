@@ -40,6 +40,21 @@ describe('configuration', () => {
     expect(() => loadConfig({ GATEWAY_REQUEST_TIMEOUT_MS: '-1' })).toThrow(/GATEWAY_REQUEST_TIMEOUT_MS/);
   });
 
+  it('refuses values that would not do what they say: durations past Node\'s timer limit, ports past 65535, settings that would drop every row or refuse every body', () => {
+    for (const name of ['GATEWAY_UPSTREAM_TIMEOUT_MS', 'GATEWAY_SHUTDOWN_TIMEOUT_MS', 'GATEWAY_LOG_DRAIN_TIMEOUT_MS', 'GATEWAY_REQUEST_TIMEOUT_MS', 'GATEWAY_HEADERS_TIMEOUT_MS', 'GATEWAY_LOG_FLUSH_MS', 'GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS']) {
+      // Node fires a longer timer after 1 ms.
+      expect(() => loadConfig({ [name]: '2147483648' }), name).toThrow(new RegExp(name));
+      expect(loadConfig({ [name]: '2147483647' })[name as 'GATEWAY_LOG_FLUSH_MS']).toBe(2_147_483_647);
+    }
+    expect(() => loadConfig({ PORT: '65536' })).toThrow(/PORT/);
+    expect(loadConfig({ PORT: '0' }).PORT).toBe(0);
+    // No upstream call without a bound: it also bounds a circuit's probe and the wait for a stalled client.
+    expect(() => loadConfig({ GATEWAY_UPSTREAM_TIMEOUT_MS: '0' })).toThrow(/GATEWAY_UPSTREAM_TIMEOUT_MS/);
+    expect(() => loadConfig({ GATEWAY_LOG_BUFFER_MAX: '0' })).toThrow(/GATEWAY_LOG_BUFFER_MAX/);
+    expect(() => loadConfig({ GATEWAY_MAX_BODY_BYTES: '0' })).toThrow(/GATEWAY_MAX_BODY_BYTES/);
+    expect(loadConfig({ GATEWAY_MAX_BODY_BYTES: '1024' }).GATEWAY_MAX_BODY_BYTES).toBe(1024);
+  });
+
   it('bounds the log drain at shutdown so that it ends inside a 30 s grace period with the request wait', () => {
     const defaults = loadConfig({});
     expect(defaults.GATEWAY_LOG_DRAIN_TIMEOUT_MS).toBe(10_000);
