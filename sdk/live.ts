@@ -86,7 +86,9 @@ function messagesOf(body: ReadableStream<Uint8Array>, requestId: string | undefi
         const { done, value } = await reader.read();
         if (done) return;
         parser.feed(decoder.decode(value, { stream: true }));
-        while (ready.length > 0) yield ready.shift()!;
+        // close() (or the caller's abort) ends the iteration: messages already parsed are not yielded after it.
+        while (ready.length > 0 && !call.signal.aborted) yield ready.shift()!;
+        if (call.signal.aborted) return;
         if (failure) throw failure;
       }
     } catch (err) {

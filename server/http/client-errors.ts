@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorBody, GatewayError } from '../lib/errors.js';
+import { newTimeOrderedId } from '../lib/ids.js';
 
 // Requests Node's HTTP parser refuses before any handler runs (malformed request lines or headers,
 // headers over Node's 16 KB limit, a request not received in time) get the same typed JSON error
@@ -20,7 +21,7 @@ export function answerClientErrors(server: Server): void {
     const message = status === 431 ? 'Request headers (the URL included) are too large' : status === 408 ? 'The request was not received in time' : 'Malformed HTTP request';
     const body = JSON.stringify(errorBody(new GatewayError('invalid_request_error', message, { status })));
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Gateway-Request-Id: ${newTimeOrderedId('req')}\r\nConnection: close\r\n\r\n${body}`,
     );
     // Closed at once, as Node does: a client still sending (a dripping body) must not keep it open.
     socket.destroy(err);

@@ -28,9 +28,9 @@ function exchange(raw: string): Promise<string> {
   });
 }
 
-function parse(text: string): { status: number; type: string | undefined; body: { error: { type: string; message: string } } } {
+function parse(text: string): { status: number; type: string | undefined; requestId: string | undefined; body: { error: { type: string; message: string } } } {
   const [head, body] = text.split('\r\n\r\n');
-  return { status: Number(head!.split(' ')[1]), type: /content-type: ([^\r]+)/i.exec(head!)?.[1], body: JSON.parse(body!) };
+  return { status: Number(head!.split(' ')[1]), type: /content-type: ([^\r]+)/i.exec(head!)?.[1], requestId: /x-gateway-request-id: ([^\r]+)/i.exec(head!)?.[1], body: JSON.parse(body!) };
 }
 
 describe('requests the HTTP parser refuses', () => {
@@ -39,11 +39,13 @@ describe('requests the HTTP parser refuses', () => {
     expect(res.status).toBe(400);
     expect(res.type).toMatch(/^application\/json/);
     expect(res.body).toEqual({ error: { type: 'invalid_request_error', message: 'Malformed HTTP request' } });
+    expect(res.requestId).toMatch(/^req_/);
   });
 
   it('headers over 16 KB (a long URL): 431 with a typed body', async () => {
     const res = parse(await exchange(`GET /v1/analytics/requests?q=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
     expect(res.status).toBe(431);
+    expect(res.requestId).toMatch(/^req_/);
     expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringMatching(/too large/) });
   });
 

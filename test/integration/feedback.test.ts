@@ -110,6 +110,16 @@ describe('quality reports', () => {
     expect(today).toMatchObject({ feedbackCount: 3 });
     expect(today.avgScore).toBeCloseTo(11 / 3, 10);
     expectTypedError(await c.env.http('GET', '/v1/feedback/quality/trend?range=1y', { token: t.token }), 400, 'invalid_request_error');
+
+    // One model's trend, named either way; another model's has nothing.
+    const countFor = async (query: string) => {
+      const res = await c.env.http('GET', `/v1/feedback/quality/trend?range=7d&${query}`, { token: t.token });
+      expect(res.status).toBe(200);
+      return res.body.points.reduce((n: number, p: { feedbackCount: number }) => n + p.feedbackCount, 0);
+    };
+    expect(await countFor('provider=openai&model=gpt-4o-mini')).toBe(2);
+    expect(await countFor('model=openai/gpt-4o-mini')).toBe(2);
+    expect(await countFor('model=openai/gpt-4o')).toBe(0);
   });
 
   it('trend: the window starts at now minus the range, its first partial bucket included', async () => {

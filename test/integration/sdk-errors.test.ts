@@ -113,6 +113,26 @@ describe('SDK errors', () => {
     expect(err).toMatchObject({ type: 'http_error', status: 0 });
   });
 
+  it('yields nothing more from a live tap once close() is called, even messages that came in the same read', async () => {
+    const burst = await standIn((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // Five events in one write: the SDK parses them all before yielding the first.
+      res.write([1, 2, 3, 4, 5].map((i) => `data: ${JSON.stringify({ id: `req_${i}`, preview: String(i) })}\n\n`).join(''));
+    });
+    const live = await createGatewayClient({ baseUrl: burst, token: tenant.token }).live.subscribe();
+    const seen: string[] = [];
+    await within(
+      (async () => {
+        for await (const message of live) {
+          if (message.type === 'event') seen.push(message.event.id);
+          live.close();
+        }
+      })(),
+      5_000,
+    );
+    expect(seen).toEqual(['req_1']);
+  });
+
   it('gives up on a live tap that goes silent without closing, and not on one that keeps alive', async () => {
     const eventStream = (keepAliveMs: number | null) =>
       standIn((_req, res) => {

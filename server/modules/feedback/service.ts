@@ -116,7 +116,8 @@ export class FeedbackService {
     // As the analytics timeseries: the window starts inclusive at now minus the range, and its
     // first bucket (partly before it) counts only what is inside.
     const since = now - RANGE_MS[input.range];
-    const rows = await feedbackRepository.trend(this.d.db, tenantId, { unit, since: new Date(since), provider: input.provider, model: input.model });
+    const { provider, model } = this.modelFilter(input.provider, input.model);
+    const rows = await feedbackRepository.trend(this.d.db, tenantId, { unit, since: new Date(since), provider, model });
     const byBucket = new Map(rows.map((r) => [r.bucket, r]));
     const points = [];
     for (let t = Math.floor(since / stepMs) * stepMs; t <= now; t += stepMs) {
@@ -125,6 +126,18 @@ export class FeedbackService {
       points.push({ bucketStart: key, avgScore: r ? r.avgScore : null, feedbackCount: r ? r.feedbackCount : 0 });
     }
     return { range: input.range, bucket: unit, points };
+  }
+
+  /**
+   * `model` as `provider/model` (the form used everywhere else) when no provider is given and the
+   * part before the first slash names a registered provider; a model id with a slash of its own
+   * (OpenRouter's `openai/gpt-4o`) stays whole otherwise.
+   */
+  private modelFilter(provider: string | undefined, model: string | undefined): { provider?: string; model?: string } {
+    if (provider !== undefined || model === undefined) return { provider, model };
+    const slash = model.indexOf('/');
+    if (slash > 0 && this.d.registry.get(model.slice(0, slash))) return { provider: model.slice(0, slash), model: model.slice(slash + 1) };
+    return { model };
   }
 
   async judgeConfig(tenantId: string): Promise<z.infer<typeof JudgeConfig>> {
