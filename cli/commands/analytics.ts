@@ -128,11 +128,12 @@ export function registerAnalyticsCommand(program: Command): void {
     .description('The request log, newest (or slowest) first')
     .addOption(new Option('--order-by <key>', 'sort key').choices(['createdAt', 'latencyMs']).default('createdAt'))
     .addOption(new Option('--order <dir>', 'sort direction').choices(['asc', 'desc']).default('desc'))
+    .addOption(new Option('--endpoint <name>', 'chat completions or embeddings calls').choices(['chat', 'embeddings']).default('chat'))
     .option('--limit <n>', 'rows to show (with --all: page size, 1-500)', parsePageSize)
     .option('--all', 'follow nextCursor until the whole log is listed')
-    .action(async (opts: { orderBy: 'createdAt' | 'latencyMs'; order: 'asc' | 'desc'; limit?: number; all?: boolean }, command: Command) => {
+    .action(async (opts: { orderBy: 'createdAt' | 'latencyMs'; order: 'asc' | 'desc'; endpoint: 'chat' | 'embeddings'; limit?: number; all?: boolean }, command: Command) => {
       const client = analytics(command);
-      const input = { orderBy: opts.orderBy, order: opts.order, ...(opts.limit !== undefined ? { limit: opts.limit } : {}) };
+      const input = { orderBy: opts.orderBy, order: opts.order, endpoint: opts.endpoint, ...(opts.limit !== undefined ? { limit: opts.limit } : {}) };
       let page = await client.requests.query(input);
       // With --all the pages are merged into one result of the same shape (nextCursor null).
       const items = [...page.items];

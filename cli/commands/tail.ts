@@ -38,8 +38,10 @@ export function formatLiveEvent(e: LiveEvent): string {
   const model = e.provider || e.model ? `${e.provider ?? '-'}/${e.model ?? '-'}` : '-';
   const task = e.taskType ? `${e.taskType}/${e.complexity ?? '-'}` : '-';
   const outcome = e.cached ? 'cached' : e.status;
+  // Embeddings calls are told apart by their routing column: they have no routing.
+  const routedBy = e.endpoint === 'embeddings' ? 'embeddings' : e.routedBy;
   const preview = e.preview ? ` "${e.preview}"` : '';
-  return `${shortDate(e.createdAt, { seconds: true })}  ${e.id}  ${model}  ${e.routedBy}  ${task}  ${outcome}  ${e.latencyMs} ms  ${e.inputTokens}->${e.outputTokens} tok  ${usd(e.cost)}${preview}`;
+  return `${shortDate(e.createdAt, { seconds: true })}  ${e.id}  ${model}  ${routedBy}  ${task}  ${outcome}  ${e.latencyMs} ms  ${e.inputTokens}->${e.outputTokens} tok  ${usd(e.cost)}${preview}`;
 }
 
 export function registerTailCommand(program: Command): void {

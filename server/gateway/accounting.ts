@@ -74,6 +74,7 @@ export function requestRow(call: ChatCall, o: Outcome): RequestLogRow {
     abTestId: d.abTestId ?? null,
     variant: d.variant ?? null,
     promptVersionId: call.body.prompt_version_id ?? null,
+    endpoint: call.endpoint ?? 'chat',
   };
 }
 

@@ -46,8 +46,10 @@ export interface LiveEvent {
   outputTokens: number;
   /** Sum of the request's upstream call costs, USD. */
   cost: number;
-  /** Start of the last user message; null when there is none. */
+  /** Start of the last user message (an embeddings call's first input); null when there is none. */
   preview: string | null;
+  /** chat or embeddings: the endpoint called. */
+  endpoint: 'chat' | 'embeddings';
 }
 
 export type LiveListener = (event: LiveEvent) => void;
@@ -148,6 +150,7 @@ function livePayloadOf(c: CommittedRequest): LivePayload {
     outputTokens: r.outputTokens,
     cost: c.costUsd,
     preview: c.preview,
+    endpoint: r.endpoint,
   };
 }
 

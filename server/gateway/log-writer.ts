@@ -43,6 +43,8 @@ export interface RequestLogRow {
   abTestId: string | null;
   variant: string | null;
   promptVersionId: string | null;
+  /** The endpoint called: the analytics count chat rows only. */
+  endpoint: 'chat' | 'embeddings';
 }
 
 export interface CostLogRow {
@@ -120,6 +122,7 @@ const REQUEST_COLUMNS: Array<Column<RequestLogRow>> = [
   ['abTestId', 'ab_test_id', 'text'],
   ['variant', 'variant', 'text'],
   ['promptVersionId', 'prompt_version_id', 'text'],
+  ['endpoint', 'endpoint', 'text'],
 ];
 
 const COST_COLUMNS: Array<Column<CostLogRow>> = [

@@ -55,6 +55,8 @@ export interface ChatCall {
   failedCell?: { taskType: TaskType; complexity: Complexity; routedBy: RoutedBy; usedLlmFallback: boolean };
   /** A call the gateway makes itself (judge, evals): cost rows only, no request row. */
   costOnly?: boolean;
+  /** Set on POST /v1/embeddings calls, which go through the same accounting; unset: a chat call. */
+  endpoint?: 'embeddings';
   /**
    * Told the USD total of the cost rows logged for this call, once, when they are logged (the
    * token's spend limit counts it at once in this process; token_spend catches up when they commit).

@@ -35,6 +35,7 @@ export function embeddingsHandler(services: Services, dataPlane: DataPlane, admi
       startedAt,
       createdAt: new Date(),
       onCost: (usd) => services.auth.addSpend(principal, usd),
+      endpoint: 'embeddings',
     };
     const { response, meta } = await embed(dataPlane.pipeline, call, body);
     const payload = jsonWithGateway(response, meta);

@@ -49,7 +49,7 @@ function rows(tenantId: string, i: number): [RequestLogRow, CostLogRow[]] {
     id, tenantId, createdAt: now, tokenId: null, latencyMs: cached ? 0 : 100 + (i % 900), taskType: bypass ? null : TASKS[i % TASKS.length]!,
     complexity: bypass ? null : COMPLEXITIES[i % COMPLEXITIES.length]!, routedBy, provider, model, usedFallback: i % 20 === 0, usedLlmFallback: false,
     cached, cacheType: cached ? 'exact' : null, tokensSavedInput: cached ? 40 : 0, tokensSavedOutput: cached ? 60 : 0, inputTokens: cached ? 0 : 40,
-    outputTokens: cached ? 0 : 60, streamed: false, status: 'ok', errorType: null, abTestId: null, variant: null, promptVersionId: null,
+    outputTokens: cached ? 0 : 60, streamed: false, status: 'ok', errorType: null, abTestId: null, variant: null, promptVersionId: null, endpoint: 'chat',
   };
   const costs: CostLogRow[] = cached ? [] : [{ tenantId, requestId: id, tokenId: null, provider, model, inputTokens: 40, outputTokens: 60, cost: 0.0000426, status: 'ok', createdAt: now }];
   return [request, costs];

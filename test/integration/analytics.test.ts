@@ -463,7 +463,7 @@ describe('request log', () => {
     expect(body.items[1]).toEqual({
       id: 'req_t02', createdAt: '2026-03-10T12:00:00.000Z', provider: 'anthropic', model: 'claude-3-5-haiku-20241022', taskType: 'qa', complexity: 'medium',
       routedBy: 'routing-hint', usedFallback: true, cached: false, cacheType: null, streamed: true, status: 'ok', errorType: null, latencyMs: 3000,
-      inputTokens: 200, outputTokens: 100, tokensSaved: 0, costUsd: 0.00106, abTestId: null, variant: null,
+      inputTokens: 200, outputTokens: 100, tokensSaved: 0, costUsd: 0.00106, abTestId: null, variant: null, endpoint: 'chat',
     });
     expect(body.items[2]).toMatchObject({ id: 'req_t03', cached: true, cacheType: 'exact', latencyMs: 0, tokensSaved: 120, costUsd: 0 });
   });
@@ -599,7 +599,7 @@ describe('rollups follow writes', () => {
         id, tenantId, createdAt, tokenId: null, latencyMs: cached ? 0 : 100 + i, taskType: i % 3 ? 'qa' : null, complexity: i % 3 ? 'simple' : null,
         routedBy: i % 3 ? 'classification' : 'user-override', provider: 'openai', model: i % 2 ? 'gpt-4o' : 'gpt-4o-mini', usedFallback: i % 7 === 0,
         usedLlmFallback: false, cached, cacheType: cached ? 'exact' : null, tokensSavedInput: cached ? 10 : 0, tokensSavedOutput: cached ? 5 : 0,
-        inputTokens: cached ? 0 : 10, outputTokens: cached ? 0 : 5, streamed: false, status: i % 11 ? 'ok' : 'error', errorType: null, abTestId: null, variant: null, promptVersionId: null,
+        inputTokens: cached ? 0 : 10, outputTokens: cached ? 0 : 5, streamed: false, status: i % 11 ? 'ok' : 'error', errorType: null, abTestId: null, variant: null, promptVersionId: null, endpoint: 'chat',
       },
       cached ? [] : [{ tenantId, requestId: id, tokenId: null, provider: 'openai', model: i % 2 ? 'gpt-4o' : 'gpt-4o-mini', inputTokens: 10, outputTokens: 5, cost: 0.000001 * (i % 5), status: 'ok', createdAt }],
     ];

@@ -56,7 +56,7 @@ function requestRow(tenantId: string, tokenId: string | null, createdAt: Date, c
     id: newTimeOrderedId('req'), tenantId, createdAt, tokenId, latencyMs: cached ? 0 : 40, taskType: null, complexity: null, routedBy: 'user-override',
     provider: 'openai', model: 'gpt-4o-mini', usedFallback: !cached, usedLlmFallback: false, cached, cacheType: cached ? 'exact' : null,
     tokensSavedInput: 0, tokensSavedOutput: 0, inputTokens: 10, outputTokens: 20, streamed: false, status: 'ok', errorType: null,
-    abTestId: null, variant: null, promptVersionId: null,
+    abTestId: null, variant: null, promptVersionId: null, endpoint: 'chat',
   };
 }
 

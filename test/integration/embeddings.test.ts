@@ -33,7 +33,7 @@ describe('embeddings through the OpenAI client', () => {
     const id = response.headers.get('x-gateway-request-id')!;
     await c.waitForCount('select count(*) n from requests where id = $1', [id], 1);
     const [row] = await c.query('select * from requests where id = $1', [id]);
-    expect(row).toMatchObject({ tenant_id: c.tenant.tenantId, provider: 'openai', model: 'text-embedding-3-small', routed_by: 'user-override', status: 'ok', streamed: false, output_tokens: 0, input_tokens: data.usage.prompt_tokens });
+    expect(row).toMatchObject({ tenant_id: c.tenant.tenantId, provider: 'openai', model: 'text-embedding-3-small', routed_by: 'user-override', status: 'ok', streamed: false, output_tokens: 0, input_tokens: data.usage.prompt_tokens, endpoint: 'embeddings' });
     const costs = await c.query('select * from cost_logs where request_id = $1', [id]);
     expect(costs).toHaveLength(1);
     expect(Number(costs[0].cost)).toBeCloseTo(gw.cost, 12);
@@ -104,6 +104,36 @@ describe('embeddings through the OpenAI client', () => {
     } finally {
       c.sim.setFaults([]);
     }
+  });
+});
+
+describe('embeddings in the analytics', () => {
+  it('are left out of the request figures (chat completions), counted in cost, listed apart, and cannot be rated', async () => {
+    const t = await c.env.createTenant();
+    const get = (path: string) => c.env.http('GET', path, { token: t.token });
+    const chat = await c.env.http('POST', '/v1/chat/completions', { token: t.token, body: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'one chat call' }] } });
+    const embedded = await post({ model: 'openai/text-embedding-3-small', input: 'one embeddings call' }, t.token);
+    expect(embedded.status).toBe(200);
+    const chatId = chat.body._gateway.requestId;
+    const embeddingsId = embedded.body._gateway.requestId;
+    await c.waitForCount('select count(*) n from cost_logs where request_id = any($1)', [[chatId, embeddingsId]], 2);
+
+    const overview = (await get('/v1/analytics/overview')).body;
+    expect(overview.totalRequests).toBe(1);
+    expect(overview.totalCostUsd).toBeCloseTo(chat.body._gateway.cost + embedded.body._gateway.cost, 10);
+    const series = (await get('/v1/analytics/timeseries?range=1h')).body;
+    expect(series.buckets.reduce((n: number, b: { requests: number }) => n + b.requests, 0)).toBe(1);
+    const compare = (await get('/v1/analytics/models/compare?range=24h')).body;
+    expect(compare.items.find((m: { model: string }) => m.model === 'text-embedding-3-small')?.requests ?? 0).toBe(0);
+
+    const chats = (await get('/v1/analytics/requests')).body.items;
+    expect(chats.map((r: { id: string }) => r.id)).toEqual([chatId]);
+    expect(chats[0].endpoint).toBe('chat');
+    const embeddings = (await get('/v1/analytics/requests?endpoint=embeddings')).body.items;
+    expect(embeddings).toEqual([expect.objectContaining({ id: embeddingsId, endpoint: 'embeddings', model: 'text-embedding-3-small', costUsd: embedded.body._gateway.cost })]);
+
+    const rated = await c.env.http('POST', '/v1/feedback', { token: t.token, body: { requestId: embeddingsId, score: 5 } });
+    expectTypedError(rated, 409, 'conflict_error');
   });
 });
 

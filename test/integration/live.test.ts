@@ -136,7 +136,7 @@ function committed(tenantId: string, id: string, preview: string): CommittedRequ
     row: {
       id, tenantId, createdAt: new Date(), tokenId: null, latencyMs: 42, taskType: 'qa', complexity: 'simple', routedBy: 'classification', provider: 'openai', model: 'gpt-4o-mini',
       usedFallback: false, usedLlmFallback: false, cached: false, cacheType: null, tokensSavedInput: 0, tokensSavedOutput: 0, inputTokens: 7, outputTokens: 9,
-      streamed: false, status: 'ok', errorType: null, abTestId: null, variant: null, promptVersionId: null,
+      streamed: false, status: 'ok', errorType: null, abTestId: null, variant: null, promptVersionId: null, endpoint: 'chat',
     },
     costUsd: 0.00001,
     preview,
@@ -178,6 +178,7 @@ describe('live tap', () => {
         outputTokens: first.data.usage.completion_tokens,
         cost: first.data._gateway.cost,
         preview: question,
+        endpoint: 'chat',
       });
       expect(first.data._gateway.cost).toBeGreaterThan(0);
       expect(byId.get(cached.id)).toMatchObject({ cached: true, latencyMs: 0, cost: 0, preview: question });
@@ -502,7 +503,7 @@ describe('slow consumers', () => {
 });
 
 function committedEvent(id: string): LiveEvent {
-  return { id, createdAt: new Date().toISOString(), provider: 'openai', model: 'gpt-4o-mini', taskType: null, complexity: null, routedBy: 'user-override', cached: false, status: 'ok', latencyMs: 1, inputTokens: 1, outputTokens: 1, cost: 0, preview: 'hi' };
+  return { id, createdAt: new Date().toISOString(), provider: 'openai', model: 'gpt-4o-mini', taskType: null, complexity: null, routedBy: 'user-override', cached: false, status: 'ok', latencyMs: 1, inputTokens: 1, outputTokens: 1, cost: 0, preview: 'hi', endpoint: 'chat' };
 }
 
 async function fetchJson(url: string, token?: string) {

@@ -22,7 +22,7 @@ function row(tenantId: string): [RequestLogRow, CostLogRow[]] {
   const id = newId('req');
   const now = new Date();
   return [
-    { id, tenantId, createdAt: now, tokenId: null, latencyMs: 12, taskType: null, complexity: null, routedBy: 'user-override', provider: 'openai', model: 'gpt-4o-mini', usedFallback: false, usedLlmFallback: false, cached: false, cacheType: null, tokensSavedInput: 0, tokensSavedOutput: 0, inputTokens: 10, outputTokens: 20, streamed: false, status: 'ok', errorType: null, abTestId: null, variant: null, promptVersionId: null },
+    { id, tenantId, createdAt: now, tokenId: null, latencyMs: 12, taskType: null, complexity: null, routedBy: 'user-override', provider: 'openai', model: 'gpt-4o-mini', usedFallback: false, usedLlmFallback: false, cached: false, cacheType: null, tokensSavedInput: 0, tokensSavedOutput: 0, inputTokens: 10, outputTokens: 20, streamed: false, status: 'ok', errorType: null, abTestId: null, variant: null, promptVersionId: null, endpoint: 'chat' },
     [{ tenantId, requestId: id, tokenId: null, provider: 'openai', model: 'gpt-4o-mini', inputTokens: 10, outputTokens: 20, cost: 0.0000135, status: 'ok', createdAt: now }],
   ];
 }

@@ -122,3 +122,36 @@ describe('migration 0007_cost_log_idempotency', () => {
     expect((await totals()).find((r) => r.tenant_id === 'ten_m')).toEqual({ tenant_id: 'ten_m', calls: 5, cost: 1.25 });
   });
 });
+
+describe('migration 0009_embeddings_endpoint', () => {
+  it('takes the embeddings calls logged before it out of the chat analytics, with their feedback, and keeps chat rows as they were', async () => {
+    const { handle: db, oldMigrations: before } = await databaseBefore('0009');
+    await migrate(db.db, { migrationsFolder: before });
+    const q = (sql: string, params: unknown[] = []) => db.pool.query(sql, params);
+    await q(`insert into tenants (id, name, tier) values ('ten_m', 'm', 'team')`);
+    const request = (id: string, model: string, latency: number, outputTokens: number) =>
+      q(`insert into requests (id, tenant_id, created_at, latency_ms, routed_by, provider, model, input_tokens, output_tokens, status)
+         values ($1, 'ten_m', '2026-01-01T00:10:00Z', $2, 'user-override', 'openai', $3, 10, $4, 'ok')`, [id, latency, model, outputTokens]);
+    await request('req_chat', 'gpt-4o-mini', 100, 20);
+    await request('req_emb', 'text-embedding-3-small', 900, 0);
+    await q(`insert into feedback (id, tenant_id, request_id, score, source) values ('fb_1', 'ten_m', 'req_chat', 4, 'user'), ('fb_2', 'ten_m', 'req_emb', 1, 'user')`);
+    const hourly = async () => (await q(`select model, requests::int, latency_max, feedback_count::int from analytics_request_hourly order by model`)).rows;
+    expect(await hourly()).toHaveLength(2);
+
+    await runMigrations(db);
+    expect((await q(`select id, endpoint from requests order by id`)).rows).toEqual([
+      { id: 'req_chat', endpoint: 'chat' },
+      { id: 'req_emb', endpoint: 'embeddings' },
+    ]);
+    expect((await q(`select id from feedback`)).rows).toEqual([{ id: 'fb_1' }]);
+    expect(await hourly()).toEqual([{ model: 'gpt-4o-mini', requests: 1, latency_max: 100, feedback_count: 1 }]);
+    expect((await q(`select sum(requests)::int as n from analytics_request_totals`)).rows[0].n).toBe(1);
+
+    // From now on embeddings rows are not counted, whether added or removed.
+    await q(`insert into requests (id, tenant_id, created_at, latency_ms, routed_by, provider, model, status, endpoint)
+             values ('req_emb2', 'ten_m', '2026-01-01T00:20:00Z', 5000, 'user-override', 'openai', 'text-embedding-3-large', 'ok', 'embeddings')`);
+    expect(await hourly()).toEqual([{ model: 'gpt-4o-mini', requests: 1, latency_max: 100, feedback_count: 1 }]);
+    await q(`delete from requests where id in ('req_emb', 'req_emb2')`);
+    expect(await hourly()).toEqual([{ model: 'gpt-4o-mini', requests: 1, latency_max: 100, feedback_count: 1 }]);
+  });
+});

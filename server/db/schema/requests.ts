@@ -1,8 +1,10 @@
 import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { tenantId } from './columns.js';
 
-// One row per /v1/chat/completions call that got past auth and validation, cache hits included.
-// Narrow on purpose (it grows with every request): no prompt or completion text here.
+// One row per /v1/chat/completions call that got past auth and validation, cache hits included,
+// and one per /v1/embeddings call (endpoint 'embeddings'), which the analytics leave out: SPEC.md's
+// request figures are of chat completions. Narrow on purpose (it grows with every request): no
+// prompt or completion text here.
 export const requests = pgTable(
   'requests',
   {
@@ -36,6 +38,8 @@ export const requests = pgTable(
     abTestId: text('ab_test_id'),
     variant: text('variant'),
     promptVersionId: text('prompt_version_id'),
+    /** chat | embeddings: the endpoint called. */
+    endpoint: text('endpoint').notNull().default('chat'),
   },
   (t) => [
     index('requests_tenant_created_idx').on(t.tenantId, t.createdAt.desc()),

@@ -114,9 +114,11 @@ export interface RequestListRow {
   costUsd: number;
   abTestId: string | null;
   variant: string | null;
+  endpoint: 'chat' | 'embeddings';
 }
 
 export interface RequestListQuery {
+  endpoint: 'chat' | 'embeddings';
   orderBy: 'createdAt' | 'latencyMs';
   order: 'asc' | 'desc';
   limit: number;
@@ -165,7 +167,7 @@ const SQL = {
     from analytics_request_hourly where tenant_id = $1 and bucket >= $3 and bucket <= $4 group by 2
     union all
     select 'r', ${bucketOf('$2::timestamptz', '$5')}, count(*)::float8, coalesce(sum(latency_ms), 0)::float8, coalesce(max(latency_ms), 0)::float8, 0
-    from requests where tenant_id = $1 and created_at >= $2 and created_at < $3
+    from requests where tenant_id = $1 and created_at >= $2 and created_at < $3 and endpoint = 'chat'
     union all
     select 'c', ${bucketOf('bucket', '$5')}, 0, 0, 0, sum(cost)::float8
     from analytics_cost_hourly where tenant_id = $1 and bucket >= $3 and bucket <= $4 group by 2
@@ -189,7 +191,7 @@ const SQL = {
     select 'r', coalesce(r.provider, ''), coalesce(r.model, ''), count(*)::float8, sum(r.latency_ms)::float8, sum(fb.n)::float8, sum(fb.s)::float8, 0, 0
     from requests r
     cross join lateral (select count(*) as n, coalesce(sum(f.score), 0) as s from feedback f where f.tenant_id = r.tenant_id and f.request_id = r.id) fb
-    where r.tenant_id = $1 and r.created_at >= $2 and r.created_at < $3
+    where r.tenant_id = $1 and r.created_at >= $2 and r.created_at < $3 and r.endpoint = 'chat'
     group by 2, 3
     union all
     select 'c', provider, model, 0, 0, 0, 0, sum(calls)::float8, sum(cost)::float8
@@ -204,7 +206,7 @@ const REQUEST_COLUMNS = `
   r.provider, r.model, r.task_type as "taskType", r.complexity, r.routed_by as "routedBy", r.used_fallback as "usedFallback",
   r.cached, r.cache_type as "cacheType", r.streamed, r.status, r.error_type as "errorType", r.latency_ms as "latencyMs",
   r.input_tokens as "inputTokens", r.output_tokens as "outputTokens", (r.tokens_saved_input + r.tokens_saved_output) as "tokensSaved",
-  r.ab_test_id as "abTestId", r.variant`;
+  r.ab_test_id as "abTestId", r.variant, r.endpoint`;
 
 export const analyticsRepository = {
   async overview(db: Queryable, tenantId: string): Promise<OverviewRow> {
@@ -262,11 +264,11 @@ export const analyticsRepository = {
     // requests_tenant_created_idx is (tenant_id, created_at desc nulls last): spell the nulls order
     // out so the planner walks that index (created_at is never null, so the result is the same).
     const nulls = q.orderBy === 'createdAt' ? (dir === 'asc' ? ' nulls first' : ' nulls last') : '';
-    const values: unknown[] = [tenantId, q.limit];
+    const values: unknown[] = [tenantId, q.limit, q.endpoint];
     let keyset = '';
     if (q.after) {
       values.push(q.after.value, q.after.id);
-      keyset = `and (${column}, r.id) ${dir === 'asc' ? '>' : '<'} ($3::${cast}, $4::text)`;
+      keyset = `and (${column}, r.id) ${dir === 'asc' ? '>' : '<'} ($4::${cast}, $5::text)`;
     }
     // Cost is looked up for the page only (the inner query is limited first).
     const text = `
@@ -274,7 +276,7 @@ export const analyticsRepository = {
       from (
         select ${REQUEST_COLUMNS}
         from requests r
-        where r.tenant_id = $1 ${keyset}
+        where r.tenant_id = $1 and r.endpoint = $3 ${keyset}
         order by ${column} ${dir}${nulls}, r.id ${dir}
         limit $2
       ) p

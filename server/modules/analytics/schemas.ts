@@ -19,6 +19,7 @@ export const ModelsCompareInput = z.object({ range: Range('7d') }).strict().pref
 export const REQUEST_ORDER_BY = ['createdAt', 'latencyMs'] as const;
 export const ListRequestsInput = z
   .object({
+    endpoint: z.enum(['chat', 'embeddings']).default('chat').describe('Calls of POST /v1/chat/completions (default) or of POST /v1/embeddings'),
     orderBy: z.enum(REQUEST_ORDER_BY).default('createdAt').describe('Sort key: createdAt (default) or latencyMs; ties are broken by request id'),
     order: z.enum(['asc', 'desc']).default('desc').describe('Sort direction (default desc: newest or slowest first)'),
     limit: z.coerce.number().int().min(1).max(500).default(50).describe('Page size, 1-500 (default 50)'),
@@ -270,6 +271,7 @@ export const RequestItem = z.object({
   costUsd: usd('Sum of the cost of this request\'s upstream calls'),
   abTestId: nullableText('A/B test that routed it'),
   variant: nullableText('A/B variant'),
+  endpoint: z.enum(['chat', 'embeddings']).describe('The endpoint called'),
 });
 
 export const RequestPage = z.object({

@@ -353,7 +353,7 @@ export class AnalyticsService {
 
   async requests(tenantId: string, input: Out<typeof ListRequestsInput>): Promise<Out<typeof RequestPage>> {
     const after = input.cursor ? decodeRequestCursor(input.cursor, input.orderBy, input.order) : undefined;
-    const rows = await repo.listRequests(this.db, tenantId, { orderBy: input.orderBy, order: input.order, limit: input.limit + 1, after });
+    const rows = await repo.listRequests(this.db, tenantId, { endpoint: input.endpoint, orderBy: input.orderBy, order: input.order, limit: input.limit + 1, after });
     const page = rows.slice(0, input.limit);
     const last = page[page.length - 1];
     return {
@@ -407,6 +407,7 @@ function toRequestItem(r: RequestListRow): Out<typeof RequestItem> {
     costUsd: usd(r.costUsd),
     abTestId: r.abTestId,
     variant: r.variant,
+    endpoint: r.endpoint,
   };
 }
 

@@ -20,7 +20,7 @@ const qualityColumns = {
 export const feedbackRepository = {
   async findRequest(db: Executor, tenantId: string, requestId: string) {
     const rows = await db
-      .select({ id: requests.id, provider: requests.provider, model: requests.model, taskType: requests.taskType, complexity: requests.complexity, status: requests.status, errorType: requests.errorType })
+      .select({ id: requests.id, provider: requests.provider, model: requests.model, taskType: requests.taskType, complexity: requests.complexity, status: requests.status, errorType: requests.errorType, endpoint: requests.endpoint })
       .from(requests)
       .where(and(eq(requests.tenantId, tenantId), eq(requests.id, requestId)))
       .limit(1);

@@ -73,6 +73,7 @@ export class FeedbackService {
     if (request.status === 'error') {
       throw new GatewayError('conflict_error', `Request '${requestId}' failed (${request.errorType ?? 'error'}): there is no answer to score`);
     }
+    if (request.endpoint !== 'chat') throw new GatewayError('conflict_error', `Request '${requestId}' is an embeddings call: there is no answer to score`);
     const previous = await feedbackRepository.findOne(this.d.db, tenantId, requestId, source);
     const saved = await feedbackRepository.upsert(this.d.db, {
       id: newId('fb'),
