@@ -163,7 +163,11 @@ export class LogWriter {
   private costs: CostLogRow[] = [];
   private readonly encodeQueue = new EncodeAhead();
   private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires (Date.now() clock). */
+  private timerDue = 0;
   private flushing: Promise<void> | undefined;
+  /** Rows of the batch being committed (counted in the drain's "rows lost" if it never settles). */
+  private inFlightRows = 0;
   private backoffMs = 0;
   private closed = false;
   /** drain() has returned: nothing queued from now on is written. */
@@ -223,7 +227,11 @@ export class LogWriter {
     } while ((this.requests.length || this.costs.length) && Date.now() < deadline);
     this.drained = true;
     if (this.requests.length || this.costs.length || this.flushing) {
-      this.opts.logger.error({ requests: this.requests.length, costs: this.costs.length, flushPending: Boolean(this.flushing) }, 'log writer could not drain before shutdown; rows lost');
+      // A batch still being committed may or may not be stored: counted as lost, and said so.
+      this.opts.logger.error(
+        { requests: this.requests.length, costs: this.costs.length, uncommittedBatchRows: this.flushing ? this.inFlightRows : 0 },
+        'log writer could not drain before shutdown; rows lost',
+      );
     }
   }
 
@@ -244,14 +252,26 @@ export class LogWriter {
     this.opts.logger.error({ requests, costs }, 'log rows queued after the log writer was drained; rows lost');
   }
 
+  /**
+   * Arms the flush timer, or brings an armed one forward; never pushes it later. A full batch asks
+   * for a flush at once, which after a failure still waits out the backoff: re-armed on every such
+   * write, the timer would move a backoff further out each time, and under steady traffic no flush
+   * would run again until the traffic stopped.
+   */
   private flushSoon(delayMs: number): void {
     if (this.flushing || this.closed) return;
     if (this.timer && delayMs > 0) return;
-    if (this.timer) clearTimeout(this.timer);
+    const wait = Math.max(delayMs, this.backoffMs);
+    const due = Date.now() + wait;
+    if (this.timer) {
+      if (due >= this.timerDue) return;
+      clearTimeout(this.timer);
+    }
+    this.timerDue = due;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.flush();
-    }, Math.max(delayMs, this.backoffMs));
+    }, wait);
   }
 
   private flush(): Promise<void> {
@@ -263,6 +283,7 @@ export class LogWriter {
     this.costs = [];
     // Every row queued again after a failure is in this batch: the next one is plain again.
     const again = this.maybeStored;
+    this.inFlightRows = requests.length + costs.length;
     this.flushing = this.commitBatch(requests, costs, again)
       .then(
         (written) => {
@@ -289,6 +310,7 @@ export class LogWriter {
       )
       .finally(() => {
         this.flushing = undefined;
+        this.inFlightRows = 0;
         this.updateQueued();
         if (!this.closed && (this.requests.length || this.costs.length)) this.flushSoon(this.opts.flushIntervalMs);
       });
@@ -379,6 +401,10 @@ export class LogWriter {
       const fromCosts = Math.min(over, this.costs.length);
       this.costs.splice(0, fromCosts);
       if (over > fromCosts) for (const r of this.requests.splice(0, over - fromCosts)) this.extras.delete(r.id);
+      // Said once per outage's first drop and then every 10,000 rows, not on every write.
+      if (Math.floor(this.stats.dropped / 10_000) !== Math.floor((this.stats.dropped + over) / 10_000) || this.stats.dropped === 0) {
+        this.opts.logger.error({ dropped: this.stats.dropped + over, maxBuffered: this.opts.maxBuffered }, 'log writer queue full (GATEWAY_LOG_BUFFER_MAX): oldest rows dropped');
+      }
       this.stats.dropped += over;
     }
     this.updateQueued();

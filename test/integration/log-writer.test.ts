@@ -149,6 +149,46 @@ describe('log writer', () => {
     expect([...committed].sort()).toEqual(rows.map(([r]) => r.id).filter((id) => id !== bad.id).sort());
   });
 
+  it('retries a failed flush under steady traffic, not only once the traffic stops', async () => {
+    // A full batch asks for a flush at once; after a failure that must still wait out the backoff,
+    // not push the retry a backoff further with every write.
+    let failures = 1;
+    const connect = async () => {
+      const client = await handle.pool.connect();
+      return new Proxy(client, {
+        get(target, prop, receiver) {
+          if (prop !== 'query') {
+            const value = Reflect.get(target, prop, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return async (config: { name?: string }) => {
+            if (config.name?.startsWith('gateway_log_batch') && failures-- > 0) throw new Error('Connection terminated unexpectedly');
+            return target.query(config as never);
+          };
+        },
+      });
+    };
+    const writer = new LogWriter({ pool: { connect } as never, logger: createLogger('silent'), flushIntervalMs: 20, maxBuffered: 100_000, batchSize: 10 });
+    const tenant = newId('ten');
+    let writing = true;
+    const traffic = (async () => {
+      while (writing) {
+        writer.write(...row(tenant));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    try {
+      await eventually(async () => writer.stats.failedFlushes === 1);
+      // Still writing: rows queued after the failure get committed meanwhile.
+      await eventually(async () => writer.stats.writtenRequests > 20, 3_000);
+    } finally {
+      writing = false;
+      await traffic;
+      await writer.drain();
+    }
+    expect(writer.stats.dropped).toBe(0);
+  });
+
   it('keeps rows while Postgres is stopped and writes them all after it restarts', async () => {
     const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 20, maxBuffered: 10_000 });
     const tenant = newId('ten');
