@@ -92,7 +92,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     auth,
     audit,
     tokens: new TokenService(db, audit, auth),
-    tenants: new TenantService(db),
+    tenants: new TenantService(db, audit),
     system: new SystemService(pool, config.GATEWAY_MODE, rateLimitStoreReachable),
     providers: new ProvidersService(db, dataPlane, audit),
     abTests: new AbTestService(routingDeps),

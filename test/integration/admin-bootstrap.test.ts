@@ -72,6 +72,21 @@ describe('bootstrap admin token', () => {
     expect(await status(other.baseUrl, after)).toBe(200);
     const [row] = (await db.query(`SELECT name, enabled, admin FROM api_tokens WHERE id = 'tok_admin'`)).rows;
     expect(row).toEqual({ name: 'admin (GATEWAY_ADMIN_TOKEN)', enabled: true, admin: true });
+    // The rotation is the system's change in the audit log (the token's summary, never its hash).
+    const [audit] = (await db.query(`SELECT actor_type, action, before, after FROM audit_logs WHERE target_id = 'tok_admin' ORDER BY created_at DESC LIMIT 1`)).rows;
+    expect(audit).toMatchObject({ actor_type: 'system', action: 'token.rotate', after: { name: 'admin (GATEWAY_ADMIN_TOKEN)', enabled: true, admin: true } });
+    expect(JSON.stringify(audit)).not.toContain('hash');
+  });
+
+  it('keeps a tok_admin disabled through the API disabled when a node restarts with the same GATEWAY_ADMIN_TOKEN', async () => {
+    const secret = 'rotation-secret-after-01234567';
+    const other = await fetch(`${env.baseUrl}/v1/admin/tokens`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'second admin', admin: true }) });
+    expect(other.status).toBe(200);
+    const disabled = await fetch(`${env.baseUrl}/v1/admin/tokens/tok_admin`, { method: 'PATCH', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: '{"enabled":false}' });
+    expect(disabled.status).toBe(200);
+    await bootstrap(secret);
+    expect((await db.query(`SELECT enabled FROM api_tokens WHERE id = 'tok_admin'`)).rows[0]).toEqual({ enabled: false });
+    expect(await status(env.baseUrl, secret)).toBe(401);
   });
 
   it('leaves an unchanged GATEWAY_ADMIN_TOKEN alone: no announcement drops the other nodes\' caches', async () => {

@@ -1,10 +1,12 @@
 import { eq } from 'drizzle-orm';
 import type { Tier } from '../../config.js';
 import type { Database, Executor } from '../../db/client.js';
-import { apiTokens, tenants } from '../../db/schema/index.js';
+import { apiTokens, tenants, type ApiTokenRow } from '../../db/schema/index.js';
 import { generateToken, hashToken, tokenDisplayPrefix } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
+import type { AuditService } from '../audit/service.js';
 import { tokensRepository } from '../tokens/repository.js';
+import { summary } from '../tokens/service.js';
 
 export const DEFAULT_TENANT_ID = 'ten_default';
 const BOOTSTRAP_ADMIN_TOKEN_ID = 'tok_admin';
@@ -16,8 +18,14 @@ export interface NewTenant {
   adminToken: string;
 }
 
+/** Changes made at start-up, from the configuration, are the system's in the audit log. */
+const SYSTEM = { type: 'system' as const, id: null };
+
 export class TenantService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly audit: AuditService,
+  ) {}
 
   /** A workspace with one admin token (multi-tenant sign-up, and test fixtures). */
   async create(name: string, tier: Tier): Promise<NewTenant> {
@@ -33,8 +41,10 @@ export class TenantService {
 
   /**
    * Single-tenant start-up: make sure the one workspace and an admin token exist.
-   * - With a configured token, the bootstrap admin token (`tok_admin`) has its hash: written when
-   *   it changed, and then announced, so other nodes stop taking the old secret at once.
+   * - With a configured token, the bootstrap admin token (`tok_admin`) has its hash. Only a changed
+   *   value is written (enabled, audited, announced so other nodes stop taking the old secret at
+   *   once); an unchanged one leaves the row alone, so a `tok_admin` disabled through the API stays
+   *   disabled across restarts.
    * - Without one, a token is generated only when the workspace has no enabled admin token (first
    *   start, or every admin token deleted or disabled: restarting recovers access), and returned so
    *   the banner can print it once. A workspace whose admins replaced `tok_admin` keeps it gone.
@@ -46,25 +56,31 @@ export class TenantService {
       await tokensRepository.lockAdminChanges(tx, DEFAULT_TENANT_ID);
       const [existing] = await tx.select().from(apiTokens).where(eq(apiTokens.id, BOOTSTRAP_ADMIN_TOKEN_ID)).limit(1);
       if (configuredToken) {
-        const hash = hashToken(configuredToken);
-        if (existing && existing.hash === hash && existing.enabled && existing.admin && existing.tenantId === DEFAULT_TENANT_ID) return {};
-        await this.writeBootstrapToken(tx, configuredToken, 'admin (GATEWAY_ADMIN_TOKEN)', existing !== undefined);
+        if (existing?.hash !== hashToken(configuredToken)) await this.writeBootstrapToken(tx, configuredToken, 'admin (GATEWAY_ADMIN_TOKEN)', existing);
         return {};
       }
+      // '' excludes no token: every enabled admin token of the workspace counts.
       if ((await tokensRepository.countOtherEnabledAdmins(tx, DEFAULT_TENANT_ID, '')) > 0) return {};
       const generatedToken = generateToken();
-      await this.writeBootstrapToken(tx, generatedToken, 'admin (generated)', existing !== undefined);
+      await this.writeBootstrapToken(tx, generatedToken, 'admin (generated)', existing);
       return { generatedToken };
     });
   }
 
-  /** Writes `tok_admin` with `secret`'s hash, enabled; a replaced one is announced to every node. */
-  private async writeBootstrapToken(tx: Executor, secret: string, name: string, replaces: boolean): Promise<void> {
+  /** Writes `tok_admin` with `secret`'s hash, enabled, audited; a replaced one is announced to every node. */
+  private async writeBootstrapToken(tx: Executor, secret: string, name: string, replaced: ApiTokenRow | undefined): Promise<void> {
     const values = { tenantId: DEFAULT_TENANT_ID, name, prefix: tokenDisplayPrefix(secret), hash: hashToken(secret), enabled: true, admin: true };
-    await tx
+    const [written] = await tx
       .insert(apiTokens)
       .values({ id: BOOTSTRAP_ADMIN_TOKEN_ID, ...values })
-      .onConflictDoUpdate({ target: apiTokens.id, set: values });
-    if (replaces) await tokensRepository.announceChange(tx, BOOTSTRAP_ADMIN_TOKEN_ID);
+      .onConflictDoUpdate({ target: apiTokens.id, set: values })
+      .returning();
+    const audit = { tenantId: DEFAULT_TENANT_ID, actor: SYSTEM, targetType: 'token', targetId: BOOTSTRAP_ADMIN_TOKEN_ID, after: summary(written!) };
+    if (replaced) {
+      await this.audit.record(tx, { ...audit, action: 'token.rotate', before: summary(replaced) });
+      await tokensRepository.announceChange(tx, BOOTSTRAP_ADMIN_TOKEN_ID);
+    } else {
+      await this.audit.record(tx, { ...audit, action: 'token.create' });
+    }
   }
 }

@@ -104,6 +104,7 @@ function toDto(r: ApiTokenRow, spentUsd: number): Dto {
 }
 
 /** What the audit log keeps of a token: never the hash or the secret. */
-function summary(r: ApiTokenRow) {
+/** What the audit log keeps of a token (never its hash). */
+export function summary(r: ApiTokenRow) {
   return { name: r.name, enabled: r.enabled, admin: r.admin, spendLimitUsd: r.spendLimitUsd, rateLimitPerMinute: r.rateLimitPerMinute };
 }
