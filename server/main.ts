@@ -46,6 +46,13 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => server.closeAllConnections(), config.GATEWAY_SHUTDOWN_TIMEOUT_MS);
     force.unref();
+    // The steps below talk to the database; one that stopped answering (a partition) could hold
+    // them until TCP gives up. The two documented bounds, plus a moment to close, hold regardless.
+    const deadline = setTimeout(() => {
+      logger.error({ afterMs: config.GATEWAY_SHUTDOWN_TIMEOUT_MS + config.GATEWAY_LOG_DRAIN_TIMEOUT_MS + CLOSE_GRACE_MS }, 'shutdown did not finish in time (database not answering?); exiting');
+      process.exit(1);
+    }, Math.min(config.GATEWAY_SHUTDOWN_TIMEOUT_MS + config.GATEWAY_LOG_DRAIN_TIMEOUT_MS + CLOSE_GRACE_MS, 2_147_483_647));
+    deadline.unref();
     // Stop accepting, drop idle connections, refuse new requests on kept-alive ones (503), close
     // each busy one once its response is over: the server closes when the last response ends.
     const serverClosed = drain.start(server);
@@ -71,6 +78,8 @@ async function main(): Promise<void> {
 
 /** How long shutdown waits for the handlers of calls cut at its deadline to finish. */
 const CALLS_SETTLE_MS = 2_000;
+/** What shutdown may take past its two timeouts: the settle wait above, closing pools, stopping an embedded database. */
+const CLOSE_GRACE_MS = 5_000;
 
 function listen(listener: RequestListener, drain: Drain, config: Config): Promise<Server> {
   return new Promise((resolve, reject) => {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { settleWithin } from '../lib/settle-within.js';
 import * as schema from './schema/index.js';
 
 export type Database = NodePgDatabase<typeof schema>;
@@ -14,7 +15,8 @@ export interface DbHandle {
 }
 
 export function connectDatabase(url: string, max = 10): DbHandle {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+  // TCP keepalive: a connection the network dropped without a word is found out, not kept forever.
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
   // A client losing its connection (database restart, network cut) must not crash the process:
   // an idle one reports it on the pool, a checked-out one on itself (its query is rejected anyway).
   pool.on('error', () => undefined);
@@ -23,11 +25,7 @@ export function connectDatabase(url: string, max = 10): DbHandle {
   return { url, pool, db, close: () => pool.end() };
 }
 
-export async function isDatabaseReachable(pool: pg.Pool): Promise<boolean> {
-  try {
-    await pool.query('select 1');
-    return true;
-  } catch {
-    return false;
-  }
+/** Whether the database answers `select 1` within `timeoutMs` (a health check must answer quickly either way). */
+export async function isDatabaseReachable(pool: pg.Pool, timeoutMs = 1_000): Promise<boolean> {
+  return (await settleWithin(pool.query('select 1'), timeoutMs)).ok;
 }

@@ -10,6 +10,15 @@ import type { Logger } from '../lib/logger.js';
 /** How the connection shows in pg_stat_activity. */
 export const LISTENER_APPLICATION_NAME = 'gateway listen';
 
+/**
+ * A connection can die without closing (a NAT or firewall forgetting it, a failover behind a
+ * virtual IP): nothing arrives, and nothing says so. Every HEARTBEAT_MS the connection is asked a
+ * `select 1`; no answer within HEARTBEAT_TIMEOUT_MS, and it is dropped and replaced (a reconnect
+ * tells the subscribers, who reload what they may have missed).
+ */
+const HEARTBEAT_MS = 10_000;
+const HEARTBEAT_TIMEOUT_MS = 5_000;
+
 interface Channel {
   onMessage: (payload: string) => void;
   /** Called after a reconnect: messages may have been missed, so the subscriber reloads. */
@@ -23,11 +32,13 @@ export class PgListener {
   private listened = new Set<string>();
   private closed = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly url: string,
     private readonly logger: Logger,
     private readonly reconnectMs = 1_000,
+    private readonly heartbeat = { everyMs: HEARTBEAT_MS, timeoutMs: HEARTBEAT_TIMEOUT_MS },
   ) {}
 
   /** Connects; throws when the first attempt fails (later drops reconnect on their own). */
@@ -56,13 +67,19 @@ export class PgListener {
   async close(): Promise<void> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);
   }
 
   private async connect(isReconnect: boolean): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: LISTENER_APPLICATION_NAME });
+    const client = new pg.Client({ connectionString: this.url, application_name: LISTENER_APPLICATION_NAME,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: this.heartbeat.everyMs,
+      // A database that does not answer must not hold a reconnect forever.
+      connectionTimeoutMillis: this.heartbeat.timeoutMs,
+    });
     client.on('notification', (msg) => {
       if (msg.payload !== undefined) this.channels.get(msg.channel)?.onMessage(msg.payload);
     });
@@ -78,6 +95,7 @@ export class PgListener {
         return;
       }
       this.client = client;
+      this.startHeartbeat(client);
       if (isReconnect) for (const c of this.channels.values()) c.onReconnect();
     } catch (err) {
       await client.end().catch(() => undefined);
@@ -98,7 +116,32 @@ export class PgListener {
     // Only the connection in use: a failed attempt is retried by connect() itself.
     if (this.client !== client) return;
     this.client = undefined;
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
     this.scheduleReconnect();
+  }
+
+  private startHeartbeat(client: pg.Client): void {
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    let waiting = false;
+    this.heartbeatTimer = setInterval(() => {
+      if (waiting || this.client !== client) return;
+      waiting = true;
+      const timeout = setTimeout(() => {
+        this.logger.warn({ timeoutMs: this.heartbeat.timeoutMs }, 'LISTEN connection did not answer; replacing it');
+        this.lost(client);
+        // It may never close on its own: cut its socket rather than wait for a goodbye.
+        destroySocket(client);
+      }, this.heartbeat.timeoutMs);
+      client
+        .query('select 1')
+        .catch(() => undefined)
+        .finally(() => {
+          clearTimeout(timeout);
+          waiting = false;
+        });
+    }, this.heartbeat.everyMs);
+    this.heartbeatTimer.unref();
   }
 
   private scheduleReconnect(): void {
@@ -115,4 +158,9 @@ export class PgListener {
 /** Send a notification through any pool connection (or inside a transaction: delivered on commit). */
 export async function notify(db: { query: (text: string, values: unknown[]) => Promise<unknown> }, channel: string, payload: string): Promise<void> {
   await db.query('select pg_notify($1, $2)', [channel, payload]);
+}
+
+/** Cuts a client's socket at once (pg has no public way: end() waits for the server's answer). */
+function destroySocket(client: pg.Client): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }

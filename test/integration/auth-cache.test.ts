@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DbHandle } from '../../server/db/client.js';
+import { connectDatabase, type DbHandle } from '../../server/db/client.js';
 import { hashToken } from '../../server/lib/crypto.js';
 import { Authenticator } from '../../server/modules/tokens/authenticator.js';
 import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
+import { startSilentRelay } from '../support/silent-relay.js';
 
 // The token cache: refreshed by a timer, all tokens in use in one query, and serving the tokens it
 // knows while the database is unreachable. This file runs its own PostgreSQL so it can stop it.
@@ -101,6 +102,32 @@ describe('token cache', () => {
       await auth.close();
     }
   });
+
+  it('does not hold calls with a known token while the database stops answering without refusing (a partition)', async () => {
+    const relay = await startSilentRelay(handle.url);
+    const viaRelay = connectDatabase(relay.url, 2);
+    const auth = new Authenticator({ db: viaRelay.db });
+    const known = await token();
+    try {
+      expect((await auth.authenticate(`Bearer ${known.secret}`)).tokenId).toBe(known.id);
+      relay.silence();
+      // Past the point where a cached answer (a token with a spend limit) is read again on the request path.
+      await sleep(2_200);
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const started = Date.now();
+        expect((await auth.authenticate(`Bearer ${known.secret}`)).tokenId).toBe(known.id);
+        times.push(Date.now() - started);
+      }
+      // One short wait for the re-read at most, not the database's silence (pool: 5 s to connect, no bound on a query).
+      expect(times.filter((t) => t > 200)).toHaveLength(1);
+      expect(Math.max(...times)).toBeLessThan(1_000);
+    } finally {
+      await auth.close().catch(() => undefined);
+      relay.close();
+      await viaRelay.close().catch(() => undefined);
+    }
+  }, 30_000);
 
   it('serves the tokens it knows while the database is down; unknown tokens fail without a 401', async () => {
     const auth = new Authenticator({ db: handle.db });

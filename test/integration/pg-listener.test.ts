@@ -7,6 +7,7 @@ import { ROUTING_CHANNEL } from '../../server/gateway/routing/state.js';
 import { TOKENS_CHANNEL } from '../../server/modules/tokens/repository.js';
 import { createTestDatabase } from '../support/database.js';
 import { startTestEnv, type TestEnv } from '../support/harness.js';
+import { startSilentRelay } from '../support/silent-relay.js';
 
 // The process's one LISTEN connection: every channel on it, each to its own subscriber, and all of
 // them back (with a reload signal) after the connection drops.
@@ -89,6 +90,28 @@ describe('PgListener', () => {
     }
     await until(async () => (await listenerBackends()).length === 0);
     expect(listener.listening('test_a')).toBe(false);
+  });
+
+  it('replaces a connection that stopped answering without closing (a partition), and hears again', async () => {
+    const relay = await startSilentRelay(database.url);
+    const listener = new PgListener(relay.url, logger, 50, { everyMs: 100, timeoutMs: 300 });
+    const a = recorder();
+    await listener.listen('test_silent', a.onMessage, a.onReconnect);
+    await listener.start();
+    try {
+      await notify(pool, 'test_silent', 'before');
+      await until(() => a.got.length === 1);
+      // The current connection goes silent; new ones pass again once it has been given up.
+      relay.silence();
+      await until(() => !listener.listening('test_silent'), 3_000);
+      relay.resume();
+      await until(() => listener.listening('test_silent') && a.reconnects() === 1, 3_000);
+      await notify(pool, 'test_silent', 'after');
+      await until(() => a.got.includes('after'));
+    } finally {
+      await listener.close();
+      relay.close();
+    }
   });
 
   it('refuses a second subscriber for one channel', async () => {

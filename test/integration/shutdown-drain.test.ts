@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../server/simulator/index.js';
 import { createTestDatabase } from '../support/database.js';
 import { gatewayProcessEnv, startServerProcess } from '../support/process.js';
+import { startSilentRelay } from '../support/silent-relay.js';
 
 // SIGTERM: stop accepting, finish in-flight streams, drain the log writer, exit 0. No row lost.
 // Streams still running at the shutdown timeout are cut, and their rows are written all the same;
@@ -142,6 +143,25 @@ describe('graceful shutdown', () => {
     // Well inside a 30 s grace period: 1.5 s of drain plus the rest of the shutdown.
     expect(Date.now() - started).toBeLessThan(8_000);
     expect(server.output()).toContain('rows lost');
+  }, 90_000);
+
+  it('exits within its bounds when the database stops answering without refusing (a partition)', async () => {
+    const relay = await startSilentRelay(db.url);
+    try {
+      const server = startServerProcess(gatewayEnv(relay.url, sim, { GATEWAY_SHUTDOWN_TIMEOUT_MS: '1000', GATEWAY_LOG_DRAIN_TIMEOUT_MS: '1000', GATEWAY_LOG_FLUSH_MS: '60000' }));
+      const [, port] = await server.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
+      const answered = await (await streamRequest(`http://127.0.0.1:${port}/v1/chat/completions`, 'partitioned')).text();
+      expect(answered.trimEnd().endsWith('data: [DONE]')).toBe(true);
+      // Every open connection to the database goes silent, new ones too.
+      relay.silence();
+      const started = Date.now();
+      await server.stop();
+      // The two timeouts (1 s each) and the closing grace (5 s), not the database's silence.
+      expect(Date.now() - started).toBeLessThan(12_000);
+      expect(server.output()).toContain('rows lost');
+    } finally {
+      relay.close();
+    }
   }, 90_000);
 });
 

@@ -3,6 +3,7 @@ import type { Database } from '../../db/client.js';
 import type { PgListener } from '../../db/listener.js';
 import { hashToken } from '../../lib/crypto.js';
 import { GatewayError } from '../../lib/errors.js';
+import { settleWithin } from '../../lib/settle-within.js';
 import { TOKENS_CHANNEL, tokensRepository } from './repository.js';
 
 export interface Principal {
@@ -26,6 +27,8 @@ interface Entry {
   loadedAt: number;
   /** When a request last used the entry. */
   usedAt: number;
+  /** A re-read failed or took too long: until then the request path serves the entry without trying again. */
+  retryAt?: number;
 }
 
 // Bearer-token resolution for every authenticated path, the chat hot path included. Lookups are
@@ -40,9 +43,12 @@ interface Entry {
 //   spend moves with every call), the others every FULL_REFRESH_MS as a safety net. Without a
 //   LISTEN connection, every token is re-read every second.
 // - An entry the refresh has not reached in time (the timer fell behind, the database did not
-//   answer) is read again on the request path. If that read fails, the last answer is served for
-//   up to SERVE_STALE_MS: while the database is unreachable, calls with known tokens go on (nothing
-//   can change a token meanwhile), and unknown tokens get 503.
+//   answer) is read again on the request path, one read per token at a time. A known token waits
+//   STALE_READ_WAIT_MS for it at most: if the read fails or takes longer, the last answer is served
+//   (for up to SERVE_STALE_MS) and the request path does not try again for STALE_RETRY_MS. So while
+//   the database is unreachable, or stops answering without refusing (a network partition), calls
+//   with known tokens go on at their usual speed; unknown tokens wait for the database, and get 503
+//   when it fails them.
 const REFRESH_MS = 1_000;
 const FULL_REFRESH_MS = 30_000;
 /** How old an entry may get before the request path reads it again: refreshed every second... */
@@ -50,6 +56,11 @@ const STALE_MS = 2_000;
 /** ...or, for a token without a spend limit while changes are announced, every FULL_REFRESH_MS. */
 const STALE_LISTENING_MS = FULL_REFRESH_MS + STALE_MS;
 const SERVE_STALE_MS = 5 * 60_000;
+/** How long a call with a known token waits for that token's re-read before going on with what was known. */
+const STALE_READ_WAIT_MS = 250;
+const STALE_RETRY_MS = 1_000;
+/** The timer's re-read is given up after this long (the next tick tries again). */
+const REFRESH_TIMEOUT_MS = 5_000;
 /** Entries unused this long are dropped rather than refreshed. */
 const IDLE_MS = 60_000;
 const MAX_ENTRIES = 10_000;
@@ -64,6 +75,8 @@ export interface AuthenticatorOptions {
 
 export class Authenticator {
   private readonly cache = new Map<string, Entry>();
+  /** Reads on the request path in flight, by token hash. */
+  private readonly reading = new Map<string, Promise<Principal | null>>();
   /** Token id to when it was last used (epoch ms; a Date is made only when flushed). */
   private readonly lastUsed = new Map<string, number>();
   private readonly touchTimer: NodeJS.Timeout;
@@ -155,19 +168,40 @@ export class Authenticator {
       entry.usedAt = now;
       if (now - entry.loadedAt < this.staleAfter(entry)) return entry.principal;
     }
-    const generation = this.generation;
-    let principal: Principal | null;
-    try {
-      principal = await this.load(hash);
-    } catch (err) {
-      if (entry?.principal && now - entry.loadedAt < SERVE_STALE_MS) return entry.principal;
-      throw new GatewayError('service_unavailable', 'API tokens cannot be checked: the database is unreachable', { cause: err });
+    const known = entry?.principal && now - entry.loadedAt < SERVE_STALE_MS ? entry.principal : null;
+    if (known && entry!.retryAt !== undefined && now < entry!.retryAt) return known;
+    const read = this.read(hash);
+    if (!known) {
+      try {
+        return await read;
+      } catch (err) {
+        throw new GatewayError('service_unavailable', 'API tokens cannot be checked: the database is unreachable', { cause: err });
+      }
     }
-    // A change announced while this read ran may not be in it: answer with it, but do not keep it.
-    if (generation !== this.generation) return principal;
-    if (!entry && this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(hash, { principal, loadedAt: now, usedAt: now });
-    return principal;
+    const fresh = await settleWithin(read, STALE_READ_WAIT_MS);
+    if (fresh.ok) return fresh.value;
+    entry!.retryAt = now + STALE_RETRY_MS;
+    return known;
+  }
+
+  /** Reads one token, one read per hash at a time; caches what it finds unless a change was announced meanwhile. */
+  private read(hash: string): Promise<Principal | null> {
+    const pending = this.reading.get(hash);
+    if (pending) return pending;
+    const generation = this.generation;
+    const asked = this.now();
+    const read = this.load(hash)
+      .then((principal) => {
+        // A change announced while this read ran may not be in it: answer with it, but do not keep it.
+        if (generation !== this.generation) return principal;
+        const entry = this.cache.get(hash);
+        if (!entry && this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
+        this.cache.set(hash, { principal, loadedAt: asked, usedAt: entry?.usedAt ?? asked });
+        return principal;
+      })
+      .finally(() => this.reading.delete(hash));
+    this.reading.set(hash, read);
+    return read;
   }
 
   /**
@@ -192,7 +226,10 @@ export class Authenticator {
     this.refreshing = true;
     try {
       const found = new Map<string, Principal>();
-      for (const row of await tokensRepository.findByHashes(this.opts.db, hashes)) {
+      // Bounded: a query the database never answers would otherwise stop every later refresh.
+      const read = await settleWithin(tokensRepository.findByHashes(this.opts.db, hashes), REFRESH_TIMEOUT_MS);
+      if (!read.ok) return;
+      for (const row of read.value) {
         const principal = principalOf(row);
         if (principal) found.set(row.token.hash, principal);
       }
