@@ -66,7 +66,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
   const metrics = config.GATEWAY_METRICS ? new Metrics() : null;
   const dataPlane = new DataPlane({ config, pool, logger, listener, onRequestsCommitted: (rows) => liveBus.publish(rows), onRowsQueued: metrics ? (r, c) => metrics.requests.observe(r, c) : undefined });
   const sharedRateLimits = config.REDIS_URL
-    ? new SharedRateLimiter(new RedisRateStore(config.REDIS_URL, logger), { syncMs: config.GATEWAY_RATE_SYNC_MS, logger })
+    ? new SharedRateLimiter(new RedisRateStore(config.REDIS_URL, logger, Math.max(2 * config.GATEWAY_RATE_SYNC_MS, 500)), { syncMs: config.GATEWAY_RATE_SYNC_MS, logger })
     : undefined;
   const rateLimitStoreReachable = sharedRateLimits && (() => sharedRateLimits.storeReachable);
   metrics?.watch({ logWriter: dataPlane.logWriter, breakers: dataPlane.breakers, providers: () => dataPlane.registry.list().map((p) => p.name), rateLimitStoreReachable });

@@ -1,6 +1,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisRateStore } from '../../server/gateway/limits/redis-rate-store.js';
+import { SharedRateLimiter } from '../../server/gateway/limits/shared-rate-limiter.js';
+import { createLogger } from '../../server/lib/logger.js';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
+import { startSilentRelay } from '../support/silent-relay.js';
 import { expectTypedError } from '../support/security.js';
 
 // A token's rate limit across two gateway nodes on one database, shared through a real Redis
@@ -65,6 +69,29 @@ describe.skipIf(!(await redisAnswers(REDIS_URL)))('rate limits shared through Re
       expectTypedError(refused, 429, 'rate_limit_error');
       expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+  });
+
+  it('reports a Redis that stops answering without refusing (a partition) as unreachable, and counts on this node meanwhile', async () => {
+    const relay = await startSilentRelay(REDIS_URL);
+    const limiter = new SharedRateLimiter(new RedisRateStore(relay.url, createLogger('silent'), 200), { syncMs: SYNC_MS, logger: createLogger('silent') });
+    limiter.start();
+    try {
+      const key = `tok_partition_${Date.now()}`;
+      await limiter.ready?.(key);
+      expect(limiter.take(key, 5).allowed).toBe(true);
+      await synced();
+      expect(limiter.storeReachable).toBe(true);
+      relay.silence();
+      const until = Date.now() + 3_000;
+      while (limiter.storeReachable && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(limiter.storeReachable).toBe(false);
+      // Still deciding, on this node's own counts.
+      for (let i = 0; i < 4; i++) expect(limiter.take(key, 5).allowed).toBe(true);
+      expect(limiter.take(key, 5).allowed).toBe(false);
+    } finally {
+      relay.close();
+      await Promise.race([limiter.close(), new Promise((r) => setTimeout(r, 1_000))]);
     }
   });
 

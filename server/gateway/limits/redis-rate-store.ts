@@ -12,8 +12,20 @@ const KEEP_MS = 3 * 60_000;
 export class RedisRateStore implements RateStore {
   private readonly redis: Redis;
 
-  constructor(url: string, logger: Logger) {
+  /**
+   * `timeoutMs`: how long a sync may wait for its answers. A Redis that stops answering without
+   * refusing (a network partition) would otherwise hold the sync, and with it the limiter's view of
+   * the store, for as long as TCP takes to give up: the sync fails instead, and the limiter reports
+   * the store unreachable and counts on this node alone.
+   */
+  constructor(
+    url: string,
+    logger: Logger,
+    private readonly timeoutMs = 1_000,
+  ) {
     this.redis = new Redis(url, {
+      // Probes a silent connection, so a partition is also found out below the sync's timeout.
+      keepAlive: 10_000,
       // A sync that cannot reach Redis fails at once and is retried by the next one; commands are
       // never queued while disconnected, and the client reconnects on its own.
       enableOfflineQueue: false,
@@ -33,7 +45,7 @@ export class RedisRateStore implements RateStore {
       else pipeline.get(key);
       pipeline.get(PREFIX + c.key + ':' + (c.minute - 1));
     }
-    const replies = (await pipeline.exec()) ?? [];
+    const replies = (await withinTimeout(pipeline.exec(), this.timeoutMs)) ?? [];
     const totals: RateTotals[] = [];
     let i = 0;
     for (const c of counts) {
@@ -58,4 +70,15 @@ function value(reply: [Error | null, unknown] | undefined): number {
   if (!reply) throw new Error('redis: missing reply');
   if (reply[0]) throw reply[0];
   return Number(reply[1] ?? 0);
+}
+
+/** `work`, or a rejection once it has not settled for `ms`. */
+function withinTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`redis did not answer within ${ms} ms`)), ms);
+  });
+  // A late failure of the abandoned work is nobody's: handled here.
+  work.catch(() => undefined);
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
