@@ -1,3 +1,4 @@
+import { sql, type SQL } from 'drizzle-orm';
 import type pg from 'pg';
 import type { PgListener } from '../db/listener.js';
 import { currentProviderEnv, type Config } from '../config.js';
@@ -14,6 +15,7 @@ import { ChatPipeline } from './pipeline.js';
 import { classify, LOW_CONFIDENCE } from './classifier/index.js';
 import { RoutingEngine } from './routing/engine.js';
 import { classifierModelWarning, llmClassifier } from './routing/llm-classifier.js';
+import { randomId } from '../lib/ids.js';
 import { seededRandom } from '../lib/random.js';
 import { policyWith } from './routing/scoring.js';
 import { RoutingState } from './routing/state.js';
@@ -34,7 +36,13 @@ export interface DataPlaneOptions {
   onRowsQueued?: LogWriterOptions['onQueued'];
 }
 
+/** Reloads asked of one gateway process, announced to the others (payload: the node that reloaded). */
+export const PROVIDERS_CHANNEL = 'gateway_providers';
+
 export class DataPlane {
+  /** This process, in the reload announcements it sends (it does not reload again for its own). */
+  private readonly nodeId = randomId(12);
+  private reloading: Promise<void> = Promise.resolve();
   readonly registry = new ProviderRegistry();
   readonly breakers = new CircuitBreakers();
   readonly cache: ExactCache | null;
@@ -89,11 +97,29 @@ export class DataPlane {
     await this.loadProviders();
     this.registry.startLocalProbe();
     await this.routing.start();
+    // A reload asked of another node is done here too (see announceReload).
+    await this.opts.listener?.listen(PROVIDERS_CHANNEL, (from) => {
+      if (from !== this.nodeId) void this.reload().catch((err: unknown) => this.opts.logger.error({ err }, 'provider reload announced by another node failed'));
+    });
   }
 
-  /** POST /v1/providers/reload: re-read credentials and run discovery again, no restart. */
-  async reload(): Promise<void> {
-    await this.loadProviders();
+  /**
+   * POST /v1/providers/reload: re-read credentials and run discovery again, no restart. Reloads
+   * run one after the other: one asked while another runs starts when it is done.
+   */
+  reload(): Promise<void> {
+    const next = this.reloading.catch(() => undefined).then(() => this.loadProviders());
+    this.reloading = next;
+    return next;
+  }
+
+  /**
+   * Tells every other gateway process to reload too, when `db`'s transaction commits: each re-reads
+   * its own environment (and GATEWAY_ENV_FILE) and rediscovers, so the nodes agree on the providers
+   * (an A/B test or a pinned model valid on one is valid on all).
+   */
+  async announceReload(db: { execute: (query: SQL) => Promise<unknown> }): Promise<void> {
+    await db.execute(sql`select pg_notify(${PROVIDERS_CHANNEL}, ${this.nodeId})`);
   }
 
   private async loadProviders(): Promise<void> {

@@ -64,3 +64,26 @@ describe('reload', () => {
     expect(served.body._gateway).toMatchObject({ provider: 'openai', routing: { usedFallback: false } });
   });
 });
+
+describe('reload on several nodes', () => {
+  it('is done by every node when asked of one: the others re-read their own settings and agree', async () => {
+    const other = await env.addNode();
+    const providersOn = async (baseUrl: string) => {
+      const res = await fetch(`${baseUrl}/v1/providers`, { headers: { authorization: `Bearer ${tenant.token}` } });
+      return ((await res.json()) as { items: Array<{ name: string }> }).items.map((p) => p.name);
+    };
+    expect(await providersOn(other.baseUrl)).not.toContain('groq');
+    writeFileSync(envFile, `OPENAI_API_KEY=sk-second\nOPENAI_BASE_URL=${upstream.baseUrls.openai}\nGROQ_API_KEY=gsk-new\nGROQ_BASE_URL=${upstream.baseUrls.openai}\n`);
+    expect((await reload()).status).toBe(200);
+    expect(await providersOn(env.baseUrl)).toContain('groq');
+    const deadline = Date.now() + 5_000;
+    while (!(await providersOn(other.baseUrl)).includes('groq') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await providersOn(other.baseUrl)).toContain('groq');
+    const pinned = await fetch(`${other.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'groq/gpt-4o-mini', messages: [{ role: 'user', content: 'on the other node' }] }),
+    });
+    expect(pinned.status).toBe(200);
+  });
+});

@@ -39,7 +39,10 @@ export class ProvidersService {
     const before = this.summary();
     await this.dataPlane.reload();
     const after = this.summary();
-    await this.db.transaction((tx) => this.audit.record(tx, { tenantId, actor, action: 'providers.reload', targetType: 'providers', targetId: null, before, after }));
+    await this.db.transaction(async (tx) => {
+      await this.audit.record(tx, { tenantId, actor, action: 'providers.reload', targetType: 'providers', targetId: null, before, after });
+      await this.dataPlane.announceReload(tx);
+    });
     return this.list();
   }
 
