@@ -77,4 +77,20 @@ describe('token counting', () => {
     expect(n).toBeGreaterThan(10);
     expect(n).toBeLessThan(30);
   });
+
+  it('counts long text in slices: the same count as whole, within a token per slice', async () => {
+    const { countTokens: whole } = await import('gpt-tokenizer/encoding/o200k_base');
+    const words = Array.from({ length: 3_000 }, (_, i) => ['the', 'gateway', 'routes', 'each', 'request,', 'caches\n', 'and', 'logs', 'cost.'][i % 9]).join(' ');
+    const exact = whole(words);
+    const counted = await countTokens(words);
+    expect(Math.abs(counted - exact)).toBeLessThanOrEqual(Math.ceil(words.length / 512));
+  });
+
+  it('counts a run without spaces (quadratic to count whole: seconds for 40,000 characters) slice by slice, to about the whole count', async () => {
+    // 'x' * 20,000 is 2,500 tokens counted whole.
+    const n = await countTokens('x'.repeat(20_000));
+    expect(Math.abs(n - 2_500)).toBeLessThanOrEqual(Math.ceil(20_000 / 512));
+    // A megabyte and more is counted up to its first MB and extrapolated.
+    expect(await countTokens('x'.repeat(1_500_000))).toBeCloseTo(187_500, -3);
+  });
 });
