@@ -11,6 +11,8 @@ export class CallScope extends Cancellation {
   callerAborted = false;
   readonly timeoutMs: number;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The consumer, not the upstream, is being waited for: the deadline does not count that time. */
+  private paused = false;
 
   constructor(private readonly callerSignal: CancelSignal, timeoutMs: number) {
     super();
@@ -31,7 +33,28 @@ export class CallScope extends Cancellation {
     this.abort(this.callerSignal.reason);
   };
 
+  /**
+   * For a stream: the consumer has an event and the upstream is not being waited for (the
+   * gateway's client may be reading slowly). Cheap: no timer is touched.
+   */
+  pause(): void {
+    this.paused = true;
+  }
+
+  /**
+   * For a stream: the consumer waits for the upstream again, which has `timeoutMs` from now to send
+   * its next event. So a stream's bound is on each wait for the provider (its first event, then the
+   * gaps between events), not on the whole answer, which a slow reader or a long generation can make
+   * as long as it likes without the provider being at fault.
+   */
+  resume(): void {
+    this.paused = false;
+    // refresh() re-arms the same timer, also one that already fired while paused.
+    this.timer?.refresh();
+  }
+
   private readonly onTimeout = (): void => {
+    if (this.paused) return;
     this.timedOut = true;
     this.abort(new Error(`upstream call exceeded ${this.timeoutMs} ms`));
   };

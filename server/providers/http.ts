@@ -151,7 +151,8 @@ export function getJson<T = unknown>(url: string, headers: Record<string, string
 
 /**
  * POSTs a JSON body and yields the response's server-sent events. Nothing is sent until the first
- * `next()`. A failure before the first event (connect error, timeout, 429/5xx, a stream that ends
+ * `next()`. `opts.timeoutMs` bounds each wait for the upstream (the first event, then each next
+ * one), not the time the consumer takes between them (see CallScope.resume). A failure before the first event (connect error, timeout, 429/5xx, a stream that ends
  * with nothing) is thrown from that first `next()` with its usual retryability; a failure after
  * it is a non-retryable ProviderError of kind 'stream'. Stopping iteration early closes the connection.
  */
@@ -165,7 +166,9 @@ export async function* postSse(url: string, headers: Record<string, string>, bod
       const ev = answer.take();
       if (ev !== undefined) {
         started = true;
+        scope.pause();
         yield ev;
+        scope.resume();
       } else if (answer.settled) {
         break;
       } else {

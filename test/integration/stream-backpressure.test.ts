@@ -108,3 +108,32 @@ describe('a stream client that stops reading and keeps its connection', () => {
     }
   }, 30_000);
 });
+
+describe('a stream client that reads, slowly', () => {
+  it('gets the whole answer however long reading takes: the upstream timeout bounds the provider\'s silences, not the client\'s pace', async () => {
+    const short = await startChatEnv({ sim: { outputTokens: OUTPUT_TOKENS, chunkDelayMs: 0 }, env: { GATEWAY_UPSTREAM_TIMEOUT_MS: '1500' } });
+    try {
+      const { client } = await stalledClient(short);
+      // Reads a moment, then stops a while, over and over: several upstream timeouts in all.
+      let text = '';
+      client.setEncoding('utf8');
+      client.on('data', (d: string) => (text += d));
+      const started = Date.now();
+      let paused = true;
+      while (!text.includes('data: [DONE]') && !text.includes('event: error') && Date.now() - started < 60_000) {
+        if (paused) client.resume();
+        else client.pause();
+        paused = !paused;
+        await new Promise((r) => setTimeout(r, paused ? 700 : 40));
+      }
+      client.destroy();
+      expect(Date.now() - started).toBeGreaterThan(3_000);
+      expect(text).not.toContain('event: error');
+      expect(text).toContain('data: [DONE]');
+      await short.waitForCount('select count(*) n from requests where tenant_id = $1 and status = $2', [short.tenant.tenantId, 'ok'], 1);
+      expect(short.env.services.dataPlane.breakers.snapshot().openai?.consecutiveFailures ?? 0).toBe(0);
+    } finally {
+      await short.close();
+    }
+  }, 90_000);
+});
