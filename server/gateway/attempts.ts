@@ -8,7 +8,8 @@ import type { Target, TargetRole, UpstreamErrorSummary } from './types.js';
 // What happens to one failed upstream attempt, shared by the JSON and streaming paths.
 
 export class ClientClosedError extends Error {
-  constructor() {
+  /** `providerAccepted`: the provider had taken the request (its success head was in), so its prompt is billed. */
+  constructor(readonly providerAccepted = false) {
     super('client closed the request');
     this.name = 'ClientClosedError';
   }
@@ -43,7 +44,7 @@ export function classifyFailure(err: unknown, target: Target, breakers: CircuitB
   const providerFault = !clientGone && err instanceof ProviderError && !rejectsRequest(err);
   if (providerFault) breakers.failure(target.provider, (err as ProviderError).retryAfterMs);
   else if (permit === 'probe') breakers.release(target.provider);
-  if (clientGone) throw new ClientClosedError();
+  if (clientGone) throw new ClientClosedError(isAbortedError(err) && err.accepted);
   if (!(err instanceof ProviderError)) throw err;
   return {
     summary: { provider: target.provider, model: target.model, status: err.status, kind: err.kind, message: err.message },

@@ -83,10 +83,10 @@ export class ChatPipeline {
     let upstreamMs = 0;
     // A failed call is logged with the plan's decision: used_fallback only ever marks a call that
     // a fallback target served.
-    const fail = <E extends Error>(err: E, served: Target | null): E => {
+    const fail = <E extends Error>(err: E, served: Target | null, usage: Usage = ZERO_USAGE): E => {
       const status = err instanceof ClientClosedError ? 'client_closed' : 'error';
       const errorType = err instanceof GatewayError ? err.type : 'client_closed';
-      logCall(this.opts.logWriter, call, { decision, served, latencyMs: performance.now() - call.startedAt, usage: ZERO_USAGE, cached: false, cacheType: null, streamed: false, status, errorType }, costs);
+      logCall(this.opts.logWriter, call, { decision, served, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: false, status, errorType }, costs);
       return err;
     };
 
@@ -123,7 +123,9 @@ export class ChatPipeline {
         try {
           failure = classifyFailure(err, target, this.opts.breakers, call.signal, permit, targetRole(decision, target));
         } catch (e) {
-          throw e instanceof ClientClosedError ? fail(e, target) : e;
+          if (!(e instanceof ClientClosedError)) throw e;
+          const usage = await abandonedUsage(call, target, e, costs);
+          throw fail(e, target, usage);
         }
         errors.push(failure.summary);
         if (failure.answered) costs.push(costRow(call, target, ZERO_USAGE, 'error'));
@@ -242,4 +244,17 @@ export async function usageOf(call: ChatCall, completion: ChatCompletion): Promi
 /** Everything the model produced: text and tool calls. */
 export function answerText(completion: ChatCompletion): string {
   return completion.choices.map((c) => textOf(c.message.content) + (c.message.tool_calls ?? []).map((t) => t.function.name + t.function.arguments).join('')).join('');
+}
+
+/**
+ * What a call the client left costs: nothing, unless the provider had taken the request (its
+ * success head was in: a stream whose first content had not come yet), which bills its prompt.
+ * Then the prompt is counted (input tokens only) and its cost row added to `costs`.
+ */
+export async function abandonedUsage(call: ChatCall, target: Target, closed: ClientClosedError, costs: CostLogRow[]): Promise<Usage> {
+  if (!closed.providerAccepted) return ZERO_USAGE;
+  const prompt = (await estimateUsage(upstreamBody(call, target.model, false), '')).prompt_tokens;
+  const usage: Usage = { prompt_tokens: prompt, completion_tokens: 0, total_tokens: prompt };
+  costs.push(costRow(call, target, usage, 'ok'));
+  return usage;
 }

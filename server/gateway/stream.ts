@@ -5,7 +5,7 @@ import { buildMeta, costRow, logCall, streamHeadMeta, ZERO_USAGE, type Outcome }
 import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
 import type { CostLogRow } from './log-writer.js';
 import type { ChatPipeline, PlannedCall } from './pipeline.js';
-import { targetRole, isPrimary, upstreamBody, withFallback } from './pipeline.js';
+import { abandonedUsage, targetRole, isPrimary, upstreamBody, withFallback } from './pipeline.js';
 import { completionToChunks, StreamAccumulator } from './stream-accumulator.js';
 import type { ChatCall, RoutingDecision, StreamSink, Target, UpstreamErrorSummary } from './types.js';
 
@@ -74,7 +74,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       try {
         failure = classifyFailure(err, target, breakers, call.signal, permit, targetRole(plan.decision, target));
       } catch (e) {
-        if (e instanceof ClientClosedError) log(plan.decision, target, ZERO_USAGE, 'client_closed', 'client_closed');
+        if (e instanceof ClientClosedError) log(plan.decision, target, await abandonedUsage(call, target, e, costs), 'client_closed', 'client_closed');
         throw e;
       }
       errors.push(failure.summary);

@@ -10,7 +10,15 @@ import type { CallScope } from './call-scope.js';
  */
 export class ProviderAbortedError extends ProviderError {
   readonly aborted = true;
-  constructor(provider: string, cause?: unknown) {
+  /**
+   * `accepted`: the provider had answered with a success head before the caller left (a stream
+   * under way, its first content not in yet): it has taken the request, and bills its prompt.
+   */
+  constructor(
+    provider: string,
+    cause?: unknown,
+    readonly accepted = false,
+  ) {
     super({ provider, status: 0, retryable: false, kind: 'connection', message: `${provider}: request aborted by caller`, cause });
     this.name = 'AbortError';
   }
@@ -165,9 +173,9 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  * ProviderError. `streamStarted` is true once a stream has delivered an event: failures after
  * that can no longer be retried transparently.
  */
-export function toProviderError(err: unknown, scope: CallScope, provider: string, streamStarted = false): ProviderError {
+export function toProviderError(err: unknown, scope: CallScope, provider: string, streamStarted = false, accepted = false): ProviderError {
   if (err instanceof ProviderError) return err;
-  if (scope.callerAborted) return new ProviderAbortedError(provider, err);
+  if (scope.callerAborted) return new ProviderAbortedError(provider, err, accepted);
   if (!streamStarted && !scope.timedOut && isRequestBuildError(err)) return requestBuildError(provider, err);
   const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : undefined;
   const detail = err instanceof Error ? err.message : String(err);

@@ -131,7 +131,7 @@ async function callJson<T>(method: 'GET' | 'POST', url: string, headers: Record<
       });
     }
   } catch (err) {
-    throw toProviderError(err, scope, opts.provider);
+    throw toProviderError(err, scope, opts.provider, false, answer.ok);
   } finally {
     scope.dispose();
   }
@@ -181,7 +181,7 @@ export async function* postSse(url: string, headers: Record<string, string>, bod
       throw new ProviderError({ provider: opts.provider, status: 0, retryable: true, kind: 'stream', message: `${opts.provider} stream ended before any event` });
     }
   } catch (err) {
-    throw toProviderError(err, scope, opts.provider, started);
+    throw toProviderError(err, scope, opts.provider, started, answer.ok);
   } finally {
     scope.dispose();
     // The consumer stopped early: close the connection rather than read the rest.

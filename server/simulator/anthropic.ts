@@ -144,7 +144,7 @@ async function messages(x: Exchange): Promise<void> {
   frames.push({ kind: 'post', data: ev('content_block_stop', { index: 0 }) });
   frames.push({ kind: 'post', data: ev('message_delta', { delta: { stop_reason: stopReason, stop_sequence: p.stopSequence }, usage: x.omitUsage ? undefined : { output_tokens: p.outputTokens } }) });
   frames.push({ kind: 'post', data: ev('message_stop', {}) });
-  await streamFrames(x.res, frames, { delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter });
+  await streamFrames(x.res, frames, { delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter, firstContentDelayMs: x.firstContentDelayMs });
 }
 
 /** Base64 image media types the real API accepts; anything else is refused with 400. */

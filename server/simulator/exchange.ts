@@ -19,6 +19,8 @@ export interface Exchange {
   state: SimState;
   /** Set when a fault rule asks to cut this stream. */
   cutAfter?: number;
+  /** Set when a fault rule delays a stream's first content. */
+  firstContentDelayMs?: number;
   /** Set when a fault rule asks for an answer without usage. */
   omitUsage?: boolean;
 }

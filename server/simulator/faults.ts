@@ -53,9 +53,9 @@ export class FaultEngine {
 
 function endpointMatches(r: FaultRule, endpoint: SimEndpoint): boolean {
   if (r.endpoint !== undefined) return r.endpoint === endpoint;
-  // A rule that only cuts streams means nothing for a non-streaming call; do not let it
+  // A rule that only cuts or delays streams means nothing for a non-streaming call; do not let it
   // consume `times` or fire on one.
-  const onlyCuts = r.cutStreamAfterChunks !== undefined && r.status === undefined && !r.resetConnection && !r.hang
+  const onlyCuts = (r.cutStreamAfterChunks !== undefined || r.firstContentDelayMs !== undefined) && r.status === undefined && !r.resetConnection && !r.hang
     && r.latencyMs === undefined;
   if (onlyCuts) return endpoint === 'stream';
   return endpoint === 'chat' || endpoint === 'stream';

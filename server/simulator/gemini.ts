@@ -190,7 +190,7 @@ async function generate(x: Exchange): Promise<void> {
   });
   if (!sse) frames.push({ data: ']', kind: 'post' });
   await streamFrames(x.res, frames, {
-    delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter,
+    delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter, firstContentDelayMs: x.firstContentDelayMs,
     contentType: sse ? 'text/event-stream' : 'application/json; charset=UTF-8',
   });
 }

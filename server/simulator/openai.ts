@@ -122,7 +122,7 @@ async function chat(x: Exchange): Promise<void> {
     frames.push({ kind: 'post', data: sseFrame({ id, object: 'chat.completion.chunk', created, model, choices: [], usage }) });
   }
   frames.push({ kind: 'post', data: 'data: [DONE]\n\n' });
-  await streamFrames(x.res, frames, { delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter });
+  await streamFrames(x.res, frames, { delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter, firstContentDelayMs: x.firstContentDelayMs });
 }
 
 /** What OpenAI answers a reasoning model's request that has a field such a model does not take. */

@@ -87,6 +87,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   if (route.pathModel !== undefined) x.pathModel = route.pathModel;
   if (fault?.cutStreamAfterChunks !== undefined && endpoint === 'stream') x.cutAfter = fault.cutStreamAfterChunks;
   if (fault?.omitUsage) x.omitUsage = true;
+  if (fault?.firstContentDelayMs !== undefined && endpoint === 'stream') x.firstContentDelayMs = fault.firstContentDelayMs;
   await api.serve(x);
 }
 

@@ -13,6 +13,8 @@ export interface StreamOptions {
   delayMs: number;
   /** Send at most this many content frames, then destroy the socket before any terminal frame. */
   cutAfter?: number;
+  /** Wait this long before the first content frame (the head and opening frames go at once). */
+  firstContentDelayMs?: number;
   contentType?: string;
 }
 
@@ -50,7 +52,7 @@ export async function streamFrames(res: ServerResponse, frames: Frame[], opts: S
 
   // Unpaced and uncut: one write. Every piece is still its own frame, there is just no time
   // between them, and one syscall per response keeps the simulator cheap under benchmark load.
-  if (opts.delayMs <= 0 && opts.cutAfter === undefined) {
+  if (opts.delayMs <= 0 && opts.cutAfter === undefined && opts.firstContentDelayMs === undefined) {
     let all = '';
     for (const f of frames) all += f.data;
     res.end(all);
@@ -70,6 +72,7 @@ export async function streamFrames(res: ServerResponse, frames: Frame[], opts: S
     if (f.kind === 'content') {
       if (cutAfter !== undefined && sent >= cutAfter) return cut(res, last);
       if (sent > 0 && opts.delayMs > 0 && !(await sleep(opts.delayMs, res))) return;
+      if (sent === 0 && opts.firstContentDelayMs && !(await sleep(opts.firstContentDelayMs, res))) return;
       write(f.data);
       sent++;
     } else if (f.kind === 'post' && cutAfter !== undefined) {

@@ -46,6 +46,8 @@ export interface FaultRule {
   resetConnection?: boolean;
   /** Streaming: send at most N content chunks, then destroy the socket (never the terminal event). */
   cutStreamAfterChunks?: number;
+  /** Streaming: send the head and the opening frames at once, then wait this long before the first content (a model slow to start). */
+  firstContentDelayMs?: number;
   /** Extra delay before headers for matching requests. */
   latencyMs?: number;
   /** Never respond (until the client aborts). */

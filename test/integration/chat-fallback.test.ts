@@ -406,4 +406,34 @@ describe('streams under faults', () => {
     const ok: any = await c.openai().chat.completions.create({ model: 'openai/gpt-4o', messages: user('still here') });
     expect(ok.choices[0].message.content).toBeTruthy();
   });
+
+  it.each([
+    ['after the provider took the request (its head in, no content yet): the prompt is costed', { firstContentDelayMs: 3_000 }, true],
+    ['before the provider answered at all: nothing is costed', { latencyMs: 3_000 }, false],
+  ])('costs a stream the client leaves %s', async (_what, fault, costed) => {
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4o', ...fault, times: 1 }]);
+    const t = await c.env.createTenant();
+    const controller = new AbortController();
+    const sent = fetch(`${c.env.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4o', messages: user('a long prompt to be billed for '.repeat(20)), stream: true }),
+    });
+    // The gateway sends nothing before the first content: the client gives up waiting.
+    await new Promise((r) => setTimeout(r, 500));
+    controller.abort();
+    await sent.catch(() => undefined);
+    await c.waitForCount('select count(*) n from requests where tenant_id = $1 and status = $2', [t.tenantId, 'client_closed'], 1);
+    const [row] = await c.query('select input_tokens, output_tokens from requests where tenant_id = $1', [t.tenantId]);
+    const costs = await c.query('select input_tokens, output_tokens, cost::float8 as cost from cost_logs where tenant_id = $1', [t.tenantId]);
+    if (costed) {
+      expect(Number(row.input_tokens)).toBeGreaterThan(100);
+      expect(costs).toEqual([{ input_tokens: Number(row.input_tokens), output_tokens: 0, cost: expect.any(Number) }]);
+      expect(costs[0].cost).toBeGreaterThan(0);
+    } else {
+      expect(Number(row.input_tokens)).toBe(0);
+      expect(costs).toHaveLength(0);
+    }
+  });
 });
