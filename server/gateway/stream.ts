@@ -34,8 +34,11 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     head.cost = cost;
     head.latencyMs = 0;
     sink.start(head);
-    for (const c of completionToChunks(hit.completion)) sink.chunk(c);
-    sink.end(finalChunk(hit.completion.id, hit.completion.created, hit.completion.model, includeUsage ? usage : undefined), buildMeta(call, outcome, cost, []));
+    const chunks = completionToChunks(hit.completion);
+    // Without include_usage the answer's last chunk carries `_gateway` (see finishes()).
+    const last = includeUsage ? undefined : chunks.pop();
+    for (const c of chunks) sink.chunk(c);
+    sink.end(last ?? finalChunk(hit.completion.id, hit.completion.created, hit.completion.model, includeUsage ? usage : undefined), buildMeta(call, outcome, cost, []));
     return;
   }
 
@@ -94,6 +97,8 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     // their first chunk must count as failing, not be cleared by each first chunk.
     sink.start(head);
     const acc = new StreamAccumulator();
+    /** A choice's finish chunk held back to carry `_gateway` (see finishes()); the last one wins. */
+    let held: ChatChunk | undefined;
     try {
       while (!next.done) {
         const chunk = next.value;
@@ -103,10 +108,17 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
         // A client that reads slower than the upstream writes: the next chunk is pulled only once
         // the socket has taken this one, so the upstream connection pauses (SseAnswer) instead
         // of the gateway buffering the whole answer in memory.
-        if (chunk.choices.length > 0 && !sink.chunk(chunk)) {
-          // A client that reads nothing for as long as an upstream call may take is given up.
-          const drained = await sink.drained(call.signal, upstreamTimeoutMs);
-          if (!drained || call.signal.aborted) throw new ClientClosedError();
+        if (chunk.choices.length > 0) {
+          let out: ChatChunk | undefined = chunk;
+          if (!includeUsage && finishes(chunk)) {
+            out = held;
+            held = chunk;
+          }
+          if (out && !sink.chunk(out)) {
+            // A client that reads nothing for as long as an upstream call may take is given up.
+            const drained = await sink.drained(call.signal, upstreamTimeoutMs);
+            if (!drained || call.signal.aborted) throw new ClientClosedError();
+          }
         }
         next = await iterator.next();
       }
@@ -126,6 +138,8 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       }
       breakers.failure(target.provider);
       const message = `Upstream stream from ${target.provider} broke after it started: ${(err as Error).message}`;
+      // What the provider finished before it broke is the client's all the same.
+      if (held) sink.chunk(held);
       sink.fail({ type: 'provider_error', message });
       log(plan.decision, target, usage, 'error', 'provider_error');
       return;
@@ -137,7 +151,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     costs.push(costRow(call, target, usage, 'ok'));
     const outcome: Outcome = { decision, served: target, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: true, status: 'ok', errorType: null };
     const cost = logCall(logWriter, call, outcome, costs);
-    sink.end(finalChunk(acc.id, acc.created, acc.model, includeUsage ? usage : undefined, reported === undefined), buildMeta(call, outcome, cost, errors, upstreamMs));
+    sink.end(held ?? finalChunk(acc.id, acc.created, acc.model, includeUsage ? usage : undefined, reported === undefined), buildMeta(call, outcome, cost, errors, upstreamMs));
     p.opts.onAnswer?.(call, () => acc.producedText());
     // Only the requested target's own answer is cached under its key.
     if (plan.cacheKey && primary) {
@@ -150,6 +164,19 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
   const exhausted = exhaustedError(errors);
   log(plan.decision, tried, ZERO_USAGE, 'error', exhausted.type);
   throw exhausted;
+}
+
+/**
+ * The frame that carries `_gateway` is the last data frame before [DONE] (SPEC.md). With
+ * `stream_options.include_usage` that is the `choices: []` usage frame, as OpenAI ends such a
+ * stream. Without it OpenAI sends no such frame, and code that reads `chunk.choices[0].delta` (the
+ * OpenAI SDKs' own examples) fails on one: then the answer's last finish chunk (a choice with its
+ * finish_reason) is held back and sent last, carrying `_gateway`. Content chunks are never held.
+ * A stream without any finish chunk still ends with a `choices: []` frame.
+ */
+function finishes(chunk: ChatChunk): boolean {
+  for (const c of chunk.choices) if (c.finish_reason) return true;
+  return false;
 }
 
 /** `estimated`: the usage is a count of the stream, the provider having reported none. */

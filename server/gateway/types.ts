@@ -123,7 +123,7 @@ export interface StreamSink {
    * read nothing for `timeoutMs`, and then the response is given up (the connection is closed).
    */
   drained(signal: CancelSignal, timeoutMs: number): Promise<boolean>;
-  /** The last frame: carries usage (when asked for) and `_gateway`; then [DONE]. */
+  /** The last frame: carries `_gateway`, and usage when asked for (`choices: []`; otherwise it is the answer's held finish chunk); then [DONE]. */
   end(final: ChatChunk, meta: CallMeta): void;
   /** The stream broke after it started: an SSE error event, never a clean [DONE]. */
   fail(error: { type: string; message: string }): void;

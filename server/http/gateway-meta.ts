@@ -25,15 +25,20 @@ export function gatewayMeta(meta: CallMeta) {
  * An answer that still carries the upstream's own JSON text is not encoded again.
  */
 export function jsonWithGateway(answer: object, meta: CallMeta): string {
+  return withGatewayField(rawJsonOf(answer) ?? JSON.stringify(answer), meta);
+}
+
+/** A stream's last choice chunk (its finish) as chunkJson sends it, with `_gateway` as its last field. */
+export function chunkWithGateway(chunk: ChatChunk, meta: CallMeta): string {
+  return withGatewayField(chunkJson(chunk), meta);
+}
+
+/** The JSON text of an object with `"_gateway"` added before its closing brace. */
+function withGatewayField(json: string, meta: CallMeta): string {
   const gateway = JSON.stringify(gatewayMeta(meta));
-  const raw = rawJsonOf(answer);
-  if (raw !== undefined) {
-    const end = raw.lastIndexOf('}');
-    const head = raw.slice(0, end).trimEnd();
-    if (end > 0 && head.length > 1) return `${head},"_gateway":${gateway}}`;
-  }
-  const json = JSON.stringify(answer);
-  return json.length > 2 ? `${json.slice(0, -1)},"_gateway":${gateway}}` : `{"_gateway":${gateway}}`;
+  const end = json.lastIndexOf('}');
+  const head = json.slice(0, end).trimEnd();
+  return end > 0 && head.length > 1 ? `${head},"_gateway":${gateway}}` : `{"_gateway":${gateway}}`;
 }
 
 /** How an upstream chunk with `"usage": null` ends (OpenAI's format once usage is asked for). */

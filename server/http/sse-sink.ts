@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { CancelSignal } from '../lib/cancel-signal.js';
 import type { ChatChunk } from '../providers/types.js';
 import type { CallMeta, StreamSink } from '../gateway/types.js';
-import { chunkJson, gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
+import { chunkJson, chunkWithGateway, gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
 
 // The chat stream over Server-Sent Events: frames are written as they come (no buffering, no
 // compression), the last data frame carries `_gateway`, and a failure after the first byte ends
@@ -36,7 +36,10 @@ export function sseSink(res: ServerResponse, startedAt: number): StreamSink {
       return whenDrained(res, signal, timeoutMs);
     },
     end(final: ChatChunk, meta: CallMeta) {
-      write(`data: ${jsonWithGateway(final, meta)}\n\ndata: [DONE]\n\n`);
+      // A choice chunk (the held finish) goes as the other chunks do, without usage; the
+      // `choices: []` frame carries the usage the client asked for.
+      const json = final.choices.length > 0 ? chunkWithGateway(final, meta) : jsonWithGateway(final, meta);
+      write(`data: ${json}\n\ndata: [DONE]\n\n`);
       res.end();
     },
     fail(error) {

@@ -90,14 +90,36 @@ describe.each(FAMILIES)('%s through the OpenAI client', (provider, model) => {
     expect(Number(cost.cost)).toBeGreaterThan(0);
   });
 
-  it('streams without usage when the client did not ask, still costing the call exactly', async () => {
-    const stream = await c.openai().chat.completions.create({ model: `${provider}/${model}`, messages: [{ role: 'user', content: 'no usage please' }], stream: true });
-    const chunks: any[] = [];
-    for await (const chunk of stream) chunks.push(chunk);
-    expect(chunks.some((ch) => ch.usage)).toBe(false);
-    const gw = chunks[chunks.length - 1]._gateway;
-    expect(gw.cost).toBeGreaterThan(0);
-    await c.waitForCount('select count(*) n from cost_logs where request_id = $1 and output_tokens > 0', [gw.requestId], 1);
+  it('streams without usage when the client did not ask, still costing the call exactly; every chunk has a choice, as OpenAI sends them', async () => {
+    const content = `no usage please ${provider} ${Math.random()}`;
+    const framesOf = async () => {
+      const res = await fetch(`${c.env.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${c.tenant.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: `${provider}/${model}`, messages: [{ role: 'user', content }], stream: true }),
+      });
+      return (await res.text()).split('\n\n').filter((f) => f.startsWith('data: {')).map((f) => JSON.parse(f.slice(6)));
+    };
+    // Live, then served from the cache: the same shape. The answer's finish chunk comes last and
+    // carries _gateway; no frame without a choice (OpenAI sends none without include_usage).
+    for (const cached of [false, true]) {
+      const frames = await framesOf();
+      expect(frames.every((f) => f.choices.length > 0)).toBe(true);
+      expect(frames.some((f) => 'usage' in f)).toBe(false);
+      const last = frames[frames.length - 1];
+      expect(last.choices[0].finish_reason).toBe('stop');
+      expect(last._gateway).toMatchObject({ cached, provider });
+      expect(frames.filter((f) => f._gateway)).toHaveLength(1);
+      if (!cached) {
+        expect(last._gateway.cost).toBeGreaterThan(0);
+        await c.waitForCount('select count(*) n from cost_logs where request_id = $1 and output_tokens > 0', [last._gateway.requestId], 1);
+      }
+    }
+    // As the OpenAI SDKs' own examples read a stream.
+    const stream = await c.openai().chat.completions.create({ model: `${provider}/${model}`, messages: [{ role: 'user', content: `${content} again` }], stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]!.delta.content ?? '';
+    expect(text.length).toBeGreaterThan(0);
   });
 
   it('returns tool calls, streamed and not', async () => {
