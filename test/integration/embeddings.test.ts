@@ -70,6 +70,21 @@ describe('embeddings through the OpenAI client', () => {
     expect(row.input_tokens).toBe(all.usage.prompt_tokens);
   });
 
+  it('sends Gemini batches a few at a time, and sends one refused with a 429 once more', async () => {
+    const input = Array.from({ length: 1_000 }, (_, i) => `batch text ${i}`);
+    const before = c.sim.requests.filter((r) => r.path.endsWith(':batchEmbedContents')).length;
+    c.sim.setFaults([{ format: 'gemini', endpoint: 'embeddings', status: 429, retryAfterSeconds: 0, times: 1 }]);
+    try {
+      const all = await c.openai().embeddings.create({ model: 'gemini/gemini-embedding-001', input, dimensions: 8, encoding_format: 'float' });
+      expect(all.data).toHaveLength(1_000);
+      expect(all.data.map((d) => d.index)).toEqual(input.map((_, i) => i));
+      // Ten batches, one of them sent twice.
+      expect(c.sim.requests.filter((r) => r.path.endsWith(':batchEmbedContents')).length - before).toBe(11);
+    } finally {
+      c.sim.clearFaults();
+    }
+  });
+
   it('resolves a bare model id, and passes dimensions and token-array input to OpenAI-compatible providers', async () => {
     const res = await post({ model: 'text-embedding-3-small', input: [[1, 2, 3], [4, 5]], dimensions: 8, encoding_format: 'float' });
     expect(res.status).toBe(200);

@@ -1,6 +1,7 @@
 // Gemini API adapter. The base URL includes the version (default
 // https://generativelanguage.googleapis.com/v1beta); the key travels in the x-goog-api-key header,
 // never in the URL, so it cannot leak into logs of request lines.
+import pMap from 'p-map';
 import {
   ProviderError,
   type CallOptions,
@@ -89,17 +90,25 @@ export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
     const dims = typeof req['dimensions'] === 'number' ? req['dimensions'] : undefined;
     const url = this.modelUrl(req.model, 'batchEmbedContents');
     // batchEmbedContents takes at most 100 requests; OpenAI's endpoint takes 2,048 inputs. Larger
-    // inputs go as several batches at once, their vectors put back in input order.
+    // inputs go as several batches, EMBED_CONCURRENCY at a time (21 at once for 2,048 inputs is what
+    // draws a 429), their vectors put back in input order. A batch refused with a retryable error
+    // (a 429, a 5xx) is sent once more after the wait it asked for; a failure that stays stops the
+    // batches not started yet.
     const batches: string[][] = [];
     for (let i = 0; i < inputs.length; i += GEMINI_MAX_BATCH) batches.push(inputs.slice(i, i + GEMINI_MAX_BATCH));
-    const answers = await Promise.all(batches.map((batch) => {
-      const requests = batch.map((text) => {
-        const one: Record<string, unknown> = { model, content: { parts: [{ text }] } };
-        if (dims !== undefined) one['outputDimensionality'] = dims;
-        return one;
-      });
-      return postJson<{ embeddings?: Array<{ values?: number[] }> }>(url, this.headers, { requests }, this.http(opts));
-    }));
+    const answers = await pMap(
+      batches,
+      (batch) => {
+        const requests = batch.map((text) => {
+          const one: Record<string, unknown> = { model, content: { parts: [{ text }] } };
+          if (dims !== undefined) one['outputDimensionality'] = dims;
+          return one;
+        });
+        const send = () => postJson<{ embeddings?: Array<{ values?: number[] }> }>(url, this.headers, { requests }, this.http(opts));
+        return batches.length === 1 ? send() : retriedOnce(send, opts.signal);
+      },
+      { concurrency: EMBED_CONCURRENCY },
+    );
     const data: EmbeddingsResponse['data'] = [];
     for (const [i, res] of answers.entries()) {
       if (!res || !Array.isArray(res.embeddings) || res.embeddings.length !== batches[i]!.length) {
@@ -109,5 +118,24 @@ export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
     }
     // Gemini reports no token usage for embeddings: the core counts the input.
     return { object: 'list', data, model: req.model };
+  }
+}
+
+/** Batches of one embeddings call sent at a time. */
+const EMBED_CONCURRENCY = 4;
+/** The longest a batch waits to be sent again (a Retry-After beyond it fails the call instead). */
+const MAX_BATCH_RETRY_WAIT_MS = 2_000;
+
+/** `send`, and once more after a retryable failure (waiting what the provider asked, within bounds). */
+async function retriedOnce<T>(send: () => Promise<T>, signal: CallOptions['signal']): Promise<T> {
+  try {
+    return await send();
+  } catch (err) {
+    if (!(err instanceof ProviderError) || !err.retryable || signal.aborted) throw err;
+    const wait = err.retryAfterMs ?? 250;
+    if (wait > MAX_BATCH_RETRY_WAIT_MS) throw err;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    if (signal.aborted) throw err;
+    return send();
   }
 }
