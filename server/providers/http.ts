@@ -20,8 +20,9 @@ export interface HttpOptions extends CallOptions {
 export interface HttpConfig {
   /** Max sockets per upstream origin; further requests queue. Streams hold a socket for their whole life. */
   connectionsPerOrigin: number;
-  /** How long an idle socket stays pooled (undici lowers it to the server's Keep-Alive hint). */
+  /** How long an idle socket stays pooled when the server sends no Keep-Alive hint. */
   keepAliveTimeoutMs: number;
+  /** The most a server's Keep-Alive hint (`timeout=65`) may keep an idle socket pooled: undici follows the hint up to this. */
   keepAliveMaxTimeoutMs: number;
   connectTimeoutMs: number;
 }
