@@ -10,6 +10,14 @@ import { newTimeOrderedId } from '../lib/ids.js';
 
 /** Answers a client error on `server` with a typed error body, where Node would answer at all. */
 export function answerClientErrors(server: Server): void {
+  // An `Expect` other than 100-continue: Node would answer a bare 417.
+  server.on('checkExpectation', (req, res) => {
+    res.setHeader('x-gateway-request-id', newTimeOrderedId('req'));
+    res.setHeader('connection', 'close');
+    const body = JSON.stringify(errorBody(new GatewayError('invalid_request_error', `Expectation not supported: ${String(req.headers.expect).slice(0, 100)} (only 100-continue is)`, { status: 417 })));
+    res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     // As Node's own handler: answer only a connection nothing was written to yet (a half-written
     // response cannot be followed by another), and only one still open.

@@ -42,6 +42,14 @@ describe('requests the HTTP parser refuses', () => {
     expect(res.requestId).toMatch(/^req_/);
   });
 
+  it('an Expect other than 100-continue: 417 with a typed body', async () => {
+    const res = parse(await exchange('POST /v1/feedback HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'));
+    expect(res.status).toBe(417);
+    expect(res.type).toMatch(/^application\/json/);
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringContaining('something-else') });
+    expect(res.requestId).toMatch(/^req_/);
+  });
+
   it('headers over 16 KB (a long URL): 431 with a typed body', async () => {
     const res = parse(await exchange(`GET /v1/analytics/requests?q=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
     expect(res.status).toBe(431);
