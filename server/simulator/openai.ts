@@ -202,7 +202,10 @@ function embeddings(x: Exchange): void {
   const model = str(b.model);
   if (!model) return badRequest(x, 'you must provide a model parameter', 'model');
   const raw = b.input;
-  const inputs: string[] = typeof raw === 'string' ? [raw]
+  // A flat array of integers is one input, already tokenized (as OpenAI reads it); an array of
+  // such arrays is one input each.
+  const oneTokenized = Array.isArray(raw) && raw.length > 0 && raw.every((v) => typeof v === 'number');
+  const inputs: string[] = typeof raw === 'string' || oneTokenized ? [typeof raw === 'string' ? raw : JSON.stringify(raw)]
     : Array.isArray(raw) ? raw.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))) : [];
   if (inputs.length === 0 || inputs.some((s) => s.length === 0)) {
     return badRequest(x, "'input' must be a non-empty string or array of non-empty strings.", 'input');

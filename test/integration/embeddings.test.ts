@@ -91,6 +91,10 @@ describe('embeddings through the OpenAI client', () => {
     expect(res.body.data).toHaveLength(2);
     expect(res.body.data[0].embedding).toHaveLength(8);
     expect(['openai', 'groq']).toContain(res.body._gateway.provider);
+    // A flat array of token ids is one input, as OpenAI reads it.
+    const one = await post({ model: 'text-embedding-3-small', input: [1, 2, 3], dimensions: 8, encoding_format: 'float' });
+    expect(one.status).toBe(200);
+    expect(one.body.data).toHaveLength(1);
   });
 
   it('falls back to another provider serving the model when one fails', async () => {
