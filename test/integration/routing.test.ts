@@ -236,6 +236,13 @@ describe('LLM classification fallback', () => {
       // A confident classification never calls the model.
       const sure = await llm.env.http('POST', '/v1/chat/completions', { token: llm.tenant.token, body: { model: '', messages: [{ role: 'user', content: 'Write a haiku about autumn leaves' }] } });
       expect(sure.body._gateway.routing).toMatchObject({ taskType: 'creative', usedLlmFallback: false });
+
+      // An answer that cannot be read leaves the in-process labels, but the model was consulted,
+      // and paid for: the flag says so, as the cost does.
+      llm.sim.configure({ replies: [{ whenContains: 'Classification:', reply: 'no idea, sorry' }] });
+      const unread = await llm.env.http('POST', '/v1/chat/completions', { token: llm.tenant.token, body: { model: '', messages: [{ role: 'user', content: unsure }] } });
+      expect(unread.body._gateway.routing).toMatchObject({ routedBy: 'classification', usedLlmFallback: true });
+      await llm.waitForCount('select count(*) n from cost_logs where request_id = $1', [unread.body._gateway.requestId], 2);
     } finally {
       await llm.close();
     }

@@ -93,12 +93,15 @@ export class RoutingEngine implements RoutingStrategy {
     let usedLlmFallback = false;
     const unsure = (!hintedTask && c.taskConfidence < this.opts.lowConfidence) || (!hintedComplexity && c.complexityConfidence < this.opts.lowConfidence);
     if (unsure && this.opts.llmClassify) {
+      const charged = call.extraCosts?.length ?? 0;
       const llm = await this.opts.llmClassify(call, call.messages).catch(() => undefined);
       if (llm) {
         taskType = llm.taskType;
         complexity = llm.complexity;
-        usedLlmFallback = true;
       }
+      // Consulted is what the flag says (and what the call was charged for), whether its answer
+      // could be read or the in-process labels stood.
+      usedLlmFallback = llm !== undefined || (call.extraCosts?.length ?? 0) > charged;
     }
     return {
       taskType: hintedTask ?? taskType,
