@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 import type { TestTenant } from '../support/harness.js';
@@ -66,6 +67,27 @@ describe('submitting feedback', () => {
     await c.query(`UPDATE requests SET status = 'client_closed', error_type = 'client_closed' WHERE id = $1`, [ids.request]);
     expect((await rate({ requestId: ids.request, score: 2 })).status).toBe(200);
     await c.query(`UPDATE requests SET status = 'ok', error_type = NULL WHERE id = $1`, [ids.request]);
+  });
+
+  it('never leaves a score counted in the rollups for a request deleted beside it (log retention): it waits, then 404', async () => {
+    const t = await c.env.createTenant();
+    const id = await ask('openai/gpt-4o-mini', `deleted beside ${Math.random()}`, t.token);
+    await c.waitForCount('select count(*) n from requests where id = $1', [id], 1);
+    const deleting = new pg.Client({ connectionString: c.env.databaseUrl });
+    await deleting.connect();
+    try {
+      await deleting.query('BEGIN');
+      await deleting.query('DELETE FROM requests WHERE id = $1', [id]);
+      const rated = rate({ requestId: id, score: 5 }, t.token);
+      await new Promise((r) => setTimeout(r, 300));
+      await deleting.query('COMMIT');
+      expectTypedError(await rated, 404, 'not_found_error');
+    } finally {
+      await deleting.end();
+    }
+    const [hourly] = await c.query('select coalesce(sum(feedback_count), 0)::int n from analytics_request_hourly where tenant_id = $1', [t.tenantId]);
+    expect(hourly.n).toBe(0);
+    expect(await c.query('select 1 from feedback where request_id = $1', [id])).toHaveLength(0);
   });
 
   it.each([

@@ -27,6 +27,12 @@ export const feedbackRepository = {
     return rows[0];
   },
 
+  /** Locks the request row against deletion until the transaction ends (FOR KEY SHARE); false when it is gone. */
+  async holdRequest(tx: Executor, tenantId: string, requestId: string): Promise<boolean> {
+    const rows = await tx.select({ id: requests.id }).from(requests).where(and(eq(requests.tenantId, tenantId), eq(requests.id, requestId))).for('key share');
+    return rows.length > 0;
+  },
+
   async findOne(db: Executor, tenantId: string, requestId: string, source: string): Promise<FeedbackRow | undefined> {
     const rows = await db.select().from(feedback).where(and(eq(feedback.tenantId, tenantId), eq(feedback.requestId, requestId), eq(feedback.source, source))).limit(1);
     return rows[0];

@@ -74,19 +74,29 @@ export class FeedbackService {
       throw new GatewayError('conflict_error', `Request '${requestId}' failed (${request.errorType ?? 'error'}): there is no answer to score`);
     }
     if (request.endpoint !== 'chat') throw new GatewayError('conflict_error', `Request '${requestId}' is an embeddings call: there is no answer to score`);
-    const previous = await feedbackRepository.findOne(this.d.db, tenantId, requestId, source);
-    const saved = await feedbackRepository.upsert(this.d.db, {
-      id: newId('fb'),
-      tenantId,
-      requestId,
-      score,
-      source,
-      comment,
-      provider: request.provider,
-      model: request.model,
-      taskType: request.taskType,
-      complexity: request.complexity,
+    // The request row is held (FOR KEY SHARE) while the score is written: a deletion of it (log
+    // retention) waits for this to commit, so its rollup triggers see the score and take it out;
+    // a deletion already under way makes this wait, then find no row (404). Otherwise a score
+    // written beside the deletion stayed counted in the hourly rollup for good.
+    const written = await this.d.db.transaction(async (tx) => {
+      if (!(await feedbackRepository.holdRequest(tx, tenantId, requestId))) return undefined;
+      const previous = await feedbackRepository.findOne(tx, tenantId, requestId, source);
+      const saved = await feedbackRepository.upsert(tx, {
+        id: newId('fb'),
+        tenantId,
+        requestId,
+        score,
+        source,
+        comment,
+        provider: request.provider,
+        model: request.model,
+        taskType: request.taskType,
+        complexity: request.complexity,
+      });
+      return { previous, saved };
     });
+    if (!written) throw notFound('Request', requestId);
+    const { previous, saved } = written;
     this.d.routing.addFeedback(tenantId, { taskType: request.taskType, complexity: request.complexity, provider: request.provider, model: request.model, score, previousScore: previous?.score });
     await this.d.routing.announce(this.d.pool, tenantId, { local: false });
     return toDto(saved);
