@@ -4,7 +4,7 @@ import { connectDatabase, type DbHandle } from '../../server/db/client.js';
 import { hashToken } from '../../server/lib/crypto.js';
 import { Authenticator } from '../../server/modules/tokens/authenticator.js';
 import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
-import { startSilentRelay } from '../support/silent-relay.js';
+import { startTcpRelay } from '../support/tcp-relay.js';
 
 // The token cache: refreshed by a timer, all tokens in use in one query, and serving the tokens it
 // knows while the database is unreachable. This file runs its own PostgreSQL so it can stop it.
@@ -104,7 +104,7 @@ describe('token cache', () => {
   });
 
   it('does not hold calls with a known token while the database stops answering without refusing (a partition)', async () => {
-    const relay = await startSilentRelay(handle.url);
+    const relay = await startTcpRelay(handle.url);
     const viaRelay = connectDatabase(relay.url, 2);
     const auth = new Authenticator({ db: viaRelay.db });
     const known = await token();

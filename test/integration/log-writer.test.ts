@@ -41,6 +41,29 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000) {
   throw new Error('condition not met in time');
 }
 
+/**
+ * The test database's pool, except that a log batch statement for which `fails()` says so is lost
+ * with its connection (the statements are counted as they come).
+ */
+function poolFailingBatches(fails: () => boolean): never {
+  const connect = async () => {
+    const client = await handle.pool.connect();
+    return new Proxy(client, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') {
+          const value = Reflect.get(target, prop, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        }
+        return async (config: { name?: string }) => {
+          if (config.name?.startsWith('gateway_log_batch') && fails()) throw new Error('Connection terminated unexpectedly');
+          return target.query(config as never);
+        };
+      },
+    });
+  };
+  return { connect } as never;
+}
+
 describe('log writer', () => {
   it('group-commits rows in batches', async () => {
     const committed: number[] = [];
@@ -116,23 +139,9 @@ describe('log writer', () => {
     // The batch fails for its data, is retried whole, then split: the first half commits and the
     // connection drops before the second half runs. Nothing is announced twice or lost.
     let statements = 0;
-    const connect = async () => {
-      const client = await handle.pool.connect();
-      return new Proxy(client, {
-        get(target, prop, receiver) {
-          if (prop !== 'query') {
-            const value = Reflect.get(target, prop, receiver);
-            return typeof value === 'function' ? value.bind(target) : value;
-          }
-          return async (config: { name?: string }) => {
-            if (config.name?.startsWith('gateway_log_batch') && ++statements === 4) throw new Error('Connection terminated unexpectedly');
-            return target.query(config as never);
-          };
-        },
-      });
-    };
+    const pool = poolFailingBatches(() => ++statements === 4);
     const committed: string[] = [];
-    const writer = new LogWriter({ pool: { connect } as never, logger: createLogger('silent'), flushIntervalMs: 5, maxBuffered: 10_000, onCommitted: (rows) => committed.push(...rows.map((c) => c.row.id)) });
+    const writer = new LogWriter({ pool, logger: createLogger('silent'), flushIntervalMs: 5, maxBuffered: 10_000, onCommitted: (rows) => committed.push(...rows.map((c) => c.row.id)) });
     const tenant = newId('ten');
     const rows = Array.from({ length: 9 }, () => row(tenant));
     const [bad] = rows[6]!;
@@ -153,22 +162,8 @@ describe('log writer', () => {
     // A full batch asks for a flush at once; after a failure that must still wait out the backoff,
     // not push the retry a backoff further with every write.
     let failures = 1;
-    const connect = async () => {
-      const client = await handle.pool.connect();
-      return new Proxy(client, {
-        get(target, prop, receiver) {
-          if (prop !== 'query') {
-            const value = Reflect.get(target, prop, receiver);
-            return typeof value === 'function' ? value.bind(target) : value;
-          }
-          return async (config: { name?: string }) => {
-            if (config.name?.startsWith('gateway_log_batch') && failures-- > 0) throw new Error('Connection terminated unexpectedly');
-            return target.query(config as never);
-          };
-        },
-      });
-    };
-    const writer = new LogWriter({ pool: { connect } as never, logger: createLogger('silent'), flushIntervalMs: 20, maxBuffered: 100_000, batchSize: 10 });
+    const pool = poolFailingBatches(() => failures-- > 0);
+    const writer = new LogWriter({ pool, logger: createLogger('silent'), flushIntervalMs: 20, maxBuffered: 100_000, batchSize: 10 });
     const tenant = newId('ten');
     let writing = true;
     const traffic = (async () => {

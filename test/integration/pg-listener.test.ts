@@ -7,7 +7,7 @@ import { ROUTING_CHANNEL } from '../../server/gateway/routing/state.js';
 import { TOKENS_CHANNEL } from '../../server/modules/tokens/repository.js';
 import { createTestDatabase } from '../support/database.js';
 import { startTestEnv, type TestEnv } from '../support/harness.js';
-import { startSilentRelay } from '../support/silent-relay.js';
+import { startTcpRelay } from '../support/tcp-relay.js';
 
 // The process's one LISTEN connection: every channel on it, each to its own subscriber, and all of
 // them back (with a reload signal) after the connection drops.
@@ -93,7 +93,7 @@ describe('PgListener', () => {
   });
 
   it('replaces a connection that stopped answering without closing (a partition), and hears again', async () => {
-    const relay = await startSilentRelay(database.url);
+    const relay = await startTcpRelay(database.url);
     const listener = new PgListener(relay.url, logger, 50, { everyMs: 100, timeoutMs: 300 });
     const a = recorder();
     await listener.listen('test_silent', a.onMessage, a.onReconnect);

@@ -4,7 +4,7 @@ import { RedisRateStore } from '../../server/gateway/limits/redis-rate-store.js'
 import { SharedRateLimiter } from '../../server/gateway/limits/shared-rate-limiter.js';
 import { createLogger } from '../../server/lib/logger.js';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
-import { startSilentRelay } from '../support/silent-relay.js';
+import { startTcpRelay } from '../support/tcp-relay.js';
 import { expectTypedError } from '../support/security.js';
 
 // A token's rate limit across two gateway nodes on one database, shared through a real Redis
@@ -73,7 +73,7 @@ describe.skipIf(!(await redisAnswers(REDIS_URL)))('rate limits shared through Re
   });
 
   it('reports a Redis that stops answering without refusing (a partition) as unreachable, and counts on this node meanwhile', async () => {
-    const relay = await startSilentRelay(REDIS_URL);
+    const relay = await startTcpRelay(REDIS_URL);
     const limiter = new SharedRateLimiter(new RedisRateStore(relay.url, createLogger('silent'), 200), { syncMs: SYNC_MS, logger: createLogger('silent') });
     limiter.start();
     try {

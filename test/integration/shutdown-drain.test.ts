@@ -1,11 +1,11 @@
 import { Agent, request } from 'node:http';
-import { createServer as createTcpServer, connect, type Server as TcpServer, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../server/simulator/index.js';
 import { createTestDatabase } from '../support/database.js';
 import { gatewayProcessEnv, startServerProcess } from '../support/process.js';
-import { startSilentRelay } from '../support/silent-relay.js';
+import { startTcpRelay } from '../support/tcp-relay.js';
 
 // SIGTERM: stop accepting, finish in-flight streams, drain the log writer, exit 0. No row lost.
 // Streams still running at the shutdown timeout are cut, and their rows are written all the same;
@@ -37,33 +37,6 @@ async function countRows(databaseUrl: string, requestsWhere: string): Promise<{ 
   const costs = await client.query('select count(*)::int n from cost_logs');
   await client.end();
   return { requests: reqs.rows[0].n, costs: costs.rows[0].n };
-}
-
-/** A TCP relay in front of PostgreSQL that can be cut, as a database gone unreachable. */
-async function startDatabaseRelay(databaseUrl: string): Promise<{ url: string; cut(): Promise<void> }> {
-  const target = new URL(databaseUrl);
-  const sockets = new Set<Socket>();
-  const relay: TcpServer = createTcpServer((inbound) => {
-    const outbound = connect(Number(target.port || 5432), target.hostname);
-    for (const s of [inbound, outbound]) {
-      sockets.add(s);
-      s.on('error', () => s.destroy());
-      s.on('close', () => sockets.delete(s));
-    }
-    inbound.pipe(outbound).pipe(inbound);
-  });
-  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-  const relayed = new URL(databaseUrl);
-  relayed.hostname = '127.0.0.1';
-  relayed.port = String((relay.address() as { port: number }).port);
-  return {
-    url: relayed.toString(),
-    async cut() {
-      const closed = new Promise((r) => relay.close(r));
-      for (const s of sockets) s.destroy();
-      await closed;
-    },
-  };
 }
 
 const streamRequest = (url: string, content: string) =>
@@ -128,7 +101,7 @@ describe('graceful shutdown', () => {
   }, 90_000);
 
   it('gives up the log drain at its bound when the database is unreachable', async () => {
-    const relay = await startDatabaseRelay(db.url);
+    const relay = await startTcpRelay(db.url);
     const server = startServerProcess(gatewayEnv(relay.url, sim, { GATEWAY_LOG_DRAIN_TIMEOUT_MS: '1500', GATEWAY_LOG_FLUSH_MS: '60000' }));
     const [, port] = await server.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
     const answered = await (await streamRequest(`http://127.0.0.1:${port}/v1/chat/completions`, 'unlogged')).text();
@@ -146,7 +119,7 @@ describe('graceful shutdown', () => {
   }, 90_000);
 
   it('exits within its bounds when the database stops answering without refusing (a partition)', async () => {
-    const relay = await startSilentRelay(db.url);
+    const relay = await startTcpRelay(db.url);
     try {
       const server = startServerProcess(gatewayEnv(relay.url, sim, { GATEWAY_SHUTDOWN_TIMEOUT_MS: '1000', GATEWAY_LOG_DRAIN_TIMEOUT_MS: '1000', GATEWAY_LOG_FLUSH_MS: '60000' }));
       const [, port] = await server.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
