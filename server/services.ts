@@ -93,7 +93,10 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     audit,
     tokens: new TokenService(db, audit, auth),
     tenants: new TenantService(db, audit),
-    system: new SystemService(pool, config.GATEWAY_MODE, rateLimitStoreReachable),
+    system: new SystemService(pool, config.GATEWAY_MODE, rateLimitStoreReachable, () => ({
+      queuedRows: dataPlane.logWriter.stats.queuedRequests + dataPlane.logWriter.stats.queuedCosts,
+      failingSince: dataPlane.logWriter.failingSince,
+    })),
     providers: new ProvidersService(db, dataPlane, audit),
     abTests: new AbTestService(routingDeps),
     feedback: new FeedbackService({

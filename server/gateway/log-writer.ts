@@ -174,6 +174,8 @@ export class LogWriter {
   private drained = false;
   /** A flush failed, so rows queued again may be stored already: send them with INSERT_BATCH_AGAIN. */
   private maybeStored = false;
+  /** Since when (Date.now()) flushes fail, none having succeeded since; undefined while they succeed. */
+  failingSince: number | undefined;
   readonly stats: LogWriterStats = { queuedRequests: 0, queuedCosts: 0, writtenRequests: 0, writtenCosts: 0, dropped: 0, rejectedRows: 0, failedFlushes: 0 };
 
   constructor(private readonly opts: LogWriterOptions) {}
@@ -289,6 +291,7 @@ export class LogWriter {
         (written) => {
           this.backoffMs = 0;
           this.maybeStored = false;
+          this.failingSince = undefined;
           this.recordCommitted(requests, written);
         },
         (err: unknown) => {
@@ -300,6 +303,7 @@ export class LogWriter {
           this.costs = left.costs.concat(this.costs);
           this.enforceBound();
           this.stats.failedFlushes++;
+          this.failingSince ??= Date.now();
           // The connection may have failed after the commit.
           this.maybeStored = true;
           this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 100), 5_000);

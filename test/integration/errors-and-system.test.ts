@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../support/database.js';
 import { startTestEnv, type TestEnv, type TestTenant } from '../support/harness.js';
 import { expectTypedError } from '../support/security.js';
+import { startTcpRelay } from '../support/tcp-relay.js';
 
 let env: TestEnv;
 let tenant: TestTenant;
@@ -15,9 +17,41 @@ describe('health', () => {
   it('answers without auth with status, mode, version and database reachability', async () => {
     const res = await env.http('GET', '/health');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'ok', mode: 'multi', database: { reachable: true }, rateLimits: { shared: false, reachable: null } });
+    expect(res.body).toMatchObject({ status: 'ok', mode: 'multi', database: { reachable: true }, logs: { queuedRows: 0, failingForSeconds: null }, rateLimits: { shared: false, reachable: null } });
     expect(res.body.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(res.headers.get('x-gateway-request-id')).toMatch(/^req_/);
+  });
+});
+
+describe('health while the log writer cannot commit', () => {
+  it('is degraded, saying for how long and how many rows wait', async () => {
+    const db = await createTestDatabase();
+    const relay = await startTcpRelay(db.url);
+    const cut = await startTestEnv({ env: { DATABASE_URL: relay.url, GATEWAY_LOG_FLUSH_MS: '20', GATEWAY_LOG_DRAIN_TIMEOUT_MS: '500' } });
+    try {
+      const t = await cut.createTenant();
+      const call = () => cut.http('POST', '/v1/chat/completions', { token: t.token, body: { model: 'nowhere/none', messages: [{ role: 'user', content: 'hi' }] } });
+      // The token is read once, then served from the cache; the unknown model's call is logged.
+      expect((await call()).status).toBe(404);
+      let logs = (await cut.http('GET', '/health')).body.logs;
+      for (let i = 0; i < 100 && logs.queuedRows > 0; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        logs = (await cut.http('GET', '/health')).body.logs;
+      }
+      expect(logs).toEqual({ queuedRows: 0, failingForSeconds: null });
+      await relay.cut();
+      expect((await call()).status).toBe(404);
+      let health = (await cut.http('GET', '/health')).body;
+      for (let i = 0; i < 100 && health.logs.failingForSeconds === null; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        health = (await cut.http('GET', '/health')).body;
+      }
+      expect(health).toMatchObject({ status: 'degraded', logs: { queuedRows: 1, failingForSeconds: expect.any(Number) } });
+    } finally {
+      await cut.close();
+      relay.close();
+      await db.drop();
+    }
   });
 });
 
