@@ -133,12 +133,21 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Removes credentials that an upstream might echo back. */
+/**
+ * `message` without any of `secrets` (an upstream error that echoes the caller's key, as some
+ * proxies and providers do), as written, in another case or URL-encoded, then bounded.
+ */
 export function redact(message: string, secrets: readonly string[]): string {
   let out = message;
   for (const s of secrets) {
-    if (s.length >= 8) out = out.split(s).join('***');
+    if (s.length < 8) continue;
+    for (const form of new Set([s, encodeURIComponent(s)])) out = out.replace(new RegExp(escapeRegExp(form), 'gi'), '***');
   }
   return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE)}…` : out;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 export function httpStatusError(

@@ -66,7 +66,7 @@ export async function closeHttp(): Promise<void> {
 }
 
 /** Header values that must never appear in an error message. */
-function secretsOf(headers: Record<string, string>): string[] {
+export function secretsOf(headers: Record<string, string>): string[] {
   const out: string[] = [];
   for (const name of ['authorization', 'x-api-key', 'x-goog-api-key', 'api-key']) {
     const v = headers[name];

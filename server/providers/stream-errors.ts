@@ -22,7 +22,8 @@ export function settleStreamError(err: unknown, provider: string, yielded: boole
         status: ANSWERED,
         retryable: false,
         kind: err instanceof SyntaxError ? 'parse' : 'stream',
-        message: `${provider} stream failed: ${err instanceof Error ? err.message : String(err)}`,
+        // A parse error quotes the frame it choked on, which is the provider's text: not repeated.
+        message: err instanceof SyntaxError ? `${provider} sent a stream frame that is not JSON` : `${provider} stream failed: ${err instanceof Error ? err.message : String(err)}`,
         cause: err,
       });
   if (yielded) {

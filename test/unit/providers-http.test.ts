@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { httpStatusError, parseRetryAfter, parseUpstreamError, ProviderAbortedError } from '../../server/providers/http-errors.js';
 import { settleStreamError } from '../../server/providers/stream-errors.js';
 import { countChatPromptTokens, countTokens, estimateTokens } from '../../server/providers/token-count.js';
+import { OpenAIStreamNormalizer } from '../../server/providers/openai-compatible/stream.js';
 import { ProviderError } from '../../server/providers/types.js';
 
 describe('upstream error bodies', () => {
@@ -51,6 +52,33 @@ describe('HTTP status mapping', () => {
     const key = 'sk-live-abcdefghijklmnop';
     const e = httpStatusError('openai', 401, {}, `{"error":{"message":"Incorrect API key provided: ${key}"}}`, [key]);
     expect(e.message).not.toContain(key);
+  });
+
+  it('never includes the API key in another case or URL-encoded, nor in an in-stream error or a frame it could not parse', () => {
+    const key = 'sk-live-abc/def+ghijklmnop';
+    for (const echoed of [key.toUpperCase(), encodeURIComponent(key), key]) {
+      const e = httpStatusError('openai', 500, {}, `{"error":{"message":"bad key ${echoed}"}}`, [key]);
+      expect(e.message.toLowerCase()).not.toContain(key.toLowerCase());
+      expect(e.message.toLowerCase()).not.toContain(encodeURIComponent(key).toLowerCase());
+      expect(e.message).toContain('***');
+    }
+    const norm = new OpenAIStreamNormalizer('deepseek', 'deepseek-chat', [key]);
+    const inStream = (() => {
+      try {
+        norm.push({ data: JSON.stringify({ error: { message: `quota exceeded for key ${key}`, code: 429 } }) });
+      } catch (err) {
+        return err as Error;
+      }
+    })();
+    expect(inStream?.message).toContain('***');
+    expect(inStream?.message).not.toContain(key);
+    let syntax: unknown;
+    try {
+      JSON.parse(`${key} is not json`);
+    } catch (err) {
+      syntax = err;
+    }
+    expect(settleStreamError(syntax, 'deepseek', true).message).not.toContain(key.slice(0, 6));
   });
 });
 

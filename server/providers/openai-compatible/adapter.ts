@@ -12,7 +12,7 @@ import {
   type ProviderAdapter,
   type ProviderSettings,
 } from '../types.js';
-import { getJson, postJson, postSse } from '../http.js';
+import { getJson, postJson, postSse, secretsOf } from '../http.js';
 import { HttpAdapter } from '../http-adapter.js';
 import { settleStreamError } from '../stream-errors.js';
 import { isRecord } from '../util.js';
@@ -96,7 +96,7 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
     body.messages = forOpenAIFormat(req.messages, this.developerRole);
     body.stream = true;
     if (this.streamUsageOption) body.stream_options = Object.assign({}, req.stream_options, { include_usage: true });
-    const norm = new OpenAIStreamNormalizer(this.name, req.model);
+    const norm = new OpenAIStreamNormalizer(this.name, req.model, secretsOf(this.headers));
     let yielded = false;
     try {
       for await (const ev of postSse(`${this.baseUrl}/chat/completions`, this.sseHeaders, this.shaped(body), this.http(opts))) {

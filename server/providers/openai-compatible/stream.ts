@@ -13,7 +13,7 @@
 //   without any content, tool call, finish_reason or usage as broken (see end()).
 import { ProviderError, type ChatChunk, type Usage } from '../types.js';
 import type { SseEvent } from '../http.js';
-import { isRetryableStatus } from '../http-errors.js';
+import { isRetryableStatus, redact } from '../http-errors.js';
 import { forgetRawJson, keepRawJson } from '../raw-json.js';
 import { streamFailure } from '../stream-errors.js';
 import { emptyBesides, isRecord, nowSeconds, usageChunk } from '../util.js';
@@ -32,7 +32,12 @@ export class OpenAIStreamNormalizer {
   /** Openings of further choice indexes, in arrival order; allocated only when there are any. */
   private moreOpenings: ChatChunk[] | undefined;
 
-  constructor(private readonly provider: string, model: string) {
+  /** `secrets`: the provider's key, never to be repeated in an error the stream reports. */
+  constructor(
+    private readonly provider: string,
+    model: string,
+    private readonly secrets: readonly string[] = [],
+  ) {
     this.model = model;
   }
 
@@ -134,7 +139,7 @@ export class OpenAIStreamNormalizer {
     const e = isRecord(err) ? err : { message: String(err) };
     const code = typeof e['code'] === 'number' ? e['code'] : typeof e['status'] === 'number' ? e['status'] : 500;
     const msg = typeof e['message'] === 'string' ? e['message'] : JSON.stringify(e);
-    return new ProviderError({ provider: this.provider, status: code, retryable: isRetryableStatus(code), kind: 'http', message: `${this.provider} stream error: ${msg}` });
+    return new ProviderError({ provider: this.provider, status: code, retryable: isRetryableStatus(code), kind: 'http', message: redact(`${this.provider} stream error: ${msg}`, this.secrets) });
   }
 }
 
