@@ -192,6 +192,17 @@ describe('security', () => {
     { method: 'PATCH', path: (x) => `/v1/ab-tests/${x.ids.test}`, body: { status: 'active' } },
     { method: 'DELETE', path: (x) => `/v1/ab-tests/${x.ids.test}` },
   ]);
+  it('only admin tokens change a workspace\'s A/B tests (they move its traffic and spend); any token reads them', async () => {
+    const created = await c.env.http('POST', '/v1/admin/tokens', { token: c.tenant.token, body: { name: 'app' } });
+    const app = created.body.token;
+    const body = { name: 'not mine to make', variants: [v('openai', 'gpt-4o', 1), v('openai', 'gpt-4o-mini', 1)] };
+    expectTypedError(await c.env.http('POST', '/v1/ab-tests', { token: app, body }), 403, 'permission_error');
+    expectTypedError(await c.env.http('PATCH', `/v1/ab-tests/${ids.test}`, { token: app, body: { status: 'paused' } }), 403, 'permission_error');
+    expectTypedError(await c.env.http('DELETE', `/v1/ab-tests/${ids.test}`, { token: app }), 403, 'permission_error');
+    expect((await c.env.http('GET', '/v1/ab-tests', { token: app })).status).toBe(200);
+    expect((await c.env.http('GET', `/v1/ab-tests/${ids.test}`, { token: app })).status).toBe(200);
+  });
+
   it('another tenant lists none of them', async () => {
     const res = await c.env.http('GET', '/v1/ab-tests', { token: other.token });
     expect(res.body.items).toEqual([]);

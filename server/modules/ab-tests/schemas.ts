@@ -71,8 +71,8 @@ export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) });
 
 export const abTestMeta = {
   list: rest('GET', '/v1/ab-tests', tag, 'List A/B tests, newest first'),
-  create: rest('POST', '/v1/ab-tests', tag, 'Create an A/B test on a routing cell', { errors: [409], description: 'A test that overlaps an active test of the workspace (same cell, or any cell with a wildcard) answers 409.' }),
+  create: rest('POST', '/v1/ab-tests', tag, 'Create an A/B test on a routing cell', { admin: true, errors: [409], description: 'A test that overlaps an active test of the workspace (same cell, or any cell with a wildcard) answers 409.' }),
   get: rest('GET', '/v1/ab-tests/{id}', tag, 'An A/B test with per-variant results'),
-  update: rest('PATCH', '/v1/ab-tests/{id}', tag, 'Pause, resume or complete a test (completed is final), or rename it', { errors: [409], description: 'Changing a completed test, or resuming one that overlaps an active test, answers 409.' }),
-  remove: rest('DELETE', '/v1/ab-tests/{id}', tag, 'Delete a test'),
+  update: rest('PATCH', '/v1/ab-tests/{id}', tag, 'Pause, resume or complete a test (completed is final), or rename it', { admin: true, errors: [409], description: 'Changing a completed test, or resuming one that overlaps an active test, answers 409.' }),
+  remove: rest('DELETE', '/v1/ab-tests/{id}', tag, 'Delete a test', { admin: true }),
 };

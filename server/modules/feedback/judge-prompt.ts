@@ -23,8 +23,14 @@ export function judgeMessages(prompt: ChatMessage[], answer: string): ChatMessag
 
 /** "Score: 4" (or a bare digit) -> 4; undefined when no 1-5 score can be read. */
 export function parseJudgeScore(text: string): number | undefined {
-  const labelled = /score\s*[:=]?\s*([1-5])\b/i.exec(text);
+  // A grade is a few characters: only the start of the answer is read, so a long answer (a grader
+  // coaxed by the graded prompt into padding) cannot make the patterns below backtrack for long.
+  const answer = text.trim();
+  const labelled = /score\s*[:=]?\s*([1-5])\b/i.exec(answer.slice(0, MAX_GRADE_CHARS));
   if (labelled) return Number(labelled[1]);
-  const bare = /^\s*([1-5])\s*(?:\/\s*5)?\s*\.?\s*$/.exec(text);
+  // A bare grade is the whole answer.
+  const bare = answer.length <= MAX_GRADE_CHARS ? /^([1-5])(?:\s*\/\s*5)?\s*\.?$/.exec(answer) : null;
   return bare ? Number(bare[1]) : undefined;
 }
+
+const MAX_GRADE_CHARS = 200;
