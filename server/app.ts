@@ -57,7 +57,9 @@ export function createApp(services: Services): Express {
   mountMetrics(app, services);
 
   // Typed SDK transport (superjson).
-  app.use('/trpc', createExpressMiddleware({ router: appRouter, createContext: makeContextFactory(services), maxBodySize: services.config.GATEWAY_MAX_BODY_BYTES }));
+  // A batch is bounded: one HTTP request of some hundred procedure calls made one token's request
+  // weigh as much as hundreds (the SDK sends one call per request).
+  app.use('/trpc', createExpressMiddleware({ router: appRouter, createContext: makeContextFactory(services), maxBodySize: services.config.GATEWAY_MAX_BODY_BYTES, maxBatchSize: TRPC_MAX_BATCH }));
 
   // Generated REST for every procedure with OpenAPI metadata; unknown paths fall through to 404.
   app.use(lowerCaseMediaType);
@@ -70,6 +72,9 @@ export function createApp(services: Services): Express {
   app.use(errorHandler(logger));
   return app;
 }
+
+/** Procedure calls one /trpc request may carry. */
+const TRPC_MAX_BATCH = 20;
 
 const MODEL_PATH_WITH_SLASHES = /^\/v1\/models\/([^/?]+\/[^?]+)(\?.*)?$/;
 

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { newTimeOrderedId } from '../../server/lib/ids.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 import type { TestTenant } from '../support/harness.js';
@@ -88,6 +89,27 @@ describe('submitting feedback', () => {
     const [hourly] = await c.query('select coalesce(sum(feedback_count), 0)::int n from analytics_request_hourly where tenant_id = $1', [t.tenantId]);
     expect(hourly.n).toBe(0);
     expect(await c.query('select 1 from feedback where request_id = $1', [id])).toHaveLength(0);
+  });
+
+  it('waits for at most a few made-up recent ids of a workspace at once: beyond, an unknown id is a 404 at once', async () => {
+    const t = await c.env.createTenant();
+    const recent = () => newTimeOrderedId('req');
+    const order: string[] = [];
+    const waiting = Array.from({ length: 8 }, (_, i) => rate({ requestId: recent(), score: 3 }, t.token).then((r) => (order.push(`waited ${i}`), r)));
+    await new Promise((r) => setTimeout(r, 100));
+    const refused = await rate({ requestId: recent(), score: 3 }, t.token).then((r) => (order.push('at once'), r));
+    expectTypedError(refused, 404, 'not_found_error');
+    for (const res of await Promise.all(waiting)) expectTypedError(res, 404, 'not_found_error');
+    expect(order[0]).toBe('at once');
+  });
+
+  it('answers more than 20 procedure calls in one /trpc batch with a 400', async () => {
+    const calls = Array.from({ length: 21 }, () => 'feedback.list').join(',');
+    const input = encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [i, { json: {} }]))));
+    const res = await fetch(`${c.env.baseUrl}/trpc/${calls}?batch=1&input=${input}`, { headers: { authorization: `Bearer ${c.tenant.token}` } });
+    expect(res.status).toBe(400);
+    const ok = await fetch(`${c.env.baseUrl}/trpc/${calls.split(',').slice(0, 20).join(',')}?batch=1&input=${input}`, { headers: { authorization: `Bearer ${c.tenant.token}` } });
+    expect(ok.status).toBe(200);
   });
 
   it.each([

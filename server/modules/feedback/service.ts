@@ -35,10 +35,19 @@ const DEFAULT_JUDGE = { enabled: false, model: null as string | null, sampleRate
 const RECENT_MS = 10_000;
 const PENDING_WAIT_MS = 2_000;
 const PENDING_POLL_MS = 50;
+/**
+ * Waits for not-yet-written requests a workspace may have at once: anyone can make up a recent id,
+ * and each wait polls the database for up to PENDING_WAIT_MS. Beyond this, an id not in the
+ * database is a 404 at once.
+ */
+const MAX_PENDING_WAITS = 8;
 
 const RANGE_MS = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
 
 export class FeedbackService {
+  /** Waits for recent request ids under way, per workspace (see MAX_PENDING_WAITS). */
+  private readonly pendingWaits = new Map<string, number>();
+
   constructor(private readonly d: FeedbackServiceDeps) {}
 
   /**
@@ -49,13 +58,22 @@ export class FeedbackService {
   private async findRequest(tenantId: string, requestId: string) {
     const found = await feedbackRepository.findRequest(this.d.db, tenantId, requestId);
     if (found) return found;
-    await this.d.logWriter.flushNow();
     const made = timeOfId(requestId);
-    const deadline = made !== undefined && Date.now() - made < RECENT_MS ? Date.now() + PENDING_WAIT_MS : 0;
-    for (;;) {
-      const request = await feedbackRepository.findRequest(this.d.db, tenantId, requestId);
-      if (request || Date.now() >= deadline) return request;
-      await sleep(PENDING_POLL_MS);
+    const waiting = this.pendingWaits.get(tenantId) ?? 0;
+    if (made === undefined || Date.now() - made >= RECENT_MS || waiting >= MAX_PENDING_WAITS) return undefined;
+    this.pendingWaits.set(tenantId, waiting + 1);
+    try {
+      await this.d.logWriter.flushNow();
+      const deadline = Date.now() + PENDING_WAIT_MS;
+      for (;;) {
+        const request = await feedbackRepository.findRequest(this.d.db, tenantId, requestId);
+        if (request || Date.now() >= deadline) return request;
+        await sleep(PENDING_POLL_MS);
+      }
+    } finally {
+      const left = (this.pendingWaits.get(tenantId) ?? 1) - 1;
+      if (left > 0) this.pendingWaits.set(tenantId, left);
+      else this.pendingWaits.delete(tenantId);
     }
   }
 
