@@ -1,7 +1,8 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Services } from './services.js';
-import type { RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { callGate } from './http/call-gate.js';
 import { Drain, refuseWhileDraining } from './http/drain.js';
 import { mountMetrics } from './http/metrics.js';
@@ -31,12 +32,37 @@ export function createRequestListener(services: Services, drain: Drain = new Dra
   const embeddings = embeddingsHandler(services, services.dataPlane, admit);
   return (req, res) => {
     if (drain.draining) return refuseWhileDraining(res);
+    // A response not yet given its socket is queued behind an earlier one: the client pipelines.
+    if (res.socket === null && tooDeeplyPipelined(req, res)) return;
     if (req.method === 'POST') {
       if (req.url === CHAT_PATH || req.url?.startsWith(`${CHAT_PATH}?`)) return chat(req, res);
       if (req.url === EMBEDDINGS_PATH || req.url?.startsWith(`${EMBEDDINGS_PATH}?`)) return embeddings(req, res);
     }
     app(req, res);
   };
+}
+
+/**
+ * Node answers pipelined requests in order and holds the responses of the later ones until the
+ * earlier ones are sent: a client that pipelines without reading made the gateway hold every
+ * answer (1.5 GB from 200 connections). Beyond MAX_PIPELINED responses waiting on one connection,
+ * the connection is closed. Clients that do not pipeline (nearly all) pay one property read.
+ */
+const MAX_PIPELINED = 16;
+const QUEUED = Symbol('queued responses');
+
+function tooDeeplyPipelined(req: IncomingMessage, res: ServerResponse): boolean {
+  const socket = req.socket as Socket & { [QUEUED]?: number };
+  const queued = (socket[QUEUED] ?? 0) + 1;
+  if (queued > MAX_PIPELINED) {
+    socket.destroy();
+    return true;
+  }
+  socket[QUEUED] = queued;
+  res.once('finish', () => {
+    socket[QUEUED] = (socket[QUEUED] ?? 1) - 1;
+  });
+  return false;
 }
 
 /** The Express app (control plane, health, OpenAPI document), without the chat fast path. */
