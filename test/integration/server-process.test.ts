@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
@@ -54,6 +56,50 @@ describe('the server process', () => {
     expect(list.items.map((t: { name: string }) => t.name)).toContain('kept');
     expect(await second.stop('SIGINT')).toBe(0);
   }, 120_000);
+
+  it('keeps the embedded database out of the terminal\'s Ctrl-C: the gateway drains its log rows, then stops it; a crash leaves nothing that blocks the next start', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'gateway-signals-'));
+    const childEnv = (): Record<string, string> => {
+      const out: Record<string, string> = {};
+      for (const [k, v] of Object.entries({ ...process.env, ...env(), GATEWAY_DATA_DIR: dir, GATEWAY_LOG_FLUSH_MS: '60000', GATEWAY_JOBS: 'off' })) if (v !== undefined) out[k] = v;
+      return out;
+    };
+    try {
+      // A process group of its own, as a terminal's foreground job: Ctrl-C signals the whole group.
+      const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      let out = '';
+      child.stdout!.on('data', (d) => (out += d));
+      child.stderr!.on('data', (d) => (out += d));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const waitFor = async (pattern: RegExp) => {
+        for (let i = 0; i < 600 && !pattern.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+        return out.match(pattern)!;
+      };
+      const [, port] = await waitFor(/listening on http:\/\/[\d.]+:(\d+)/);
+      const [, token] = await waitFor(/Admin token \(shown once.*\): (gw_\S+)/);
+      // The superuser's password is random and readable by this user only.
+      expect(statSync(path.join(dir, 'pg-password')).mode & 0o077).toBe(0);
+      const called = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: '', messages: [{ role: 'user', content: 'queued until shutdown' }] }) });
+      const id = called.headers.get('x-gateway-request-id');
+      process.kill(-child.pid!, 'SIGINT');
+      expect(await exited, out).toBe(0);
+
+      // Its row was written before the database stopped. Then a crash: kill -9 leaves the database
+      // running, and the next start stops it and goes on.
+      const second = startServerProcess({ ...env(), GATEWAY_DATA_DIR: dir });
+      const [, port2] = await second.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
+      const rows: any = await (await fetch(`http://127.0.0.1:${port2}/v1/analytics/requests`, { headers: { authorization: `Bearer ${token}` } })).json();
+      expect(rows.items.map((r: { id: string }) => r.id)).toContain(id);
+      second.child.kill('SIGKILL');
+      await new Promise((resolve) => second.child.on('exit', resolve));
+      const third = startServerProcess({ ...env(), GATEWAY_DATA_DIR: dir });
+      const [, port3] = await third.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
+      expect((await fetch(`http://127.0.0.1:${port3}/health`)).status).toBe(200);
+      expect(await third.stop('SIGTERM')).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 
   it('refuses to start with invalid configuration, naming the variable', async () => {
     const bad = startServerProcess({ ...env(), GATEWAY_MODE: 'both' });
