@@ -72,8 +72,8 @@ export function gatewayHeaders(
 ): Record<string, string> {
   const h: Record<string, string> = {
     'x-gateway-request-id': meta.requestId,
-    'x-gateway-provider': meta.provider,
-    'x-gateway-model': meta.model,
+    'x-gateway-provider': headerSafe(meta.provider),
+    'x-gateway-model': headerSafe(meta.model),
     'server-timing': `upstream;dur=${meta.upstreamMs.toFixed(2)}, gateway;dur=${Math.max(0, elapsedMs - meta.upstreamMs).toFixed(2)}`,
   };
   if (meta.cost !== undefined) h['x-gateway-cost'] = meta.cost.toFixed(8);
@@ -83,6 +83,17 @@ export function gatewayHeaders(
   if (meta.errors.length > 0) h['x-gateway-errors'] = asciiJson(meta.errors.map((e) => ({ provider: e.provider, model: e.model, status: e.status, message: e.message.slice(0, 200) })));
   return h;
 }
+
+/**
+ * A name as a header value: model ids come from providers' model lists, and one with a character
+ * Node refuses in a header (outside printable ASCII) made the response a 500 after the call was
+ * made and billed. Such a name is percent-encoded; others (all real ones) pass as they are.
+ */
+function headerSafe(name: string): string {
+  return NOT_HEADER_SAFE.test(name) ? encodeURIComponent(name) : name;
+}
+
+const NOT_HEADER_SAFE = /[^\x20-\x7e]/;
 
 /** JSON that is safe in a header value: non-ASCII escaped, bounded length. */
 function asciiJson(v: unknown): string {

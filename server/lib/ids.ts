@@ -56,3 +56,6 @@ export function timeOfId(id: string): number | undefined {
   const m = TIME_ORDERED.exec(id);
   return m ? parseInt(m[1]!, 36) : undefined;
 }
+
+/** The longest id an input may name (every id the gateway makes is far shorter): a longer one is a 400, not a lookup. */
+export const MAX_ID_CHARS = 128;

@@ -120,6 +120,7 @@ describe('submitting feedback', () => {
     [{ requestId: 'x', score: 3, thumbs: 'up' }, 'score'],
     [{ requestId: 'x', thumbs: 'sideways' }, 'thumbs'],
     [{ score: 3 }, 'requestId'],
+    [{ requestId: `req_${'x'.repeat(200)}`, score: 3 }, 'requestId'],
   ])('rejects %j with 400', async (body, field) => {
     const res = await rate(body);
     expectTypedError(res, 400, 'invalid_request_error');

@@ -61,4 +61,10 @@ describe('gatewayHeaders', () => {
     const whole = gatewayHeaders({ ...meta, cost: 0.0000315, latencyMs: 412.3 }, 412.5);
     expect(whole).toMatchObject({ 'x-gateway-cost': '0.00003150', 'x-gateway-latency': '412.3' });
   });
+
+  it('percent-encodes a provider or model name Node would refuse in a header (a provider\'s odd model id)', () => {
+    const odd = gatewayHeaders({ ...meta, model: 'evil\u20acmodel\r\nx-injected: yes' }, 1);
+    expect(odd['x-gateway-model']).toBe(encodeURIComponent('evil\u20acmodel\r\nx-injected: yes'));
+    expect(gatewayHeaders(meta, 1)['x-gateway-model']).toBe(meta.model);
+  });
 });

@@ -157,4 +157,13 @@ describe('a stream choice without a delta', () => {
     expect(acc.producedText()).toBe('Hi');
     expect(acc.toCompletion(usage)?.choices[0]).toMatchObject({ message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' });
   });
+
+  it('does not pass on the text of a chunk whose JSON spanned several data: lines (its line breaks would break the frame)', async () => {
+    const { chunkJson } = await import('../../server/http/gateway-meta.js');
+    const norm = new OpenAIStreamNormalizer('p', 'm');
+    const multi = JSON.stringify(frame([{ index: 0, delta: { content: 'hi' }, finish_reason: null }])).replace(',"choices"', ',\n"choices"');
+    const chunk = norm.push({ data: multi })!;
+    expect(chunk.choices[0]!.delta.content).toBe('hi');
+    expect(chunkJson(chunk)).not.toContain('\n');
+  });
 });

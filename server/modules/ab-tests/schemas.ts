@@ -1,3 +1,4 @@
+import { MAX_ID_CHARS } from '../../lib/ids.js';
 import { z } from 'zod';
 import { COMPLEXITIES, TASK_TYPES } from '../../gateway/types.js';
 import { rest } from '../../trpc/meta.js';
@@ -59,7 +60,7 @@ export const CreateAbTestInput = z.strictObject({
   status: z.enum(['active', 'paused']).default('active').describe('Start paused to review before it takes traffic'),
 });
 
-export const AbTestIdInput = z.object({ id: z.string().min(1) });
+export const AbTestIdInput = z.object({ id: z.string().min(1).max(MAX_ID_CHARS) });
 export const UpdateAbTestInput = z.strictObject({
   ...AbTestIdInput.shape,
   status: AbTestStatus.optional(),

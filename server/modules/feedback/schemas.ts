@@ -1,3 +1,4 @@
+import { MAX_ID_CHARS } from '../../lib/ids.js';
 import { z } from 'zod';
 import { rest } from '../../trpc/meta.js';
 
@@ -5,7 +6,7 @@ const tag = 'Feedback and quality';
 
 export const SubmitFeedbackInput = z
   .object({
-    requestId: z.string().min(1).describe('The X-Gateway-Request-Id of the call being rated'),
+    requestId: z.string().min(1).max(MAX_ID_CHARS).describe('The X-Gateway-Request-Id of the call being rated'),
     score: z.number().int().min(1).max(5).optional().describe('Quality score 1-5'),
     thumbs: z.enum(['up', 'down']).optional().describe('Alternative to score: up counts as 5, down as 1'),
     comment: z.string().max(2000).optional(),
@@ -31,7 +32,7 @@ export const ListFeedbackInput = z
   .object({
     limit: z.coerce.number().int().min(1).max(500).default(100),
     cursor: z.string().optional(),
-    requestId: z.string().optional(),
+    requestId: z.string().max(MAX_ID_CHARS).optional(),
     source: z.enum(['user', 'judge']).optional(),
   })
   .strict();

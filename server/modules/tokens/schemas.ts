@@ -1,3 +1,4 @@
+import { MAX_ID_CHARS } from '../../lib/ids.js';
 import { z } from 'zod';
 import { rest } from '../../trpc/meta.js';
 import { displayName } from '../../lib/display-name.js';
@@ -25,7 +26,7 @@ export const CreatedApiToken = ApiToken.extend({
 /** The column keeps 4 decimals (1/100 of a cent): a smaller limit would be stored as 0. */
 const SpendLimit = z.number().min(0.0001).max(1e9).describe('USD, at least 0.0001');
 
-export const TokenIdInput = z.object({ id: z.string().min(1).describe('Token id') }).strict();
+export const TokenIdInput = z.object({ id: z.string().min(1).max(MAX_ID_CHARS).describe('Token id') }).strict();
 
 export const CreateTokenInput = z
   .object({

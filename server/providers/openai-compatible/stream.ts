@@ -53,8 +53,10 @@ export class OpenAIStreamNormalizer {
     const parsed: unknown = JSON.parse(data);
     if (!isRecord(parsed)) return undefined;
     if (parsed['error'] !== undefined && !Array.isArray(parsed['choices'])) throw this.inStreamError(parsed['error']);
-    // Sent on as the upstream wrote it unless changed below (see raw-json.ts).
-    const chunk = keepRawJson(parsed as unknown as ChatChunk, data);
+    // Sent on as the upstream wrote it unless changed below (see raw-json.ts). Not one whose JSON
+    // spanned several `data:` lines (valid SSE): its text holds line breaks, which would break the
+    // frame it is sent in.
+    const chunk = data.includes('\n') ? (parsed as unknown as ChatChunk) : keepRawJson(parsed as unknown as ChatChunk, data);
     if (typeof chunk.id === 'string') this.id = chunk.id;
     if (typeof chunk.model === 'string') this.model = chunk.model;
     if (typeof chunk.created === 'number') this.created = chunk.created;
