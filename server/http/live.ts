@@ -126,9 +126,18 @@ export class SseWriter {
   }
 }
 
+/**
+ * Live streams a token, and this process, may hold open: each one that does not read holds up to
+ * maxQueue frames, and every event is written to each. Beyond, a new subscription is a 429.
+ */
+const MAX_STREAMS_PER_TOKEN = 10;
+const MAX_STREAMS = 1_000;
+
 export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOptions = {}): void {
   const keepAliveMs = opts.keepAliveMs ?? 15_000;
   const maxQueue = opts.maxQueue ?? 1_000;
+  const openByToken = new Map<string, number>();
+  let open = 0;
 
   app.get(LIVE_PATH, (req: Request, res: Response) => {
     deps.auth.authenticate(req.headers.authorization).then(
@@ -148,6 +157,13 @@ export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOpti
     const bus = deps.liveBus;
     if (!bus) return sendError(res, new GatewayError('service_unavailable', 'The live tap is not available on this gateway'));
     if (req.socket.destroyed) return;
+    const mine = openByToken.get(principal.tokenId) ?? 0;
+    if (mine >= MAX_STREAMS_PER_TOKEN || open >= MAX_STREAMS) {
+      const message = mine >= MAX_STREAMS_PER_TOKEN ? `This token has ${mine} live streams open, the most it may` : 'This gateway has as many live streams open as it takes';
+      return sendError(res, new GatewayError('rate_limit_error', `${message}: close one first`));
+    }
+    openByToken.set(principal.tokenId, mine + 1);
+    open++;
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -162,6 +178,10 @@ export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOpti
     const cleanup = () => {
       if (done) return;
       done = true;
+      open--;
+      const left = (openByToken.get(principal.tokenId) ?? 1) - 1;
+      if (left > 0) openByToken.set(principal.tokenId, left);
+      else openByToken.delete(principal.tokenId);
       clearInterval(keepAlive);
       subscription.unsubscribe();
       writer.close();

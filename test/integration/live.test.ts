@@ -384,6 +384,33 @@ describe('live tap', () => {
     }
   });
 
+  it('holds at most 10 streams open per token: the eleventh is a 429, and closing one makes room', async () => {
+    const created = await c.env.http('POST', '/v1/admin/tokens', { token: c.tenant.token, body: { name: 'many tails' } });
+    const token = created.body.token;
+    const open = await Promise.all(Array.from({ length: 10 }, () => tail(liveUrl, token)));
+    try {
+      const refused = await fetch(`${liveUrl}${LIVE_PATH}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as { error: { type: string } }).error.type).toBe('rate_limit_error');
+      // Another token of the workspace is not counted with this one.
+      const other = await tail(liveUrl, c.tenant.token);
+      expect(other.status).toBe(200);
+      other.close();
+      open.pop()!.close();
+      let again: Response | undefined;
+      for (let i = 0; i < 50; i++) {
+        again = await fetch(`${liveUrl}${LIVE_PATH}`, { headers: { authorization: `Bearer ${token}` } });
+        if (again.status === 200) break;
+        await again.body?.cancel();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(again!.status).toBe(200);
+      await again!.body?.cancel();
+    } finally {
+      for (const t of open) t.close();
+    }
+  });
+
   it('refuses missing and unknown tokens with the typed 401', async () => {
     expectTypedError(await fetchJson(`${liveUrl}${LIVE_PATH}`), 401, 'auth_error');
     expectTypedError(await fetchJson(`${liveUrl}${LIVE_PATH}`, 'gw_not-a-real-token'), 401, 'auth_error');
