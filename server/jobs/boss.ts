@@ -89,6 +89,9 @@ export class JobRunner<S = unknown> {
     if (this.state === 'stopping' || this.state === 'stopped') return;
     this.state = 'stopping';
     const deadline = Date.now() + timeoutMs;
+    // Running handlers stop between their steps (and abort what they wait on) rather than be cut
+    // when the pool closes under them.
+    this.executor.abortAll();
     try {
       await this.boss?.stop({ graceful, wait: true, timeout: Math.max(1_000, timeoutMs) });
       if (graceful && !(await this.executor.drain(Math.max(0, deadline - Date.now())))) {

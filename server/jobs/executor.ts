@@ -34,8 +34,13 @@ export interface FanOutResult {
   skipped: number;
 }
 
+/** How much of a job's timeout a run may use: it stops before another node may take the run over. */
+const RUN_SHARE_OF_TIMEOUT = 0.8;
+
 export class JobExecutor<S = unknown> {
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Stops every run in progress (shutdown). */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly opts: JobExecutorOptions<S>) {}
 
@@ -47,6 +52,11 @@ export class JobExecutor<S = unknown> {
   /** Every workspace in turn; one workspace failing does not stop the others. */
   runForAllTenants(job: JobDefinition<S>): Promise<FanOutResult> {
     return this.track(this.runEach(job));
+  }
+
+  /** Tells every run in progress to stop (their handlers see their signal fire). */
+  abortAll(): void {
+    this.stopping.abort(new Error('the gateway is shutting down'));
   }
 
   /** Waits for runs in progress, up to timeoutMs. True when none is left. */
@@ -83,20 +93,22 @@ export class JobExecutor<S = unknown> {
   private async execute(job: JobDefinition<S>, tenantId: string): Promise<JobRunRow | null> {
     const { db } = this.opts;
     const logger = this.opts.logger.child({ job: job.name, tenantId });
-    const started = await jobRunsRepository.start(db, tenantId, job.name, job.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS);
-    if (!started) {
+    const timeoutSeconds = job.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+    const startedAt = await jobRunsRepository.start(db, tenantId, job.name, timeoutSeconds);
+    if (!startedAt) {
       logger.info('job already running for this workspace; skipped');
       return null;
     }
+    const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(timeoutSeconds * 1000 * RUN_SHARE_OF_TIMEOUT)]);
     let end: RunEnd;
     try {
-      const { summary } = await job.handler({ db, logger, services: this.opts.services() }, { tenantId });
+      const { summary } = await job.handler({ db, logger, services: this.opts.services(), signal }, { tenantId });
       logger.info({ summary }, 'job succeeded');
       end = { outcome: 'succeeded', summary: clip(summary), error: null };
     } catch (err) {
       logger.warn({ err }, 'job failed');
       end = { outcome: 'failed', summary: null, error: errorMessage(err) };
     }
-    return jobRunsRepository.finish(db, tenantId, job.name, end);
+    return jobRunsRepository.finish(db, tenantId, job.name, startedAt, end);
   }
 }

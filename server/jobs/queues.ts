@@ -35,6 +35,12 @@ export interface JobContext<S = unknown> {
   logger: Logger;
   /** The service container, for handlers that need more than the database. */
   services: S;
+  /**
+   * Fires when the run must stop: its time is up (a little before the job's timeout, after which
+   * another node may take the run over) or the process is shutting down. A handler doing a series
+   * of things checks it between them, and passes it to what it waits on.
+   */
+  signal: AbortSignal;
 }
 
 export interface JobResult {

@@ -254,6 +254,24 @@ describe('LLM judge', () => {
     expect((await c.env.http('PUT', '/v1/feedback/judge/config', { token: member.body.token, body: { enabled: false } })).status).toBe(403);
   });
 
+  it('reports a run whose every grading call failed as failed, with the reason, and keeps the samples', async () => {
+    const t = await c.env.createTenant();
+    await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 } });
+    await ask('openai/gpt-4o-mini', `judge me, if you can ${Math.random()}`, t.token);
+    await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 1);
+    // The grader and every model it could fall back to refuse.
+    c.sim.setFaults([{ status: 500 }]);
+    try {
+      const run = await c.env.http('POST', '/v1/admin/scheduler/jobs/judge/run', { token: t.token, body: {} });
+      expect(run.body).toMatchObject({ name: 'judge', outcome: 'failed' });
+      expect(run.body.error).toContain('every judge call failed');
+    } finally {
+      c.sim.clearFaults();
+      for (const p of Object.keys(c.env.services.dataPlane.breakers.snapshot())) c.env.services.dataPlane.breakers.reset(p);
+    }
+    await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 1);
+  });
+
   it('grades sampled live traffic through the gateway and records judge feedback', async () => {
     const t = await c.env.createTenant();
     await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 } });

@@ -80,6 +80,16 @@ function testRegistry(): JobRegistry<Services> {
       },
     })
     .register({
+      name: 'bounded',
+      description: 'Runs until its signal says its time is up',
+      schedule: null,
+      timeoutSeconds: 1,
+      async handler(ctx) {
+        if (!ctx.signal.aborted) await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+        return { summary: 'stopped at its deadline' };
+      },
+    })
+    .register({
       name: 'slow',
       description: 'Waits for the test to let it finish',
       schedule: null,
@@ -157,7 +167,7 @@ describe('scheduler API', () => {
   it('lists every registered job, with nulls when it never ran in this workspace', async () => {
     const res = await api.http('GET', '/v1/admin/scheduler/jobs', { token: owner.token });
     expect(res.status).toBe(200);
-    expect(res.body.items.map((j: { name: string }) => j.name)).toEqual(['log-retention', 'echo', 'explode', 'slow']);
+    expect(res.body.items.map((j: { name: string }) => j.name)).toEqual(['log-retention', 'echo', 'explode', 'bounded', 'slow']);
     expect(res.body.items[2]).toEqual({
       name: 'explode',
       description: 'Always fails',
@@ -199,6 +209,24 @@ describe('scheduler API', () => {
 
     const audit = await api.http('GET', '/v1/audit-logs?action=scheduler.run&limit=500', { token: owner.token });
     expect(audit.body.items.find((e: { targetId: string }) => e.targetId === 'explode').after).toEqual({ outcome: 'failed', summary: null, error: 'upstream said no' });
+  });
+
+  it('tells a run its time is up before another node may take it over', async () => {
+    expect(await runner.runNow(owner.tenantId, 'bounded')).toMatchObject({ outcome: 'succeeded', summary: 'stopped at its deadline' });
+  });
+
+  it('never lets a run that outlived its stale window overwrite the run that took it over', async () => {
+    const db = env.database.db;
+    const first = await jobRunsRepository.start(db, other.tenantId, 'takeover', 600);
+    expect(first).not.toBeNull();
+    expect(await jobRunsRepository.start(db, other.tenantId, 'takeover', 600)).toBeNull();
+    // The first run outlives the stale window: another node takes the run over.
+    await env.database.pool.query(`update job_runs set last_started_at = now() - interval '1 hour' where tenant_id = $1 and name = 'takeover'`, [other.tenantId]);
+    const second = await jobRunsRepository.start(db, other.tenantId, 'takeover', 600);
+    expect(second).not.toBeNull();
+    // The first run ends: the row still says the second is running.
+    expect(await jobRunsRepository.finish(db, other.tenantId, 'takeover', first!, { outcome: 'succeeded', summary: 'first', error: null })).toMatchObject({ outcome: 'running' });
+    expect(await jobRunsRepository.finish(db, other.tenantId, 'takeover', second!, { outcome: 'succeeded', summary: 'second', error: null })).toMatchObject({ outcome: 'succeeded', summary: 'second' });
   });
 
   it('answers 404 not_found_error for an unknown job', async () => {
@@ -280,7 +308,7 @@ describe('log-retention job', () => {
   it('keeps everything when the retention period is 0', async () => {
     const job = logRetentionJob({ retentionDays: 0 });
     expect(job.schedule).toBe('30 3 * * *');
-    const result = await job.handler({ db: env.database.db, logger: silent, services: undefined }, { tenantId: other.tenantId });
+    const result = await job.handler({ db: env.database.db, logger: silent, services: undefined, signal: new AbortController().signal }, { tenantId: other.tenantId });
     expect(result.summary).toMatch(/nothing deleted/);
     expect(await counts(other.tenantId)).toEqual({ requests: 2, costLogs: 2 });
   });

@@ -8,6 +8,8 @@ import type { Services } from '../../services.js';
 import { judgeMessages, parseJudgeScore } from './judge-prompt.js';
 
 const BATCH = 25;
+/** One grading call at most (the run's own signal may stop it sooner). */
+const JUDGE_CALL_TIMEOUT_MS = 120_000;
 
 /**
  * A reasoning model thinks in hidden tokens that count against the answer's limit: 16 tokens would
@@ -46,11 +48,16 @@ export const judgeJob: JobDefinition<Services> = {
     );
     let graded = 0;
     let unreadable = 0;
+    let failed = 0;
+    let firstFailure: string | undefined;
     for (const sample of rows) {
+      // Out of time, or shutting down: the rest wait for the next run.
+      if (ctx.signal.aborted) break;
       const call = internalCall({
         tenantId,
         requestId: `judge-${sample.request_id}`,
         body: judgeRequest(config.effectiveModel, judgeMessages(sample.prompt, sample.answer)),
+        signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(JUDGE_CALL_TIMEOUT_MS)]),
       });
       try {
         const { completion } = await services.dataPlane.pipeline.complete(call);
@@ -61,11 +68,16 @@ export const judgeJob: JobDefinition<Services> = {
           graded++;
         }
       } catch (err) {
+        failed++;
+        firstFailure ??= (err as Error).message;
         ctx.logger.warn({ err: (err as Error).message }, 'judge call failed; sample kept for the next run');
         continue;
       }
       await ctx.db.execute(sql`delete from judge_samples where tenant_id = ${tenantId} and request_id = ${sample.request_id}`);
     }
-    return { summary: `graded ${graded} of ${rows.length} sampled requests${unreadable ? ` (${unreadable} unreadable grades)` : ''}` };
+    // Nothing graded and every call failed (the judge model gone, its provider down): a failed run,
+    // which the scheduler's status shows, not a quiet "graded 0".
+    if (failed > 0 && graded === 0 && unreadable === 0) throw new Error(`every judge call failed (${failed} of ${rows.length}); the first: ${firstFailure}`);
+    return { summary: `graded ${graded} of ${rows.length} sampled requests${unreadable ? ` (${unreadable} unreadable grades)` : ''}${failed ? ` (${failed} calls failed, kept for the next run)` : ''}` };
   },
 };
