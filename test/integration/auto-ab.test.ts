@@ -59,6 +59,9 @@ describe('auto-ab job', () => {
 
     // The same pair is not tested again right away.
     expect((await runJob(t.token)).body.summary).toContain('created 0 tests');
+    // Nor when the test had been created long before it completed: the wait counts from its end.
+    await c.query(`update ab_tests set created_at = now() - interval '30 days' where id = $1`, [test.id]);
+    expect((await runJob(t.token)).body.summary).toContain('created 0 tests');
   });
 
   it('ignores requests a fallback model answered: they say nothing about the variant', async () => {

@@ -77,10 +77,12 @@ async function variantStats(db: Executor, tenantId: string, testId: string): Pro
   return new Map(res.rows.map((r) => [r.variant, { n: r.n, mean: r.mean, variance: r.variance ?? 0 }]));
 }
 
+/** Pairs an auto-generated test is on, or completed within RETEST_AFTER_DAYS: not tested again yet. */
 async function recentlyTestedPairs(db: Executor, tenantId: string): Promise<Set<string>> {
   const res = await db.execute<{ task_type: string | null; complexity: string | null; variants: Array<{ provider: string; model: string }> }>(sql`
     select task_type, complexity, variants from ab_tests
-     where tenant_id = ${tenantId} and auto_generated and created_at > now() - make_interval(days => ${RETEST_AFTER_DAYS})`);
+     where tenant_id = ${tenantId} and auto_generated
+       and (status <> 'completed' or coalesce(completed_at, updated_at) > now() - make_interval(days => ${RETEST_AFTER_DAYS}))`);
   return new Set(res.rows.map((r) => pairKey(r.task_type, r.complexity, r.variants.map((v) => `${v.provider}/${v.model}`))));
 }
 
