@@ -72,23 +72,26 @@ export const jobRunsRepository = {
 const BATCH = 5_000;
 
 export const retentionRepository = {
-  async deleteRequestsBefore(db: Executor, tenantId: string, cutoff: Date): Promise<number> {
+  /** Deletes batch by batch until none is left or `signal` fires (the rest waits for the next run). */
+  async deleteRequestsBefore(db: Executor, tenantId: string, cutoff: Date, signal?: AbortSignal): Promise<number> {
     let total = 0;
-    for (;;) {
+    while (!signal?.aborted) {
       const batch = db.select({ id: requests.id }).from(requests).where(and(eq(requests.tenantId, tenantId), lt(requests.createdAt, cutoff))).limit(BATCH);
       const { rowCount } = await db.delete(requests).where(and(eq(requests.tenantId, tenantId), inArray(requests.id, batch)));
       total += rowCount ?? 0;
       if ((rowCount ?? 0) < BATCH) return total;
     }
+    return total;
   },
 
-  async deleteCostLogsBefore(db: Executor, tenantId: string, cutoff: Date): Promise<number> {
+  async deleteCostLogsBefore(db: Executor, tenantId: string, cutoff: Date, signal?: AbortSignal): Promise<number> {
     let total = 0;
-    for (;;) {
+    while (!signal?.aborted) {
       const batch = db.select({ id: costLogs.id }).from(costLogs).where(and(eq(costLogs.tenantId, tenantId), lt(costLogs.createdAt, cutoff))).limit(BATCH);
       const { rowCount } = await db.delete(costLogs).where(and(eq(costLogs.tenantId, tenantId), inArray(costLogs.id, batch)));
       total += rowCount ?? 0;
       if ((rowCount ?? 0) < BATCH) return total;
     }
+    return total;
   },
 };

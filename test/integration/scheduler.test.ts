@@ -90,6 +90,15 @@ function testRegistry(): JobRegistry<Services> {
       },
     })
     .register({
+      name: 'cancellable',
+      description: 'Waits until it is told to stop',
+      schedule: null,
+      async handler(ctx) {
+        if (!ctx.signal.aborted) await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+        return { summary: 'told to stop' };
+      },
+    })
+    .register({
       name: 'slow',
       description: 'Waits for the test to let it finish',
       schedule: null,
@@ -167,7 +176,7 @@ describe('scheduler API', () => {
   it('lists every registered job, with nulls when it never ran in this workspace', async () => {
     const res = await api.http('GET', '/v1/admin/scheduler/jobs', { token: owner.token });
     expect(res.status).toBe(200);
-    expect(res.body.items.map((j: { name: string }) => j.name)).toEqual(['log-retention', 'echo', 'explode', 'bounded', 'slow']);
+    expect(res.body.items.map((j: { name: string }) => j.name)).toEqual(['log-retention', 'echo', 'explode', 'bounded', 'cancellable', 'slow']);
     expect(res.body.items[2]).toEqual({
       name: 'explode',
       description: 'Always fails',
@@ -305,6 +314,16 @@ describe('log-retention job', () => {
     expect(await counts(other.tenantId)).toEqual({ requests: 2, costLogs: 2 });
   });
 
+  it('stops between batches when told to (out of time, or shutting down): the next run goes on', async () => {
+    const job = logRetentionJob({ retentionDays: 30 });
+    await seed(owner.tenantId, 40, 2);
+    const told = new AbortController();
+    told.abort();
+    const result = await job.handler({ db: env.database.db, logger: silent, services: undefined, signal: told.signal }, { tenantId: owner.tenantId });
+    expect(result.summary).toBe('deleted 0 requests and 0 cost log rows older than 30 days; stopped before the end, the next run goes on');
+    expect((await job.handler({ db: env.database.db, logger: silent, services: undefined, signal: new AbortController().signal }, { tenantId: owner.tenantId })).summary).toMatch(/^deleted 2 requests and 2 cost log rows/);
+  });
+
   it('keeps everything when the retention period is 0', async () => {
     const job = logRetentionJob({ retentionDays: 0 });
     expect(job.schedule).toBe('30 3 * * *');
@@ -385,8 +404,12 @@ describe('shutdown', () => {
     await runner.enqueue('slow', { tenantId: owner.tenantId });
     await waitFor(async () => (await runOf(owner.tenantId, 'slow'))?.outcome === 'running');
 
+    // A job that listens to its signal is told to stop as the shutdown begins.
+    const cancellable = runner.runNow(owner.tenantId, 'cancellable');
+    await waitFor(async () => (await runOf(owner.tenantId, 'cancellable'))?.outcome === 'running');
+
     const stopped = runner.stop({ graceful: true, timeoutMs: 10_000 });
-    await new Promise((r) => setTimeout(r, 300));
+    expect(await cancellable).toMatchObject({ outcome: 'succeeded', summary: 'told to stop' });
     gate.release();
     await stopped;
     expect(await runOf(owner.tenantId, 'slow')).toMatchObject({ outcome: 'succeeded', runCount: before + 1 });

@@ -18,12 +18,14 @@ export function logRetentionJob(opts: LogRetentionOptions): JobDefinition {
     name: JOB_NAMES.logRetention,
     description: days > 0 ? `Deletes request and cost log rows older than ${days} days` : 'Deletes old request and cost log rows (off: GATEWAY_RETENTION_DAYS=0 keeps everything)',
     schedule: opts.schedule === undefined ? DEFAULT_SCHEDULES['log-retention'] : opts.schedule,
-    async handler({ db }, { tenantId }) {
+    async handler({ db, signal }, { tenantId }) {
       if (days === 0) return { summary: 'retention is off (GATEWAY_RETENTION_DAYS=0): nothing deleted' };
       const cutoff = new Date(Date.now() - days * DAY_MS);
-      const deletedRequests = await retentionRepository.deleteRequestsBefore(db, tenantId, cutoff);
-      const deletedCosts = await retentionRepository.deleteCostLogsBefore(db, tenantId, cutoff);
-      return { summary: `deleted ${deletedRequests} requests and ${deletedCosts} cost log rows older than ${days} days` };
+      const deletedRequests = await retentionRepository.deleteRequestsBefore(db, tenantId, cutoff, signal);
+      const deletedCosts = await retentionRepository.deleteCostLogsBefore(db, tenantId, cutoff, signal);
+      // Told to stop (out of time, or shutting down) between batches: the next run goes on.
+      const stopped = signal.aborted ? '; stopped before the end, the next run goes on' : '';
+      return { summary: `deleted ${deletedRequests} requests and ${deletedCosts} cost log rows older than ${days} days${stopped}` };
     },
   };
 }
