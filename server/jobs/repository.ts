@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { costLogs, jobRuns, requests, tenants, type JobRunRow } from '../db/schema/index.js';
+import { costLogs, jobRuns, judgeSamples, requests, tenants, type JobRunRow } from '../db/schema/index.js';
 
 // Drizzle queries for the job layer. Every method that serves a tenant takes tenantId first.
 
@@ -93,5 +93,11 @@ export const retentionRepository = {
       if ((rowCount ?? 0) < BATCH) return total;
     }
     return total;
+  },
+
+  /** Judge samples (whole prompts) queued before `cutoff`; few, so one statement. */
+  async deleteJudgeSamplesBefore(db: Executor, tenantId: string, cutoff: Date): Promise<number> {
+    const { rowCount } = await db.delete(judgeSamples).where(and(eq(judgeSamples.tenantId, tenantId), lt(judgeSamples.createdAt, cutoff)));
+    return rowCount ?? 0;
   },
 };

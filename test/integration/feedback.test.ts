@@ -254,6 +254,17 @@ describe('LLM judge', () => {
     expect((await c.env.http('PUT', '/v1/feedback/judge/config', { token: member.body.token, body: { enabled: false } })).status).toBe(403);
   });
 
+  it('keeps no sample (they hold whole prompts) once the judge is switched off', async () => {
+    const t = await c.env.createTenant();
+    await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 } });
+    await ask('openai/gpt-4o-mini', `sampled, then not judged ${Math.random()}`, t.token);
+    await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 1);
+    await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: false } });
+    const run = await c.env.http('POST', '/v1/admin/scheduler/jobs/judge/run', { token: t.token, body: {} });
+    expect(run.body).toMatchObject({ outcome: 'succeeded', summary: 'judge disabled; 1 queued samples removed' });
+    await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 0);
+  });
+
   it('reports a run whose every grading call failed as failed, with the reason, and keeps the samples', async () => {
     const t = await c.env.createTenant();
     await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 } });

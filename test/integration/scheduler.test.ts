@@ -307,11 +307,19 @@ describe('log-retention job', () => {
     await seed(owner.tenantId, 45, 3);
     await seed(owner.tenantId, 29, 2);
     await seed(other.tenantId, 45, 2);
+    // Judge samples hold prompts: an old one goes too, a recent one and another workspace's stay.
+    const sample = (tenantId: string, requestId: string, ageDays: number) =>
+      env.database.pool.query(`insert into judge_samples (request_id, tenant_id, prompt, answer, created_at) values ($1, $2, '[]', 'a', now() - make_interval(days => $3))`, [requestId, tenantId, ageDays]);
+    await sample(owner.tenantId, 'req_old_sample', 45);
+    await sample(owner.tenantId, 'req_new_sample', 1);
+    await sample(other.tenantId, 'req_other_sample', 45);
 
     const res = await api.http('POST', '/v1/admin/scheduler/jobs/log-retention/run', { token: owner.token, body: {} });
     expect(res.body).toMatchObject({ outcome: 'succeeded', summary: 'deleted 3 requests and 3 cost log rows older than 30 days' });
     expect(await counts(owner.tenantId)).toEqual({ requests: 2, costLogs: 2 });
     expect(await counts(other.tenantId)).toEqual({ requests: 2, costLogs: 2 });
+    const { rows } = await env.database.pool.query(`select request_id from judge_samples where request_id like 'req_%_sample' order by request_id`);
+    expect(rows.map((r: { request_id: string }) => r.request_id)).toEqual(['req_new_sample', 'req_other_sample']);
   });
 
   it('stops between batches when told to (out of time, or shutting down): the next run goes on', async () => {

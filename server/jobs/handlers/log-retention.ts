@@ -23,6 +23,8 @@ export function logRetentionJob(opts: LogRetentionOptions): JobDefinition {
       const cutoff = new Date(Date.now() - days * DAY_MS);
       const deletedRequests = await retentionRepository.deleteRequestsBefore(db, tenantId, cutoff, signal);
       const deletedCosts = await retentionRepository.deleteCostLogsBefore(db, tenantId, cutoff, signal);
+      // Judge samples hold prompts: none outlives the retention period either.
+      await retentionRepository.deleteJudgeSamplesBefore(db, tenantId, cutoff);
       // Told to stop (out of time, or shutting down) between batches: the next run goes on.
       const stopped = signal.aborted ? '; stopped before the end, the next run goes on' : '';
       return { summary: `deleted ${deletedRequests} requests and ${deletedCosts} cost log rows older than ${days} days${stopped}` };

@@ -41,7 +41,11 @@ export const judgeJob: JobDefinition<Services> = {
   async handler(ctx, { tenantId }) {
     const { services } = ctx;
     const config = await services.feedback.judgeConfig(tenantId);
-    if (!config.enabled) return { summary: 'judge disabled' };
+    if (!config.enabled) {
+      // Samples hold whole prompts: a judge switched off keeps none of them waiting.
+      const dropped = await ctx.db.execute(sql`delete from judge_samples where tenant_id = ${tenantId}`);
+      return { summary: dropped.rowCount ? `judge disabled; ${dropped.rowCount} queued samples removed` : 'judge disabled' };
+    }
     if (!config.effectiveModel) return { summary: 'no judge model available' };
     const { rows } = await ctx.db.execute<{ request_id: string; prompt: ChatMessage[]; answer: string }>(
       sql`select request_id, prompt, answer from judge_samples where tenant_id = ${tenantId} order by created_at limit ${BATCH}`,
