@@ -74,7 +74,9 @@ export class PgListener {
   }
 
   private async connect(isReconnect: boolean): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: LISTENER_APPLICATION_NAME,
+    const client = new pg.Client({
+      connectionString: this.url,
+      application_name: LISTENER_APPLICATION_NAME,
       keepAlive: true,
       keepAliveInitialDelayMillis: this.heartbeat.everyMs,
       // A database that does not answer must not hold a reconnect forever.

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { corkedQuery } from '../db/corked-query.js';
+import { settleWithin } from '../lib/settle-within.js';
 import type { Logger } from '../lib/logger.js';
 import { EncodeAhead, RowCodec, type Column } from './row-json.js';
 
@@ -222,7 +223,7 @@ export class LogWriter {
       while ((this.requests.length || this.costs.length || this.flushing) && Date.now() < deadline) {
         // A database that stopped answering holds a flush for as long as the socket lives: the
         // bound holds all the same.
-        await settledWithin(this.flushing ?? this.flush(), deadline - Date.now());
+        await settleWithin(this.flushing ?? this.flush(), deadline - Date.now());
         if (this.requests.length || this.costs.length) await sleep(Math.min(this.backoffMs || 50, Math.max(0, deadline - Date.now())));
       }
       await new Promise((r) => setImmediate(r));
@@ -424,13 +425,6 @@ export class LogWriter {
 const ENCODE_AHEAD_MAX_QUEUED = 2_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Waits for `work` (which never rejects), `ms` at most. */
-function settledWithin(work: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, ms))));
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
 
 /** A request row and the cost rows written with it (or cost rows of an internal call alone). */
 interface RowGroup {

@@ -58,6 +58,12 @@ async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, ti
 
 const runOf = (tenantId: string, name: string) => jobRunsRepository.get(env.database.db, tenantId, name);
 
+/** A job handler that runs until its signal fires, then reports `summary`. */
+async function untilToldToStop(signal: AbortSignal, summary: string): Promise<{ summary: string }> {
+  if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+  return { summary };
+}
+
 function testRegistry(): JobRegistry<Services> {
   return new JobRegistry<Services>()
     .register(logRetentionJob({ retentionDays: 30, schedule: null }))
@@ -84,19 +90,13 @@ function testRegistry(): JobRegistry<Services> {
       description: 'Runs until its signal says its time is up',
       schedule: null,
       timeoutSeconds: 1,
-      async handler(ctx) {
-        if (!ctx.signal.aborted) await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
-        return { summary: 'stopped at its deadline' };
-      },
+      handler: (ctx) => untilToldToStop(ctx.signal, 'stopped at its deadline'),
     })
     .register({
       name: 'cancellable',
       description: 'Waits until it is told to stop',
       schedule: null,
-      async handler(ctx) {
-        if (!ctx.signal.aborted) await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
-        return { summary: 'told to stop' };
-      },
+      handler: (ctx) => untilToldToStop(ctx.signal, 'told to stop'),
     })
     .register({
       name: 'slow',

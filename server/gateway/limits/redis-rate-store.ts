@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '../../lib/logger.js';
+import { settleWithin } from '../../lib/settle-within.js';
 import type { RateCount, RateStore, RateTotals } from './shared-rate-limiter.js';
 
 // The shared rate-limit counters in Redis: one integer per token and minute
@@ -45,7 +46,9 @@ export class RedisRateStore implements RateStore {
       else pipeline.get(key);
       pipeline.get(PREFIX + c.key + ':' + (c.minute - 1));
     }
-    const replies = (await withinTimeout(pipeline.exec(), this.timeoutMs)) ?? [];
+    const answered = await settleWithin(pipeline.exec(), this.timeoutMs);
+    if (!answered.ok) throw answered.error ?? new Error(`redis did not answer within ${this.timeoutMs} ms`);
+    const replies = answered.value ?? [];
     const totals: RateTotals[] = [];
     let i = 0;
     for (const c of counts) {
@@ -70,15 +73,4 @@ function value(reply: [Error | null, unknown] | undefined): number {
   if (!reply) throw new Error('redis: missing reply');
   if (reply[0]) throw reply[0];
   return Number(reply[1] ?? 0);
-}
-
-/** `work`, or a rejection once it has not settled for `ms`. */
-function withinTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`redis did not answer within ${ms} ms`)), ms);
-  });
-  // A late failure of the abandoned work is nobody's: handled here.
-  work.catch(() => undefined);
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

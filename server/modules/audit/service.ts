@@ -11,6 +11,9 @@ export interface ActorRef {
   id: string | null;
 }
 
+/** The gateway itself (a scheduled job, start-up from the configuration) as an audit actor. */
+export const SYSTEM_ACTOR: ActorRef = { type: 'system', id: null };
+
 export interface AuditEvent {
   tenantId: string;
   actor: ActorRef;

@@ -4,7 +4,7 @@ import type { Database, Executor } from '../../db/client.js';
 import { apiTokens, tenants, type ApiTokenRow } from '../../db/schema/index.js';
 import { generateToken, hashToken, tokenDisplayPrefix } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
-import type { AuditService } from '../audit/service.js';
+import { SYSTEM_ACTOR, type AuditService } from '../audit/service.js';
 import { tokensRepository } from '../tokens/repository.js';
 import { summary } from '../tokens/service.js';
 
@@ -17,9 +17,6 @@ export interface NewTenant {
   /** The admin token's secret, shown once. */
   adminToken: string;
 }
-
-/** Changes made at start-up, from the configuration, are the system's in the audit log. */
-const SYSTEM = { type: 'system' as const, id: null };
 
 export class TenantService {
   constructor(
@@ -75,7 +72,7 @@ export class TenantService {
       .values({ id: BOOTSTRAP_ADMIN_TOKEN_ID, ...values })
       .onConflictDoUpdate({ target: apiTokens.id, set: values })
       .returning();
-    const audit = { tenantId: DEFAULT_TENANT_ID, actor: SYSTEM, targetType: 'token', targetId: BOOTSTRAP_ADMIN_TOKEN_ID, after: summary(written!) };
+    const audit = { tenantId: DEFAULT_TENANT_ID, actor: SYSTEM_ACTOR, targetType: 'token', targetId: BOOTSTRAP_ADMIN_TOKEN_ID, after: summary(written!) };
     if (replaced) {
       await this.audit.record(tx, { ...audit, action: 'token.rotate', before: summary(replaced) });
       await tokensRepository.announceChange(tx, BOOTSTRAP_ADMIN_TOKEN_ID);
