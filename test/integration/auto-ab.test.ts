@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../server/lib/ids.js';
-import { isDecisive, isTie } from '../../server/modules/ab-tests/auto-ab.js';
+import { autoAbJob, isDecisive, isTie } from '../../server/modules/ab-tests/auto-ab.js';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 
 // The auto-ab job end to end: a tie on a cell starts a 50/50 test; a decisive winner completes it.
@@ -109,6 +109,17 @@ describe('auto-ab job', () => {
     expect(run.body).toMatchObject({ outcome: 'succeeded' });
     expect(run.body.summary).toContain('created 0 tests');
     expect((await c.env.http('GET', '/v1/ab-tests', { token: t.token })).body.items).toHaveLength(1);
+  });
+
+  it('a run told to stop (out of time, or shutting down) starts nothing more; the next run does', async () => {
+    const t = await c.env.createTenant();
+    await seedFeedback(t.tenantId, 'openai', 'gpt-4o-mini', [4, 4, 5, 4, 3, 4]);
+    await seedFeedback(t.tenantId, 'gemini', 'gemini-2.0-flash', [4, 4, 4, 5, 3, 4]);
+    const job = autoAbJob(5);
+    const run = (signal: AbortSignal) => job.handler({ db: c.env.database.db, logger: c.env.services.logger, services: c.env.services, signal }, { tenantId: t.tenantId });
+    expect((await run(AbortSignal.abort())).summary).toBe('created 0 tests, completed 0; stopped before the end, the next run goes on');
+    expect((await c.env.http('GET', '/v1/ab-tests', { token: t.token })).body.items).toEqual([]);
+    expect((await run(new AbortController().signal)).summary).toBe('created 1 test, completed 0');
   });
 
   it('runs per workspace: another tenant gets no test', async () => {
