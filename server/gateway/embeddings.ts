@@ -5,7 +5,7 @@ import { describeZodError } from '../lib/zod-errors.js';
 import { forgetRawJson } from '../providers/raw-json.js';
 import { countTokens } from '../providers/token-count.js';
 import { withEstimatedUsage } from '../providers/usage.js';
-import type { EmbeddingsRequest, EmbeddingsResponse, Usage } from '../providers/types.js';
+import { ProviderError, type EmbeddingsRequest, type EmbeddingsResponse, type Usage } from '../providers/types.js';
 import { buildMeta, costRow, logCall, logUnrouted, ZERO_USAGE, type Outcome } from './accounting.js';
 import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
 import type { CostLogRow } from './log-writer.js';
@@ -111,15 +111,18 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
       return { response, meta: buildMeta(call, outcome, cost, errors, upstreamMs) };
     } catch (err) {
       upstreamMs += performance.now() - sent;
+      // Part of a call sent in several requests may have been answered, and billed, before it failed.
+      const billed = err instanceof ProviderError && err.billedInputs ? await countedUsage(err.billedInputs) : null;
+      if (billed) costs.push(costRow(call, target, billed, 'error'));
       let failure: AttemptFailure;
       try {
         failure = classifyFailure(err, target, breakers, call.signal, permit, targetRole(decision, target));
       } catch (e) {
-        if (e instanceof ClientClosedError) log(target, ZERO_USAGE, 'client_closed', 'client_closed');
+        if (e instanceof ClientClosedError) log(target, billed ?? ZERO_USAGE, 'client_closed', 'client_closed');
         throw e;
       }
       errors.push(failure.summary);
-      if (failure.answered) costs.push(costRow(call, target, ZERO_USAGE, 'error'));
+      if (failure.answered && !billed) costs.push(costRow(call, target, ZERO_USAGE, 'error'));
       if (!failure.fallBack) {
         const rejected = rejectedError(failure.summary);
         log(target, ZERO_USAGE, 'error', rejected.type);

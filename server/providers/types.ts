@@ -161,6 +161,11 @@ export class ProviderError extends Error {
    * the request from what the client gave (the request's fault; the provider never saw it).
    */
   readonly kind: 'timeout' | 'connection' | 'http' | 'stream' | 'parse' | 'request';
+  /**
+   * Set when the call was several upstream requests (Gemini embeddings in batches) and some were
+   * answered before this failure: their inputs, which the provider bills though the call failed.
+   */
+  billedInputs?: string[];
 
   constructor(init: {
     provider: string;

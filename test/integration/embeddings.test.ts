@@ -85,6 +85,29 @@ describe('embeddings through the OpenAI client', () => {
     }
   });
 
+  it('costs the Gemini batches answered before another failed: Google bills them though the call failed', async () => {
+    const text = 'the same words in every input';
+    const one = await c.openai().embeddings.create({ model: 'gemini/gemini-embedding-001', input: text, dimensions: 8, encoding_format: 'float' });
+    // Three batches; the first two to arrive are answered, the third is refused for good.
+    c.sim.setFaults([
+      { format: 'gemini', endpoint: 'embeddings', latencyMs: 1, times: 2 },
+      { format: 'gemini', endpoint: 'embeddings', status: 400 },
+    ]);
+    try {
+      const res = await post({ model: 'gemini/gemini-embedding-001', input: Array.from({ length: 300 }, () => text), dimensions: 8 });
+      expect(res.status).toBe(400);
+      const id = res.headers.get('x-gateway-request-id')!;
+      await c.waitForCount('select count(*) n from cost_logs where request_id = $1', [id], 1);
+      const [cost] = await c.query('select input_tokens, status, cost::float8 as cost from cost_logs where request_id = $1', [id]);
+      expect(cost).toMatchObject({ input_tokens: 200 * one.usage.prompt_tokens, status: 'error' });
+      expect(cost.cost).toBeGreaterThan(0);
+      const [row] = await c.query('select status, input_tokens from requests where id = $1', [id]);
+      expect(row).toMatchObject({ status: 'error', input_tokens: 0 });
+    } finally {
+      c.sim.clearFaults();
+    }
+  });
+
   it('resolves a bare model id, and passes dimensions and token-array input to OpenAI-compatible providers', async () => {
     const res = await post({ model: 'text-embedding-3-small', input: [[1, 2, 3], [4, 5]], dimensions: 8, encoding_format: 'float' });
     expect(res.status).toBe(200);

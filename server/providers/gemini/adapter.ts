@@ -93,22 +93,38 @@ export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
     // inputs go as several batches, EMBED_CONCURRENCY at a time (21 at once for 2,048 inputs is what
     // draws a 429), their vectors put back in input order. A batch refused with a retryable error
     // (a 429, a 5xx) is sent once more after the wait it asked for; a failure that stays stops the
-    // batches not started yet.
+    // batches not started yet, lets those in flight finish, and names the inputs of the batches
+    // answered (Google bills them) in the error it throws.
     const batches: string[][] = [];
     for (let i = 0; i < inputs.length; i += GEMINI_MAX_BATCH) batches.push(inputs.slice(i, i + GEMINI_MAX_BATCH));
+    const billedInputs: string[] = [];
+    let failure: unknown;
+    let failed = false;
     const answers = await pMap(
       batches,
-      (batch) => {
+      async (batch) => {
+        if (failed) return undefined;
         const requests = batch.map((text) => {
           const one: Record<string, unknown> = { model, content: { parts: [{ text }] } };
           if (dims !== undefined) one['outputDimensionality'] = dims;
           return one;
         });
         const send = () => postJson<{ embeddings?: Array<{ values?: number[] }> }>(url, this.headers, { requests }, this.http(opts));
-        return batches.length === 1 ? send() : retriedOnce(send, opts.signal);
+        try {
+          const answer = await (batches.length === 1 ? send() : retriedOnce(send, opts.signal));
+          billedInputs.push(...batch);
+          return answer;
+        } catch (err) {
+          if (!failed) [failed, failure] = [true, err];
+          return undefined;
+        }
       },
       { concurrency: EMBED_CONCURRENCY },
     );
+    if (failed) {
+      if (failure instanceof ProviderError && billedInputs.length > 0) failure.billedInputs = billedInputs;
+      throw failure;
+    }
     const data: EmbeddingsResponse['data'] = [];
     for (const [i, res] of answers.entries()) {
       if (!res || !Array.isArray(res.embeddings) || res.embeddings.length !== batches[i]!.length) {
