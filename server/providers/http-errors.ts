@@ -61,8 +61,11 @@ function first(v: string | string[] | undefined): string | undefined {
 interface UpstreamError {
   message: string;
   retryDelayMs?: number;
-  /** The body says the credential itself was refused, whatever the HTTP status (Gemini: 400). */
-  keyRejected?: boolean;
+  /**
+   * Set when a 400's body says the provider refused the account, not the request: the status that
+   * says so (401 a rejected key, 402 no credit left, 403 the account may not use the API).
+   */
+  accountRefusal?: number;
 }
 
 /**
@@ -92,7 +95,8 @@ export function parseUpstreamError(text: string): UpstreamError {
     const out: UpstreamError = { message: parts.length ? parts.join(': ') : JSON.stringify(err) };
     const delay = geminiRetryDelay(err['details']);
     if (delay !== undefined) out.retryDelayMs = delay;
-    if (isGoogleKeyRejection(err)) out.keyRejected = true;
+    const refusal = accountRefusalOf(err);
+    if (refusal !== undefined) out.accountRefusal = refusal;
     return out;
   }
   const msg = json['message'] ?? json['detail'];
@@ -128,6 +132,22 @@ export function isGoogleKeyRejection(err: Record<string, unknown>): boolean {
   return err['status'] === 'INVALID_ARGUMENT' && typeof err['message'] === 'string' && /\bAPI key\b/i.test(err['message']);
 }
 
+/**
+ * Providers that answer an account problem with a 400, which would otherwise read as the caller's
+ * bad request (no fallback, the provider's circuit never told):
+ * - Gemini: a rejected key (above); FAILED_PRECONDITION, its answer for an account that may not
+ *   use the API as set up ("free tier is not available in your country. Please enable billing",
+ *   "User location is not supported");
+ * - Anthropic: an empty credit balance, sent as invalid_request_error ("Your credit balance is too
+ *   low to access the Anthropic API").
+ */
+export function accountRefusalOf(err: Record<string, unknown>): number | undefined {
+  if (isGoogleKeyRejection(err)) return AUTH_FAILURE_STATUS;
+  if (err['status'] === 'FAILED_PRECONDITION') return 403;
+  if (err['type'] === 'invalid_request_error' && typeof err['message'] === 'string' && /\bcredit balance is too low\b/i.test(err['message'])) return 402;
+  return undefined;
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -160,16 +180,17 @@ export function httpStatusError(
   const upstream = parseUpstreamError(bodyText);
   const retryAfterMs = parseRetryAfter(headers) ?? upstream.retryDelayMs;
   const detail = upstream.message ? `: ${upstream.message}` : '';
-  // A key refused with 400 is the provider's configuration, not the caller's request: it is
-  // reported as 401 so the core falls back and counts it against the provider, as for any 401.
-  // (403s, such as a key not allowed to call the API, are provider-side already.)
-  const keyRejected = status === 400 && upstream.keyRejected === true;
+  // An account refused with 400 is the provider's configuration, not the caller's request: it is
+  // reported with the status that says so, and the core falls back and counts it against the
+  // provider, as for any 401, 402 or 403 (which are provider-side already).
+  const refusal = status === 400 ? upstream.accountRefusal : undefined;
+  const what = refusal === AUTH_FAILURE_STATUS ? 'rejected the API key' : 'refused the account';
   const init: ConstructorParameters<typeof ProviderError>[0] = {
     provider,
-    status: keyRejected ? AUTH_FAILURE_STATUS : status,
+    status: refusal ?? status,
     retryable: isRetryableStatus(status),
     kind: 'http',
-    message: redact(keyRejected ? `${provider} rejected the API key (HTTP ${status})${detail}` : `${provider} returned HTTP ${status}${detail}`, secrets),
+    message: redact(refusal !== undefined ? `${provider} ${what} (HTTP ${status})${detail}` : `${provider} returned HTTP ${status}${detail}`, secrets),
   };
   if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;
   return new ProviderError(init);

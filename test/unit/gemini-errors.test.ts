@@ -22,7 +22,7 @@ describe('gemini key refusals', () => {
     const e = httpStatusError('gemini', 400, {}, INVALID_KEY_BODY, ['AIza-the-configured-key']);
     expect(e).toMatchObject({ provider: 'gemini', status: 401, retryable: false, kind: 'http' });
     expect(e.message).toBe('gemini rejected the API key (HTTP 400): INVALID_ARGUMENT: API key not valid. Please pass a valid API key.');
-    expect(parseUpstreamError(INVALID_KEY_BODY).keyRejected).toBe(true);
+    expect(parseUpstreamError(INVALID_KEY_BODY).accountRefusal).toBe(401);
   });
 
   it('recognises the other key reasons and a bare INVALID_ARGUMENT about the key', () => {
@@ -32,6 +32,18 @@ describe('gemini key refusals', () => {
     expect(httpStatusError('gemini', 400, {}, bare, []).status).toBe(401);
     // Also in the streamed JSON array form.
     expect(httpStatusError('gemini', 400, {}, `[${INVALID_KEY_BODY}]`, []).status).toBe(401);
+  });
+
+  it('reads an account the provider refuses with a 400 (billing, location, no credit) as provider-side', () => {
+    const billing = JSON.stringify({ error: { code: 400, message: 'Gemini API free tier is not available in your country. Please enable billing on your project in Google AI Studio.', status: 'FAILED_PRECONDITION' } });
+    expect(httpStatusError('gemini', 400, {}, billing, [])).toMatchObject({ status: 403, retryable: false, message: expect.stringMatching(/^gemini refused the account \(HTTP 400\): FAILED_PRECONDITION: Gemini API free tier/) });
+    const location = JSON.stringify({ error: { code: 400, message: 'User location is not supported for the API use.', status: 'FAILED_PRECONDITION' } });
+    expect(httpStatusError('gemini', 400, {}, location, []).status).toBe(403);
+    const credit = JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.' } });
+    expect(httpStatusError('anthropic', 400, {}, credit, [])).toMatchObject({ status: 402, message: expect.stringContaining('anthropic refused the account (HTTP 400)') });
+    // Anthropic's other 400s are the request's.
+    const tooLong = JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } });
+    expect(httpStatusError('anthropic', 400, {}, tooLong, []).status).toBe(400);
   });
 
   it('leaves real request errors and other statuses alone', () => {

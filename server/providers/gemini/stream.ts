@@ -7,7 +7,7 @@
 // index, and the stream is complete once every candidate that appeared has finished.
 import { ProviderError, type ChatChunk, type FinishReason } from '../types.js';
 import type { SseEvent } from '../http.js';
-import { AUTH_FAILURE_STATUS, isGoogleKeyRejection, isRetryableStatus, redact } from '../http-errors.js';
+import { accountRefusalOf, isRetryableStatus, redact } from '../http-errors.js';
 import { streamFailure } from '../stream-errors.js';
 import { isRecord, newId, nowSeconds, usageChunk } from '../util.js';
 import { mapFinishReason, tokenLogprobs, toolCallFrom, toUsage, withToolCalls, type GeminiCandidate, type GeminiResponse, type GeminiUsageMetadata } from './response.js';
@@ -124,8 +124,8 @@ export class GeminiStreamTranslator {
   private errorFrame(err: unknown): ProviderError {
     const e = isRecord(err) ? err : {};
     const code = typeof e['code'] === 'number' ? e['code'] : 500;
-    // As for an HTTP answer (http-errors.ts): a key refused with 400 is an authentication failure.
-    const status = code === 400 && isGoogleKeyRejection(e) ? AUTH_FAILURE_STATUS : code;
+    // As for an HTTP answer (http-errors.ts): an account refused with 400 is not a bad request.
+    const status = (code === 400 ? accountRefusalOf(e) : undefined) ?? code;
     const label = typeof e['status'] === 'string' ? `${e['status']}: ` : '';
     const msg = typeof e['message'] === 'string' ? e['message'] : 'unknown error';
     const message = redact(`${this.provider} stream error: ${label}${msg}`, this.secrets);
