@@ -410,7 +410,7 @@ describe('gemini thought signatures', () => {
     // The client sends the assistant message back as it got it (the JSON round trip of an HTTP client).
     const answer = await a.chat(followUp(GEMINI_3, JSON.parse(JSON.stringify(call))), opts());
     expect(answer.choices[0]!.finish_reason).toBe('stop');
-    expect(lastSentParts()).toEqual([{ functionCall: { name: 'get_weather', args: expect.any(Object) }, thoughtSignature: SIM_THOUGHT_SIGNATURE }]);
+    expect(lastSentParts()).toEqual([{ functionCall: { id: call.id, name: 'get_weather', args: expect.any(Object) }, thoughtSignature: SIM_THOUGHT_SIGNATURE }]);
   });
 
   it('signs a call made elsewhere with the placeholder for Gemini 3, which the model then accepts', async () => {
@@ -425,10 +425,10 @@ describe('gemini thought signatures', () => {
 
     const answer = await adapters['gemini']!.chat(followUp(GEMINI_3, foreign), opts());
     expect(answer.choices[0]!.finish_reason).toBe('stop');
-    expect(lastSentParts()).toEqual([{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: SKIP_THOUGHT_SIGNATURE }]);
+    expect(lastSentParts()).toEqual([{ functionCall: { id: 'toolu_01A', name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: SKIP_THOUGHT_SIGNATURE }]);
 
     await adapters['gemini']!.chat(followUp('gemini-2.5-flash', foreign), opts());
-    expect(lastSentParts()).toEqual([{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } } }]);
+    expect(lastSentParts()).toEqual([{ functionCall: { id: 'toolu_01A', name: 'get_weather', args: { city: 'Oslo' } } }]);
   });
 });
 

@@ -71,8 +71,8 @@ describe('gemini thought signatures: requests', () => {
     expect(body.contents[1]).toEqual({
       role: 'model',
       parts: [
-        { functionCall: { name: 'check_flight', args: {} }, thoughtSignature: SIG_A },
-        { functionCall: { name: 'check_hotel', args: {} } },
+        { functionCall: { id: 'c1', name: 'check_flight', args: {} }, thoughtSignature: SIG_A },
+        { functionCall: { id: 'c2', name: 'check_hotel', args: {} } },
       ],
     });
   });
@@ -87,13 +87,13 @@ describe('gemini thought signatures: requests', () => {
   it('signs the first call of an unsigned step with the documented placeholder for Gemini 3', () => {
     const body = toGeminiRequest({ model: 'models/gemini-3-flash-preview', messages: history([call('toolu_1', 'check_flight'), call('toolu_2', 'check_hotel')]) });
     expect(SKIP_THOUGHT_SIGNATURE).toBe('skip_thought_signature_validator');
-    expect(body.contents[1]!.parts[0]).toEqual({ functionCall: { name: 'check_flight', args: {} }, thoughtSignature: SKIP_THOUGHT_SIGNATURE });
-    expect(body.contents[1]!.parts[1]).toEqual({ functionCall: { name: 'check_hotel', args: {} } });
+    expect(body.contents[1]!.parts[0]).toEqual({ functionCall: { id: 'toolu_1', name: 'check_flight', args: {} }, thoughtSignature: SKIP_THOUGHT_SIGNATURE });
+    expect(body.contents[1]!.parts[1]).toEqual({ functionCall: { id: 'toolu_2', name: 'check_hotel', args: {} } });
   });
 
   it('sends no placeholder to models that do not validate signatures', () => {
     const body = toGeminiRequest({ model: 'gemini-2.5-flash', messages: history([call('c1', 'check_flight')]) });
-    expect(body.contents[1]!.parts[0]).toEqual({ functionCall: { name: 'check_flight', args: {} } });
+    expect(body.contents[1]!.parts[0]).toEqual({ functionCall: { id: 'c1', name: 'check_flight', args: {} } });
     // A known signature is still passed back: 2.5 thinking models use it too.
     const signed = toGeminiRequest({ model: 'gemini-2.5-flash', messages: history([call('c1', 'check_flight', SIG_B)]) });
     expect(signed.contents[1]!.parts[0]).toMatchObject({ thoughtSignature: SIG_B });
@@ -102,7 +102,7 @@ describe('gemini thought signatures: requests', () => {
   it('ignores malformed extra_content', () => {
     const odd = { ...call('c1', 'f'), extra_content: { google: { thought_signature: 42 } } };
     const body = toGeminiRequest({ model: 'gemini-2.5-pro', messages: history([odd as never]) });
-    expect(body.contents[1]!.parts[0]).toEqual({ functionCall: { name: 'f', args: {} } });
+    expect(body.contents[1]!.parts[0]).toEqual({ functionCall: { id: 'c1', name: 'f', args: {} } });
   });
 
   it('knows which models validate signatures', () => {

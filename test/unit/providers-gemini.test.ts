@@ -75,15 +75,41 @@ describe('gemini request translation', () => {
     expect(body.contents[1]).toEqual({
       role: 'model',
       parts: [
-        { functionCall: { name: 'get_weather', args: { location: 'Paris' } } },
-        { functionCall: { name: 'get_time', args: { location: 'Rome' } } },
+        { functionCall: { id: 'call_a', name: 'get_weather', args: { location: 'Paris' } } },
+        { functionCall: { id: 'call_b', name: 'get_time', args: { location: 'Rome' } } },
       ],
     });
     expect(body.contents[2]).toEqual({
       role: 'user',
       parts: [
-        { functionResponse: { name: 'get_weather', response: { temp: 21 } } },
-        { functionResponse: { name: 'get_time', response: { result: '10:00' } } },
+        { functionResponse: { id: 'call_a', name: 'get_weather', response: { temp: 21 } } },
+        { functionResponse: { id: 'call_b', name: 'get_time', response: { result: '10:00' } } },
+      ],
+    });
+  });
+
+  it('pairs parallel results with their calls by id and puts them in the calls\' order, whatever order they came in', () => {
+    const call = (id: string, city: string) => ({ id, type: 'function' as const, function: { name: 'get', arguments: JSON.stringify({ city }) } });
+    const body = toGeminiRequest({
+      model: 'gemini-3-pro-preview',
+      messages: [
+        { role: 'user', content: 'Paris and London?' },
+        { role: 'assistant', content: null, tool_calls: [call('fc_abc', 'Paris'), call('fc_def', 'London')] },
+        { role: 'tool', tool_call_id: 'fc_def', content: '{"t":12}' },
+        { role: 'tool', tool_call_id: 'fc_abc', content: '{"t":20}' },
+        { role: 'tool', tool_call_id: 'unknown', name: 'get', content: '{"t":0}' },
+        { role: 'user', content: 'Which is warmer?' },
+      ],
+    });
+    expect(body.contents[1]!.parts.map((p) => (p['functionCall'] as { id: string }).id)).toEqual(['fc_abc', 'fc_def']);
+    expect(body.contents[2]).toEqual({
+      role: 'user',
+      parts: [
+        { functionResponse: { id: 'fc_abc', name: 'get', response: { t: 20 } } },
+        { functionResponse: { id: 'fc_def', name: 'get', response: { t: 12 } } },
+        // A result for no known call keeps its place after them, without an id.
+        { functionResponse: { name: 'get', response: { t: 0 } } },
+        { text: 'Which is warmer?' },
       ],
     });
   });

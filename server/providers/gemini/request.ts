@@ -65,7 +65,7 @@ export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRe
   const media: MediaRules = { refuse, fetchesAnyUrl: fetchesAnyUrl(req.model) };
   const system: Part[] = [];
   const contents: GeminiContent[] = [];
-  const callNames = new Map<string, string>();
+  const calls: CallIndex = new Map();
   const signaturesRequired = requiresThoughtSignatures(req.model);
   for (const m of req.messages) {
     if (m.role === 'system' || m.role === 'developer') {
@@ -76,10 +76,10 @@ export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRe
     let parts: Part[];
     if (m.role === 'assistant') {
       role = 'model';
-      parts = modelParts(m, callNames, signaturesRequired);
+      parts = modelParts(m, calls, signaturesRequired);
     } else if (m.role === 'tool') {
       role = 'user';
-      parts = [functionResponse(m, callNames, refuse)];
+      parts = [functionResponse(m, calls, refuse)];
     } else {
       role = 'user';
       parts = userParts(m.content, media);
@@ -90,6 +90,7 @@ export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRe
     if (prev && prev.role === role) prev.parts.push(...parts);
     else contents.push({ role, parts });
   }
+  for (const c of contents) if (c.role === 'user') inCallOrder(c.parts, calls);
   // Gemini refuses a request without contents; system text alone is not a conversation.
   if (contents.length === 0) refuse('messages: at least one user or assistant message with content is required');
 
@@ -233,13 +234,27 @@ function filePart(p: ContentPart, refuse: Refuse): Part {
   return { inlineData: { mimeType: mediaTypeOf(parsed.mimeType), data: parsed.data } };
 }
 
-function modelParts(m: ChatMessage, callNames: Map<string, string>, signaturesRequired: boolean): Part[] {
+/**
+ * The tool calls of the conversation by id: their function's name and their place in it. Gemini
+ * pairs a functionResponse with its functionCall by `id` when both carry one, else by position
+ * within the turn; OpenAI pairs them by `tool_call_id`, and a client may send parallel results in
+ * any order. Both are given here: each call and its result carry the call's id, and a turn's
+ * results go in the order of the calls (two calls to one function answered out of order would
+ * otherwise swap their results, silently).
+ */
+type CallIndex = Map<string, { name: string; position: number }>;
+
+function modelParts(m: ChatMessage, index: CallIndex, signaturesRequired: boolean): Part[] {
   const out = textParts(m.content);
   const calls = m.tool_calls ?? [];
   for (let i = 0; i < calls.length; i++) {
     const tc = calls[i]!;
-    callNames.set(tc.id, tc.function.name);
-    const part: Part = { functionCall: { name: tc.function.name, args: parseArgs(tc.function.arguments) } };
+    const call: Part = { name: tc.function.name, args: parseArgs(tc.function.arguments) };
+    if (tc.id) {
+      index.set(tc.id, { name: tc.function.name, position: index.size });
+      call['id'] = tc.id;
+    }
+    const part: Part = { functionCall: call };
     // Parallel calls: Gemini signs only the first, so only the first needs the placeholder.
     const signature = thoughtSignatureOf(tc) ?? (signaturesRequired && i === 0 ? SKIP_THOUGHT_SIGNATURE : undefined);
     if (signature !== undefined) part['thoughtSignature'] = signature;
@@ -256,11 +271,23 @@ function thoughtSignatureOf(tc: unknown): string | undefined {
   return typeof signature === 'string' && signature !== '' ? signature : undefined;
 }
 
-function functionResponse(m: ChatMessage, callNames: Map<string, string>, refuse: Refuse): Part {
+/** Puts a user turn's functionResponse parts in the order of their calls, the other parts where they are. */
+function inCallOrder(parts: Part[], index: CallIndex): void {
+  const slots: number[] = [];
+  for (let i = 0; i < parts.length; i++) if (parts[i]!['functionResponse']) slots.push(i);
+  if (slots.length < 2) return;
+  const positionOf = (p: Part) => index.get((p['functionResponse'] as { id?: string }).id ?? '')?.position ?? Number.MAX_SAFE_INTEGER;
+  // A stable sort: results whose call is unknown keep their order, after the known ones.
+  const ordered = slots.map((i) => parts[i]!).sort((a, b) => positionOf(a) - positionOf(b));
+  slots.forEach((slot, k) => (parts[slot] = ordered[k]!));
+}
+
+function functionResponse(m: ChatMessage, index: CallIndex, refuse: Refuse): Part {
   // A functionResponse holds JSON only: an image or file in a tool result would be lost.
   const media = Array.isArray(m.content) ? m.content.find((p) => p.type !== 'text') : undefined;
   if (media) refuse(`tool message content: Gemini takes text tool results only, not '${String(media.type).slice(0, 40)}' parts; send media in a user message`);
-  const name = (m.tool_call_id && callNames.get(m.tool_call_id)) || (typeof m.name === 'string' ? m.name : 'tool');
+  const call = m.tool_call_id ? index.get(m.tool_call_id) : undefined;
+  const name = call?.name || (typeof m.name === 'string' ? m.name : 'tool');
   const raw = typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? textParts(m.content).map((p) => p['text']).join('') : '';
   // functionResponse.response must be an object: a JSON-object result is sent as is, anything else wrapped.
   let response: Record<string, unknown>;
@@ -270,5 +297,5 @@ function functionResponse(m: ChatMessage, callNames: Map<string, string>, refuse
   } catch {
     response = { result: raw };
   }
-  return { functionResponse: { name, response } };
+  return { functionResponse: call ? { id: m.tool_call_id, name, response } : { name, response } };
 }
