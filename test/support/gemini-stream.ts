@@ -8,6 +8,8 @@ export function translateGeminiStream(frames: unknown[], model = 'gemini-2.5-fla
   for (const f of frames) {
     const c = tr.push({ data: JSON.stringify(f) });
     if (c) out.push(c);
+    const finish = tr.finishChunk();
+    if (finish) out.push(finish);
   }
   out.push(tr.end());
   return out;

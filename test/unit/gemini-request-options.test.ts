@@ -131,10 +131,14 @@ describe('gemini n and logprobs: answers', () => {
       { index: 1, delta: { role: 'assistant', content: 'B' }, finish_reason: null },
     ]);
     expect(chunks[1]!.choices).toEqual([
-      { index: 0, delta: { content: 'a' }, finish_reason: 'stop' },
-      { index: 1, delta: { content: 'b' }, finish_reason: 'stop' },
+      { index: 0, delta: { content: 'a' }, finish_reason: null },
+      { index: 1, delta: { content: 'b' }, finish_reason: null },
     ]);
-    expect(chunks[2]!.usage).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
+    expect(chunks[2]!.choices).toEqual([
+      { index: 0, delta: {}, finish_reason: 'stop' },
+      { index: 1, delta: {}, finish_reason: 'stop' },
+    ]);
+    expect(chunks[3]!.usage).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
   });
 
   it('reports a stream as cut when one candidate never finished', () => {
@@ -190,8 +194,8 @@ describe('gemini tool results', () => {
       ],
     });
     expect(body.contents.slice(1)).toEqual([
-      { role: 'model', parts: [{ functionCall: { name: 'weather', args: { city: 'Paris' } } }, { functionCall: { name: 'time', args: { city: 'Oslo' } } }] },
-      { role: 'user', parts: [{ functionResponse: { name: 'weather', response: { c: 18 } } }, { functionResponse: { name: 'time', response: { result: '12:00' } } }] },
+      { role: 'model', parts: [{ functionCall: { id: 'a', name: 'weather', args: { city: 'Paris' } } }, { functionCall: { id: 'b', name: 'time', args: { city: 'Oslo' } } }] },
+      { role: 'user', parts: [{ functionResponse: { id: 'a', name: 'weather', response: { c: 18 } } }, { functionResponse: { id: 'b', name: 'time', response: { result: '12:00' } } }] },
     ]);
   });
 });
@@ -204,7 +208,9 @@ describe('gemini streams: parts, blocks and safety', () => {
     const delta = chunks[0]!.choices[0]!.delta;
     expect(delta.content).toBe('Let me check.');
     expect(delta.tool_calls?.map((t) => [t.index, t.function?.name, t.function?.arguments])).toEqual([[0, 'lookup', '{"q":1}']]);
-    expect(chunks[0]!.choices[0]!.finish_reason).toBe('tool_calls');
+    // The frame's finish follows in a chunk of its own, as OpenAI sends it.
+    expect(chunks[0]!.choices[0]!.finish_reason).toBeNull();
+    expect(chunks[1]!.choices).toEqual([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]);
   });
 
   it('ends a blocked prompt (no candidates) and a safety stop without content as content_filter', () => {

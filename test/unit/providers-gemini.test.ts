@@ -181,10 +181,12 @@ describe('gemini stream translation', () => {
       { candidates: [{ content: { parts: [{ text: ' answer' }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 2, totalTokenCount: 11 }, modelVersion: 'gemini-2.5-flash', responseId: 'r1' },
       { candidates: [{ content: { parts: [{ text: ' is 42.' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 5, totalTokenCount: 14 }, modelVersion: 'gemini-2.5-flash', responseId: 'r1' },
     ]);
-    expect(chunks.map((c) => c.choices[0]?.delta)).toEqual([{ role: 'assistant', content: 'The' }, { content: ' answer' }, { content: ' is 42.' }, undefined]);
-    expect(chunks[2]!.choices[0]!.finish_reason).toBe('stop');
-    expect(chunks[3]!.choices).toEqual([]);
-    expect(chunks[3]!.usage).toEqual({ prompt_tokens: 9, completion_tokens: 5, total_tokens: 14 });
+    expect(chunks.map((c) => c.choices[0]?.delta)).toEqual([{ role: 'assistant', content: 'The' }, { content: ' answer' }, { content: ' is 42.' }, {}, undefined]);
+    // The last frame's finish comes in a chunk of its own, as OpenAI sends it.
+    expect(chunks[2]!.choices[0]!.finish_reason).toBeNull();
+    expect(chunks[3]!.choices[0]!.finish_reason).toBe('stop');
+    expect(chunks[4]!.choices).toEqual([]);
+    expect(chunks[4]!.usage).toEqual({ prompt_tokens: 9, completion_tokens: 5, total_tokens: 14 });
     expect(chunks.every((c) => c.id === 'chatcmpl-r1')).toBe(true);
   });
 
@@ -195,8 +197,9 @@ describe('gemini stream translation', () => {
     const d = chunks[0]!.choices[0]!.delta;
     expect(d.role).toBe('assistant');
     expect(d.tool_calls).toEqual([{ index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }]);
-    expect(chunks[0]!.choices[0]!.finish_reason).toBe('tool_calls');
-    expect(chunks[1]!.usage).toEqual({ prompt_tokens: 30, completion_tokens: 6, total_tokens: 36 });
+    expect(chunks[0]!.choices[0]!.finish_reason).toBeNull();
+    expect(chunks[1]!.choices).toEqual([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]);
+    expect(chunks[2]!.usage).toEqual({ prompt_tokens: 30, completion_tokens: 6, total_tokens: 36 });
   });
 
   it('skips thought parts', () => {

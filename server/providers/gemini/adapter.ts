@@ -76,6 +76,8 @@ export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
         if (chunk) {
           yielded = true;
           yield chunk;
+          const finish = tr.finishChunk();
+          if (finish) yield finish;
         }
       }
       yield tr.end();

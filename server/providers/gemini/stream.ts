@@ -3,6 +3,11 @@
 // arrive whole in one part, and usageMetadata is cumulative, so only the last one counts. The stream
 // has no terminator event: it is complete once a frame carried a finishReason (or a prompt block).
 // A tool-call delta carries its part's thought signature as `extra_content`, as in response.ts.
+// A frame's finishReason usually comes with its last content (a function call always does); OpenAI
+// sends a finish in a chunk of its own, with an empty delta, and the OpenAI SDKs' stream helpers
+// rely on it (ChatCompletionStream reads the finish before the same chunk's tool call, and never
+// emits that call's `tool_calls.function.arguments.done`). So the finish of a choice that has
+// content is held and given by finishChunk(), to be sent right after the frame's chunk.
 // With n > 1 a frame may carry several candidates: each becomes a choice of the chunk, by its
 // index, and the stream is complete once every candidate that appeared has finished.
 import { ProviderError, type ChatChunk, type FinishReason } from '../types.js';
@@ -26,6 +31,8 @@ export class GeminiStreamTranslator {
   private readonly candidates = new Map<number, CandidateState>();
   private usage: GeminiUsageMetadata | undefined;
   private promptBlocked = false;
+  /** Finishes split off the last push()'s chunk (see the top of the file). */
+  private heldFinishes: Choice[] = [];
 
   /** `secrets`: credentials to keep out of error messages (an upstream may echo them back). */
   constructor(private readonly provider: string, model: string, private readonly secrets: readonly string[] = []) {
@@ -54,9 +61,22 @@ export class GeminiStreamTranslator {
     const choices: Choice[] = [];
     cands.forEach((cand, position) => {
       const choice = this.candidateChoice(cand, typeof cand.index === 'number' ? cand.index : position);
-      if (choice) choices.push(choice);
+      if (!choice) return;
+      if (choice.finish_reason !== null && (choice.delta.content !== undefined || choice.delta.tool_calls !== undefined)) {
+        this.heldFinishes.push({ index: choice.index, delta: {}, finish_reason: choice.finish_reason });
+        choice.finish_reason = null;
+      }
+      choices.push(choice);
     });
     return choices.length > 0 ? this.chunk(choices) : undefined;
+  }
+
+  /** The finishes held back from the last push()'s chunk, as a chunk of their own (once). */
+  finishChunk(): ChatChunk | undefined {
+    if (this.heldFinishes.length === 0) return undefined;
+    const chunk = this.chunk(this.heldFinishes);
+    this.heldFinishes = [];
+    return chunk;
   }
 
   /** Call when the SSE stream ends: returns the final usage chunk, or throws if the stream was cut. */

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
+
+// The official OpenAI SDK's stream helper (ChatCompletionStream) against every provider family:
+// its events are built from OpenAI's chunk sequence (a finish in a chunk of its own), so a family
+// whose frames carry a call and its finish together must still give each event.
+
+let c: ChatEnv;
+beforeAll(async () => {
+  c = await startChatEnv();
+});
+afterAll(() => c.close());
+
+const weather = {
+  type: 'function' as const,
+  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+};
+
+describe('the OpenAI SDK stream helper', () => {
+  for (const model of ['openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku-latest', 'gemini/gemini-2.0-flash']) {
+    it(`gives every tool-call and content event for ${model}`, async () => {
+      const done: Array<{ name: string; arguments: string }> = [];
+      const stream = c.openai().chat.completions.stream({
+        model,
+        messages: [{ role: 'user', content: `Weather in Oslo? (${model})` }],
+        tools: [weather],
+        tool_choice: 'required',
+        temperature: 0.5,
+      });
+      stream.on('tool_calls.function.arguments.done', (e) => done.push({ name: e.name, arguments: e.arguments }));
+      const final = await stream.finalChatCompletion();
+      const calls = final.choices[0]!.message.tool_calls ?? [];
+      expect(final.choices[0]!.finish_reason).toBe('tool_calls');
+      expect(calls.length).toBeGreaterThan(0);
+      expect(done).toEqual(calls.map((tc) => ({ name: (tc as { function: { name: string } }).function.name, arguments: (tc as { function: { arguments: string } }).function.arguments })));
+
+      let contentDone: string | undefined;
+      const text = c.openai().chat.completions.stream({ model, messages: [{ role: 'user', content: `Say hello (${model})` }], temperature: 0.5 });
+      text.on('content.done', (e) => (contentDone = e.content));
+      const answer = await text.finalChatCompletion();
+      expect(answer.choices[0]!.finish_reason).toBe('stop');
+      expect(contentDone).toBe(answer.choices[0]!.message.content);
+    });
+  }
+});
