@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 
-// The official OpenAI SDK's stream helper (ChatCompletionStream) against every provider family:
-// its events are built from OpenAI's chunk sequence (a finish in a chunk of its own), so a family
-// whose frames carry a call and its finish together must still give each event.
+// The official OpenAI SDK against every provider family, where it relies on details of OpenAI's
+// format: its stream helper (ChatCompletionStream) builds its events from OpenAI's chunk sequence
+// (a finish in a chunk of its own), and its types say a choice's `logprobs` and a message's
+// `refusal` are always present (null when unused).
 
 let c: ChatEnv;
 beforeAll(async () => {
@@ -16,7 +17,7 @@ const weather = {
   function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
 };
 
-describe('the OpenAI SDK stream helper', () => {
+describe('the OpenAI SDK', () => {
   for (const model of ['openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku-latest', 'gemini/gemini-2.0-flash']) {
     it(`gives every tool-call and content event for ${model}`, async () => {
       const done: Array<{ name: string; arguments: string }> = [];
@@ -40,6 +41,14 @@ describe('the OpenAI SDK stream helper', () => {
       const answer = await text.finalChatCompletion();
       expect(answer.choices[0]!.finish_reason).toBe('stop');
       expect(contentDone).toBe(answer.choices[0]!.message.content);
+    });
+  }
+
+  for (const model of ['openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku-latest', 'gemini/gemini-2.0-flash']) {
+    it(`gets refusal and logprobs as null, not missing, from ${model}`, async () => {
+      const answer = await c.openai().chat.completions.create({ model, messages: [{ role: 'user', content: `Shape check (${model})` }], temperature: 0.5 });
+      expect(answer.choices[0]!.message.refusal).toBeNull();
+      expect(answer.choices[0]!.logprobs).toBeNull();
     });
   }
 });

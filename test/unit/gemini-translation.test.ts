@@ -51,7 +51,7 @@ describe('gemini thought signatures: answers', () => {
     const c = fromGeminiResponse({
       candidates: [{ content: { role: 'model', parts: [{ text: 'planning...', thought: true }, { text: 'Done.', thoughtSignature: SIG_B }] }, finishReason: 'STOP' }],
     }, 'gemini-3-pro-preview');
-    expect(c.choices[0]!.message).toEqual({ role: 'assistant', content: 'Done.' });
+    expect(c.choices[0]!.message).toEqual({ role: 'assistant', content: 'Done.', refusal: null });
   });
 });
 

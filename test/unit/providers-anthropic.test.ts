@@ -169,7 +169,7 @@ describe('anthropic response translation', () => {
     expect(c.id).toBe('msg_013Zva2CMHLNnXjNJJKqJ2EF');
     expect(c.object).toBe('chat.completion');
     expect(c.model).toBe('claude-sonnet-4-5-20250929');
-    expect(c.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: 'Hi! My name is Claude.' }, finish_reason: 'stop' });
+    expect(c.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: 'Hi! My name is Claude.', refusal: null }, logprobs: null, finish_reason: 'stop' });
     expect(c.usage).toEqual({ prompt_tokens: 2095, completion_tokens: 503, total_tokens: 2598 });
   });
 
@@ -200,7 +200,7 @@ describe('anthropic response translation', () => {
       content: [{ type: 'tool_use', id: 'toolu_1', name: JSON_TOOL_NAME, input: { city: 'Paris' } }],
       stop_reason: 'tool_use',
     }, true);
-    expect(c.choices[0]!.message).toEqual({ role: 'assistant', content: '{"city":"Paris"}' });
+    expect(c.choices[0]!.message).toEqual({ role: 'assistant', content: '{"city":"Paris"}', refusal: null });
     expect(c.choices[0]!.finish_reason).toBe('stop');
   });
 

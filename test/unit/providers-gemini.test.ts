@@ -143,7 +143,7 @@ describe('gemini response translation', () => {
     const c = fromGeminiResponse(response, 'gemini-2.5-flash');
     expect(c.id).toBe('chatcmpl-mAitaJeXL8yx');
     expect(c.model).toBe('gemini-2.5-flash');
-    expect(c.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: 'AI learns patterns from data.' }, finish_reason: 'stop' });
+    expect(c.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: 'AI learns patterns from data.', refusal: null }, logprobs: null, finish_reason: 'stop' });
     expect(c.usage).toEqual({ prompt_tokens: 8, completion_tokens: 32, total_tokens: 40, completion_tokens_details: { reasoning_tokens: 25 } });
   });
 

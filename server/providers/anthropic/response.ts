@@ -83,14 +83,16 @@ export function fromAnthropicResponse(res: AnthropicResponse, jsonTool: boolean)
     hasText = true;
     if (finish === 'tool_calls') finish = 'stop';
   }
-  const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: hasText ? text : null };
+  // `refusal` and `logprobs` are null where OpenAI has nothing to say, never missing: the OpenAI
+  // SDKs type them as always present, and code tests `message.refusal !== null`.
+  const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: hasText ? text : null, refusal: null };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {
     id: res.id,
     object: 'chat.completion',
     created: nowSeconds(),
     model: res.model,
-    choices: [{ index: 0, message, finish_reason: finish }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
     usage: toUsage(promptTokens(res.usage), res.usage?.output_tokens ?? 0, res.usage?.cache_read_input_tokens ?? 0),
   };
 }

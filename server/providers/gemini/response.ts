@@ -143,16 +143,16 @@ function choiceFrom(cand: GeminiCandidate, position: number): Choice {
       hasText = true;
     }
   }
-  const message: Choice['message'] = { role: 'assistant', content: hasText ? text : null };
+  // `refusal` and `logprobs` null rather than missing, as OpenAI answers (see anthropic/response.ts).
+  const message: Choice['message'] = { role: 'assistant', content: hasText ? text : null, refusal: null };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  const choice: Choice = {
+  const logprobs = tokenLogprobs(cand.logprobsResult);
+  return {
     index: typeof cand.index === 'number' ? cand.index : position,
     message,
+    logprobs: logprobs ? { content: logprobs, refusal: null } : null,
     finish_reason: withToolCalls(mapFinishReason(cand.finishReason) ?? 'stop', toolCalls.length > 0),
   };
-  const logprobs = tokenLogprobs(cand.logprobsResult);
-  if (logprobs) choice.logprobs = { content: logprobs, refusal: null };
-  return choice;
 }
 
 /** Every candidate (n > 1 asks for several) as a choice, by its index. */
@@ -162,7 +162,7 @@ export function fromGeminiResponse(res: GeminiResponse, requestedModel: string):
   if (choices.length === 0) {
     // No candidate at all: a blocked prompt, or an answer with nothing in it.
     const finish: FinishReason = res.promptFeedback?.blockReason ? 'content_filter' : 'stop';
-    choices.push({ index: 0, message: { role: 'assistant', content: null }, finish_reason: finish });
+    choices.push({ index: 0, message: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: finish });
   }
   return {
     id: res.responseId ? `chatcmpl-${res.responseId}` : newId('chatcmpl-'),
