@@ -4,7 +4,7 @@ import type { Logger } from '../lib/logger.js';
 import { GatewayError, errorBody } from '../lib/errors.js';
 import { toGatewayError } from '../trpc/errors.js';
 import { openApiDocument } from '../trpc/openapi.js';
-import { existingRequestId } from './request-id.js';
+import { existingRequestId, setRequestIdHeaders } from './request-id.js';
 
 // Every error on every path leaves as {"error": {"type", "message"}} with the SPEC.md status.
 
@@ -17,7 +17,7 @@ export function sendError(res: ServerResponse, err: GatewayError): void {
   const body = JSON.stringify(errorBody(err));
   res.statusCode = err.status;
   const requestId = existingRequestId(res);
-  if (requestId !== undefined && !res.hasHeader('x-gateway-request-id')) res.setHeader('X-Gateway-Request-Id', requestId);
+  if (requestId !== undefined) setRequestIdHeaders(res, requestId);
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', Buffer.byteLength(body));
   res.end(body);

@@ -72,6 +72,8 @@ export function gatewayHeaders(
 ): Record<string, string> {
   const h: Record<string, string> = {
     'x-gateway-request-id': meta.requestId,
+    // Read by the OpenAI SDKs as `_request_id` (see request-id.ts).
+    'x-request-id': meta.requestId,
     'x-gateway-provider': headerSafe(meta.provider),
     'x-gateway-model': headerSafe(meta.model),
     'server-timing': `upstream;dur=${meta.upstreamMs.toFixed(2)}, gateway;dur=${Math.max(0, elapsedMs - meta.upstreamMs).toFixed(2)}`,

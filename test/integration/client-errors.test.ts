@@ -28,9 +28,9 @@ function exchange(raw: string): Promise<string> {
   });
 }
 
-function parse(text: string): { status: number; type: string | undefined; requestId: string | undefined; body: { error: { type: string; message: string } } } {
+function parse(text: string): { status: number; type: string | undefined; requestId: string | undefined; sameRequestId: string | undefined; body: { error: { type: string; message: string } } } {
   const [head, body] = text.split('\r\n\r\n');
-  return { status: Number(head!.split(' ')[1]), type: /content-type: ([^\r]+)/i.exec(head!)?.[1], requestId: /x-gateway-request-id: ([^\r]+)/i.exec(head!)?.[1], body: JSON.parse(body!) };
+  return { status: Number(head!.split(' ')[1]), type: /content-type: ([^\r]+)/i.exec(head!)?.[1], requestId: /x-gateway-request-id: ([^\r]+)/i.exec(head!)?.[1], sameRequestId: /x-request-id: ([^\r]+)/i.exec(head!)?.[1], body: JSON.parse(body!) };
 }
 
 describe('requests the HTTP parser refuses', () => {
@@ -40,6 +40,7 @@ describe('requests the HTTP parser refuses', () => {
     expect(res.type).toMatch(/^application\/json/);
     expect(res.body).toEqual({ error: { type: 'invalid_request_error', message: 'Malformed HTTP request' } });
     expect(res.requestId).toMatch(/^req_/);
+    expect(res.sameRequestId).toBe(res.requestId);
   });
 
   it('an Expect other than 100-continue: 417 with a typed body', async () => {

@@ -20,6 +20,7 @@ describe('health', () => {
     expect(res.body).toMatchObject({ status: 'ok', mode: 'multi', database: { reachable: true }, logs: { queuedRows: 0, failingForSeconds: null }, rateLimits: { shared: false, reachable: null } });
     expect(res.body.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(res.headers.get('x-gateway-request-id')).toMatch(/^req_/);
+    expect(res.headers.get('x-request-id')).toBe(res.headers.get('x-gateway-request-id'));
   });
 });
 

@@ -1,3 +1,4 @@
+import { NotFoundError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 
@@ -51,4 +52,18 @@ describe('the OpenAI SDK', () => {
       expect(answer.choices[0]!.logprobs).toBeNull();
     });
   }
+
+  it('gives the gateway request id as _request_id and as an error\'s requestID', async () => {
+    const answer = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Request id?' }] });
+    expect(answer._request_id).toBe((answer as unknown as { _gateway: { requestId: string } })._gateway.requestId);
+    const streamed = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Streamed request id?' }], stream: true }).withResponse();
+    expect(streamed.request_id).toMatch(/^req_/);
+    for await (const _ of streamed.data);
+    const failed = await c.openai().chat.completions.create({ model: 'nobody/serves-this', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(NotFoundError);
+    expect((failed as NotFoundError).requestID).toMatch(/^req_/);
+    expect((failed as NotFoundError).requestID).toBe((failed as NotFoundError).headers?.get('x-gateway-request-id'));
+    const models = await c.openai().models.list().withResponse();
+    expect(models.request_id).toBe(models.response.headers.get('x-gateway-request-id'));
+  });
 });
