@@ -1,5 +1,5 @@
 import type { CancelSignal } from '../lib/cancel-signal.js';
-import { GatewayError } from '../lib/errors.js';
+import { GatewayError, type GatewayErrorOptions } from '../lib/errors.js';
 import { isAbortedError } from '../providers/http-errors.js';
 import { ProviderError } from '../providers/types.js';
 import type { AttemptPermit, CircuitBreakers } from './breaker.js';
@@ -46,8 +46,10 @@ export function classifyFailure(err: unknown, target: Target, breakers: CircuitB
   else if (permit === 'probe') breakers.release(target.provider);
   if (clientGone) throw new ClientClosedError(isAbortedError(err) && err.accepted);
   if (!(err instanceof ProviderError)) throw err;
+  const summary: UpstreamErrorSummary = { provider: target.provider, model: target.model, status: err.status, kind: err.kind, message: err.message };
+  if (err.retryAfterMs !== undefined) summary.retryAfterMs = err.retryAfterMs;
   return {
-    summary: { provider: target.provider, model: target.model, status: err.status, kind: err.kind, message: err.message },
+    summary,
     fallBack: providerFault || (err.kind === 'request' ? role !== 'named' : role === 'fallback'),
     answered: err.status > 0,
   };
@@ -67,10 +69,23 @@ function rejectsRequest(err: ProviderError): boolean {
 /** Statuses that refuse the provider account, not the request. */
 const ACCOUNT_REFUSED: ReadonlySet<number> = new Set([401, 402, 403]);
 
+/** An attempt that would fail the same way if made again now: its account refused, or a request that target cannot take. */
+const refusedForGood = (e: UpstreamErrorSummary): boolean => e.kind === 'request' || (e.kind === 'http' && ACCOUNT_REFUSED.has(e.status));
+
 /** The error the client sees when no attempt succeeded. */
+/**
+ * The error the client sees when no attempt succeeded. The OpenAI SDKs retry a 502 (twice by
+ * default), each time running the whole fallback chain again: the answer tells them when that may
+ * help. Retry-After is the shortest wait a provider asked for; `x-should-retry: false` when every
+ * attempt was refused for good (a rejected key, no credit left), which waiting does not change.
+ */
 export function exhaustedError(errors: UpstreamErrorSummary[]): GatewayError {
   const detail = errors.map((e) => `${e.provider}/${e.model}: ${e.status || e.kind} ${e.message}`).join('; ');
-  return new GatewayError('provider_error', `All providers failed: ${detail}`.slice(0, 2000), { details: { attempts: errors } });
+  const options: GatewayErrorOptions = { details: { attempts: errors } };
+  const waits = errors.flatMap((e) => (e.retryAfterMs !== undefined ? [e.retryAfterMs] : []));
+  if (waits.length > 0) options.retryAfterMs = Math.min(...waits);
+  if (errors.length > 0 && errors.every(refusedForGood)) options.retryable = false;
+  return new GatewayError('provider_error', `All providers failed: ${detail}`.slice(0, 2000), options);
 }
 
 /** A non-retryable upstream rejection of the request itself (bad parameters for that model). */

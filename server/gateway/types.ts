@@ -70,6 +70,8 @@ export interface UpstreamErrorSummary {
   status: number;
   kind: string;
   message: string;
+  /** The wait the provider asked for (Retry-After), if it asked. */
+  retryAfterMs?: number;
 }
 
 /** What `_gateway` and the X-Gateway-* headers report. */

@@ -18,6 +18,11 @@ export function sendError(res: ServerResponse, err: GatewayError): void {
   res.statusCode = err.status;
   const requestId = existingRequestId(res);
   if (requestId !== undefined) setRequestIdHeaders(res, requestId);
+  if (err.retryAfterMs !== undefined) {
+    res.setHeader('retry-after', String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))));
+    res.setHeader('retry-after-ms', String(Math.round(err.retryAfterMs)));
+  }
+  if (err.retryable === false) res.setHeader('x-should-retry', 'false');
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', Buffer.byteLength(body));
   res.end(body);

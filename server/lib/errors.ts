@@ -26,12 +26,21 @@ export interface GatewayErrorOptions {
   cause?: unknown;
   /** Extra fields sent in the error body next to type and message (e.g. an upgrade payload). */
   details?: Record<string, unknown>;
+  /** When asking again may succeed: sent as Retry-After (seconds) and retry-after-ms. */
+  retryAfterMs?: number;
+  /**
+   * False when asking again cannot help (nothing on the gateway's side will change by itself): sent
+   * as `x-should-retry: false`, which the OpenAI SDKs obey instead of retrying every 5xx.
+   */
+  retryable?: boolean;
 }
 
 export class GatewayError extends Error {
   readonly type: ErrorType;
   readonly status: number;
   readonly details?: Record<string, unknown>;
+  readonly retryAfterMs?: number;
+  readonly retryable?: boolean;
 
   constructor(type: ErrorType, message: string, options: GatewayErrorOptions = {}) {
     super(message, { cause: options.cause });
@@ -39,6 +48,8 @@ export class GatewayError extends Error {
     this.type = type;
     this.status = options.status ?? ERROR_STATUS[type];
     if (options.details) this.details = options.details;
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+    if (options.retryable !== undefined) this.retryable = options.retryable;
   }
 }
 

@@ -60,7 +60,7 @@ export class RoutingEngine implements RoutingStrategy {
     const candidates = targets.filter((t) => satisfies(t, needs));
     if (candidates.length === 0) {
       call.failedCell = cell;
-      if (needs.structured) throw new GatewayError('no_capable_provider', 'This request needs structured output and no registered provider has a model in STRUCTURED_OUTPUT_RELIABLE');
+      if (needs.structured) throw new GatewayError('no_capable_provider', 'This request needs structured output and no registered provider has a model in STRUCTURED_OUTPUT_RELIABLE', { retryable: false });
       throw new GatewayError('provider_error', 'No registered provider has a model that can serve this request');
     }
 
