@@ -78,6 +78,28 @@ export function mimeFromUrl(url: string): string {
   return EXT_MIME[ext] ?? 'image/jpeg';
 }
 
+/**
+ * The content of a system, developer or assistant message, for a provider that takes text only in
+ * those (Anthropic, Gemini). A part of another kind would be dropped, and the model asked to
+ * describe an image it never got, or the assistant's turn lost: it is refused instead. OpenAI's
+ * `refusal` part, the assistant's refusal text, is its text.
+ */
+export function textOnlyContent(m: ChatMessage, refuse: Refuse, provider: string): ChatMessage['content'] {
+  if (!Array.isArray(m.content)) return m.content;
+  let out: ContentPart[] | undefined;
+  for (let i = 0; i < m.content.length; i++) {
+    const p = m.content[i]!;
+    if (p.type === 'text') continue;
+    const refusal = (p as { refusal?: unknown }).refusal;
+    if (m.role === 'assistant' && p.type === 'refusal' && typeof refusal === 'string') {
+      (out ??= [...m.content])[i] = { type: 'text', text: refusal };
+      continue;
+    }
+    refuse(`${m.role} message content: ${provider} takes text only in ${m.role} messages, not '${String(p.type).slice(0, 40)}' parts; send media in a user message`);
+  }
+  return out ?? m.content;
+}
+
 /** Parses tool-call arguments; providers that take objects get `{}` for empty or invalid JSON. */
 export function parseArgs(args: string | undefined): Record<string, unknown> {
   if (!args) return {};

@@ -135,12 +135,12 @@ describe('anthropic tool turns', () => {
       { role: 'assistant', content: [
         { type: 'text', text: 'Checking both.' },
         { type: 'tool_use', id: 'call_a', name: 'weather', input: { city: 'Paris' } },
-        { type: 'tool_use', id: 'call_b', name: 'weather', input: { city: 'Oslo' } },
+        { type: 'tool_use', id: expect.stringMatching(/^call_b_[\w-]{10}$/), name: 'weather', input: { city: 'Oslo' } },
       ] },
       // Tool results first, then the user's text: the order Anthropic requires.
       { role: 'user', content: [
         { type: 'tool_result', tool_use_id: 'call_a', content: '18C' },
-        { type: 'tool_result', tool_use_id: 'call_b', content: [{ type: 'text', text: '9' }, { type: 'text', text: 'C' }] },
+        { type: 'tool_result', tool_use_id: expect.stringMatching(/^call_b_[\w-]{10}$/), content: [{ type: 'text', text: '9' }, { type: 'text', text: 'C' }] },
         { type: 'text', text: 'Which is warmer?' },
       ] },
     ]);

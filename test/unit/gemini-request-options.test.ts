@@ -46,7 +46,10 @@ describe('gemini media', () => {
     expect(refusal(user([image('https://example.com/a.png')], 'gemini-2.0-flash')).message).toMatch(/cannot fetch images from URLs.*base64 data URL/);
     expect(refusal(user([image('https://example.com/a.png')], 'models/gemini-1.5-pro')).message).toMatch(/cannot fetch/);
     const files = 'https://generativelanguage.googleapis.com/v1beta/files/abc123';
-    expect(toGeminiRequest(user([image(files)], 'gemini-2.0-flash')).contents[0]!.parts[0]).toEqual({ fileData: { mimeType: 'image/jpeg', fileUri: files } });
+    // Files API and YouTube URIs name files whose type Gemini knows (videos, PDFs): not labelled as images.
+    expect(toGeminiRequest(user([image(files)], 'gemini-2.0-flash')).contents[0]!.parts[0]).toEqual({ fileData: { fileUri: files } });
+    const video = 'https://www.youtube.com/watch?v=9hE5-98ZeCg';
+    expect(toGeminiRequest(user([image(video)], 'gemini-2.0-flash')).contents[0]!.parts[0]).toEqual({ fileData: { fileUri: video } });
     expect(fetchesAnyUrl('gemini-2.5-flash-lite')).toBe(true);
     expect(fetchesAnyUrl('gemini-flash-latest')).toBe(true);
     expect(fetchesAnyUrl('gemini-2.0-flash-001')).toBe(false);

@@ -25,8 +25,9 @@
 //   is not translated: the model would answer in text instead of calling the function.
 // - Dropped, as hints Anthropic lacks and OpenAI treats as optional: seed, presence_penalty,
 //   frequency_penalty, logit_bias, service_tier, store, metadata, top_p when temperature is set.
+import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOf, type Refuse } from '../util.js';
+import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOf, textOnlyContent, type Refuse } from '../util.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
 export const JSON_TOOL_NAME = 'json_response';
@@ -71,11 +72,11 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   const called: string[] = [];
   for (const m of req.messages) {
     if (m.role === 'system' || m.role === 'developer') {
-      system.push(...textBlocks(m.content));
+      system.push(...textBlocks(textOnlyContent(m, refuse, 'Anthropic')));
       continue;
     }
     const role = m.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = m.role === 'assistant' ? assistantBlocks(m, called) : m.role === 'tool' ? [toolResult(m, refuse)] : userBlocks(m.content, refuse);
+    const blocks = m.role === 'assistant' ? assistantBlocks(m, called, refuse) : m.role === 'tool' ? [toolResult(m, refuse)] : userBlocks(m.content, refuse);
     if (blocks.length === 0) continue;
     const prev = turns[turns.length - 1];
     // Anthropic wants alternating turns: consecutive same-role messages (e.g. several tool results)
@@ -241,8 +242,8 @@ function fileBlock(p: ContentPart, refuse: Refuse): Block {
 }
 
 /** `called`: collects the distinct names of the functions called. */
-function assistantBlocks(m: ChatMessage, called: string[]): Block[] {
-  const out = textBlocks(m.content);
+function assistantBlocks(m: ChatMessage, called: string[], refuse: Refuse): Block[] {
+  const out = textBlocks(textOnlyContent(m, refuse, 'Anthropic'));
   for (const tc of m.tool_calls ?? []) {
     const name = tc.function.name;
     if (!called.includes(name)) called.push(name);
@@ -259,8 +260,15 @@ function toolResult(m: ChatMessage, refuse: Refuse): Block {
   return b;
 }
 
-// Anthropic tool ids must match ^[a-zA-Z0-9_-]+$; ids minted by other providers may not.
+/**
+ * Anthropic tool ids must match ^[a-zA-Z0-9_-]+$; ids minted by other providers may not. An id
+ * that needs cleaning also gets a digest of itself, so two ids that differ only in characters
+ * cleaned away (`call.1`, `call:1`) stay two ids (the same every time: a call and its result agree).
+ */
 function toolId(id: string): string {
-  const clean = id.replace(/[^a-zA-Z0-9_-]/g, '_');
-  return clean || 'toolu_missing';
+  if (VALID_TOOL_ID.test(id)) return id;
+  if (id === '') return 'toolu_missing';
+  return `${id.replace(/[^a-zA-Z0-9_-]/g, '_')}_${createHash('sha256').update(id).digest('base64url').slice(0, 10)}`;
 }
+
+const VALID_TOOL_ID = /^[a-zA-Z0-9_-]+$/;

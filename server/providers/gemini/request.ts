@@ -28,7 +28,7 @@
 //   logit_bias, service_tier, store, metadata; and presence_penalty / frequency_penalty for models
 //   other than gemini-1.5 and gemini-2.0 (2.5 and later answer 400 "Penalty is not enabled").
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { imageSource, isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, type Refuse } from '../util.js';
+import { imageSource, isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOnlyContent, type Refuse } from '../util.js';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent { role: 'user' | 'model'; parts: Part[] }
@@ -69,14 +69,14 @@ export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRe
   const signaturesRequired = requiresThoughtSignatures(req.model);
   for (const m of req.messages) {
     if (m.role === 'system' || m.role === 'developer') {
-      system.push(...textParts(m.content));
+      system.push(...textParts(textOnlyContent(m, refuse, 'Gemini')));
       continue;
     }
     let role: GeminiContent['role'];
     let parts: Part[];
     if (m.role === 'assistant') {
       role = 'model';
-      parts = modelParts(m, calls, signaturesRequired);
+      parts = modelParts(m, calls, signaturesRequired, refuse);
     } else if (m.role === 'tool') {
       role = 'user';
       parts = [functionResponse(m, calls, refuse)];
@@ -213,6 +213,9 @@ function mediaPart(url: string, media: MediaRules): Part {
   if (!media.fetchesAnyUrl && !ALWAYS_FETCHED.test(url)) {
     return media.refuse('image_url: this Gemini model cannot fetch images from URLs (Gemini 2.5 and later can); send the image as a base64 data URL');
   }
+  // A Files API or YouTube URI names a file whose type Gemini knows (a video, a PDF): it infers it.
+  // Labelled as an image, such a file is refused or misread.
+  if (ALWAYS_FETCHED.test(url)) return { fileData: { fileUri: url } };
   return { fileData: { mimeType: mimeFromUrl(url), fileUri: url } };
 }
 
@@ -244,8 +247,8 @@ function filePart(p: ContentPart, refuse: Refuse): Part {
  */
 type CallIndex = Map<string, { name: string; position: number }>;
 
-function modelParts(m: ChatMessage, index: CallIndex, signaturesRequired: boolean): Part[] {
-  const out = textParts(m.content);
+function modelParts(m: ChatMessage, index: CallIndex, signaturesRequired: boolean, refuse: Refuse): Part[] {
+  const out = textParts(textOnlyContent(m, refuse, 'Gemini'));
   const calls = m.tool_calls ?? [];
   for (let i = 0; i < calls.length; i++) {
     const tc = calls[i]!;

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { toAnthropicRequest } from '../../server/providers/anthropic/request.js';
+import { toGeminiRequest } from '../../server/providers/gemini/request.js';
+import { ProviderError, type ChatMessage, type ChatRequest } from '../../server/providers/types.js';
+
+// System, developer and assistant messages reach Anthropic and Gemini as text: what else they hold
+// is refused, never dropped; an assistant's `refusal` part is its text. And tool ids Anthropic must
+// clean stay distinct.
+
+const translators = {
+  anthropic: (req: ChatRequest) => toAnthropicRequest(req).body,
+  gemini: (req: ChatRequest) => toGeminiRequest(req),
+};
+const image = { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } };
+
+function refusal(translate: (req: ChatRequest) => unknown, messages: ChatMessage[]): ProviderError {
+  try {
+    translate({ model: 'm', messages });
+  } catch (e) {
+    return e as ProviderError;
+  }
+  throw new Error('not refused');
+}
+
+describe.each(Object.entries(translators))('%s', (provider, translate) => {
+  it('refuses an image in a system or developer message instead of dropping it', () => {
+    for (const role of ['system', 'developer'] as const) {
+      const err = refusal(translate, [{ role, content: [{ type: 'text', text: 'Describe the reference image.' }, image] as never }, { role: 'user', content: 'Go.' }]);
+      expect(err).toBeInstanceOf(ProviderError);
+      expect(err).toMatchObject({ kind: 'request', status: 0 });
+      expect(err.message).toMatch(new RegExp(`^${role} message content: ${provider === 'anthropic' ? 'Anthropic' : 'Gemini'} takes text only in ${role} messages, not 'image_url' parts`));
+    }
+  });
+
+  it('sends an assistant refusal part as its text, keeping the turn', () => {
+    const body = translate({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'Help me with something bad.' },
+        { role: 'assistant', content: [{ type: 'refusal', refusal: 'I cannot help with that.' }] as never },
+        { role: 'user', content: 'Then something good.' },
+      ],
+    });
+    expect(JSON.stringify(body)).toContain('I cannot help with that.');
+    const turns = provider === 'anthropic' ? (body as { messages: unknown[] }).messages : (body as { contents: unknown[] }).contents;
+    expect(turns).toHaveLength(3);
+  });
+
+  it('refuses an assistant part it cannot send', () => {
+    const err = refusal(translate, [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [image] as never }, { role: 'user', content: 'And?' }]);
+    expect(err.message).toMatch(/^assistant message content: .* not 'image_url' parts/);
+  });
+});
+
+describe('anthropic tool ids', () => {
+  it('keeps ids that differ only in characters Anthropic refuses apart, a call and its result agreeing', () => {
+    const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'f', arguments: '{}' } });
+    const body = toAnthropicRequest({
+      model: 'claude-sonnet-4-5',
+      tools: [{ type: 'function', function: { name: 'f' } }],
+      messages: [
+        { role: 'user', content: 'Twice.' },
+        { role: 'assistant', content: null, tool_calls: [call('call.1'), call('call:1'), call('toolu_ok-1')] },
+        { role: 'tool', tool_call_id: 'call.1', content: 'a' },
+        { role: 'tool', tool_call_id: 'call:1', content: 'b' },
+        { role: 'tool', tool_call_id: 'toolu_ok-1', content: 'c' },
+      ],
+    }).body;
+    const blocks = (body.messages as Array<{ content: Array<Record<string, string>> }>).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+    const uses = blocks.filter((b) => b['type'] === 'tool_use').map((b) => b['id']!);
+    const results = blocks.filter((b) => b['type'] === 'tool_result').map((b) => b['tool_use_id']!);
+    expect(new Set(uses).size).toBe(3);
+    expect(results).toEqual(uses);
+    expect(uses.every((id) => /^[a-zA-Z0-9_-]+$/.test(id))).toBe(true);
+    // A valid id goes as it is.
+    expect(uses[2]).toBe('toolu_ok-1');
+  });
+});
