@@ -100,6 +100,26 @@ export function textOnlyContent(m: ChatMessage, refuse: Refuse, provider: string
   return out ?? m.content;
 }
 
+/**
+ * OpenAI's `tool_choice: {type: "allowed_tools", allowed_tools: {mode, tools}}` narrows the tools
+ * the model may call (mode `auto` or `required`) while `tools` stays whole (for prompt caching).
+ * A provider without it (Anthropic, Gemini) gets the narrowed list and the plain choice, which
+ * ask the model the same; without this, it would be free to call the tools the caller excluded.
+ */
+export function narrowedTools(req: ChatRequest, refuse: Refuse): { tools: NonNullable<ChatRequest['tools']>; toolChoice: unknown } {
+  const tools = req.tools ?? [];
+  const choice = req.tool_choice;
+  if (!isRecord(choice) || choice['type'] !== 'allowed_tools') return { tools, toolChoice: choice };
+  const allowed = isRecord(choice['allowed_tools']) ? choice['allowed_tools'] : {};
+  const mode = allowed['mode'];
+  if (mode !== 'auto' && mode !== 'required') return refuse(`tool_choice.allowed_tools.mode must be 'auto' or 'required'`);
+  const listed = Array.isArray(allowed['tools']) ? allowed['tools'] : [];
+  const names = new Set(listed.flatMap((t) => (isRecord(t) && isRecord(t['function']) && typeof t['function']['name'] === 'string' ? [t['function']['name']] : [])));
+  const kept = tools.filter((t) => names.has(t.function.name));
+  if (kept.length === 0) return refuse('tool_choice.allowed_tools must name at least one function of `tools`');
+  return { tools: kept, toolChoice: mode };
+}
+
 /** Parses tool-call arguments; providers that take objects get `{}` for empty or invalid JSON. */
 export function parseArgs(args: string | undefined): Record<string, unknown> {
   if (!args) return {};

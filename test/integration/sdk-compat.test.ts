@@ -66,4 +66,21 @@ describe('the OpenAI SDK', () => {
     const models = await c.openai().models.list().withResponse();
     expect(models.request_id).toBe(models.response.headers.get('x-gateway-request-id'));
   });
+
+  for (const model of ['anthropic/claude-3-5-haiku-latest', 'gemini/gemini-2.0-flash']) {
+    it(`narrows the tools to tool_choice allowed_tools for ${model}`, async () => {
+      const danger = { type: 'function' as const, function: { name: 'delete_everything', parameters: { type: 'object', properties: {} } } };
+      const answer = await c.openai().chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: `Weather in Oslo, allowed tools only (${model})` }],
+        tools: [danger, weather],
+        tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'get_weather' } }] } },
+      });
+      const calls = answer.choices[0]!.message.tool_calls ?? [];
+      expect(calls.length).toBeGreaterThan(0);
+      expect(calls.every((tc) => (tc as { function: { name: string } }).function.name === 'get_weather')).toBe(true);
+      const sent = c.sim.requests.filter((r) => r.method === 'POST').at(-1)!.body as Record<string, unknown>;
+      expect(JSON.stringify(sent)).not.toContain('delete_everything');
+    });
+  }
 });

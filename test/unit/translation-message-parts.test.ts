@@ -76,3 +76,45 @@ describe('anthropic tool ids', () => {
     expect(uses[2]).toBe('toolu_ok-1');
   });
 });
+
+describe('tool_choice allowed_tools', () => {
+  const fn = (name: string) => ({ type: 'function' as const, function: { name, parameters: { type: 'object', properties: {} } } });
+  const req = (mode: string, names: string[]): ChatRequest => ({
+    model: 'm',
+    messages: [{ role: 'user', content: 'Weather?' }],
+    tools: [fn('get_weather'), fn('delete_all')],
+    tool_choice: { type: 'allowed_tools', allowed_tools: { mode, tools: names.map((name) => ({ type: 'function', function: { name } })) } },
+  });
+
+  it('sends Anthropic only the allowed tools, with the plain choice', () => {
+    const required = toAnthropicRequest(req('required', ['get_weather'])).body;
+    expect((required.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(['get_weather']);
+    expect(required.tool_choice).toEqual({ type: 'any' });
+    const auto = toAnthropicRequest(req('auto', ['get_weather'])).body;
+    expect((auto.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(['get_weather']);
+    expect(auto.tool_choice).toEqual({ type: 'auto' });
+  });
+
+  it('sends Gemini only the allowed declarations, with the plain mode', () => {
+    const required = toGeminiRequest(req('required', ['get_weather']));
+    expect(required.tools![0]!.functionDeclarations.map((d) => d['name'])).toEqual(['get_weather']);
+    expect(required.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
+    expect(toGeminiRequest(req('auto', ['get_weather'])).toolConfig).toEqual({ functionCallingConfig: { mode: 'AUTO' } });
+  });
+
+  it('refuses an unknown mode or a list naming none of the tools', () => {
+    for (const translate of Object.values(translators)) {
+      expect(refusalOf(() => translate(req('sometimes', ['get_weather']))).message).toMatch(/mode must be 'auto' or 'required'/);
+      expect(refusalOf(() => translate(req('auto', ['nope']))).message).toMatch(/at least one function of `tools`/);
+    }
+  });
+});
+
+function refusalOf(run: () => unknown): ProviderError {
+  try {
+    run();
+  } catch (e) {
+    return e as ProviderError;
+  }
+  throw new Error('not refused');
+}

@@ -27,7 +27,7 @@
 //   frequency_penalty, logit_bias, service_tier, store, metadata, top_p when temperature is set.
 import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOf, textOnlyContent, type Refuse } from '../util.js';
+import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOf, textOnlyContent, narrowedTools, type Refuse } from '../util.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
 export const JSON_TOOL_NAME = 'json_response';
@@ -107,7 +107,7 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   if (stops) body.stop_sequences = stops;
   if (typeof req.user === 'string' && req.user) body.metadata = { user_id: req.user };
 
-  const tools = req.tools ?? [];
+  const { tools, toolChoice: choiceAsked } = narrowedTools(req, refuse);
   if (tools.length > 0) {
     body.tools = tools.map((t) => {
       const tool: Block = { name: t.function.name };
@@ -115,7 +115,7 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
       tool['input_schema'] = isRecord(t.function.parameters) ? objectSchema(t.function.parameters) : { type: 'object', properties: {} };
       return tool;
     });
-    const choice = toolChoice(req.tool_choice, req['parallel_tool_calls'] === false);
+    const choice = toolChoice(choiceAsked, req['parallel_tool_calls'] === false);
     if (choice) body.tool_choice = choice;
   } else if (called.length > 0) {
     // Anthropic refuses tool_use/tool_result blocks unless tools are defined: define what the

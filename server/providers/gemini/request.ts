@@ -28,7 +28,7 @@
 //   logit_bias, service_tier, store, metadata; and presence_penalty / frequency_penalty for models
 //   other than gemini-1.5 and gemini-2.0 (2.5 and later answer 400 "Penalty is not enabled").
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { imageSource, isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOnlyContent, type Refuse } from '../util.js';
+import { imageSource, isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOnlyContent, narrowedTools, type Refuse } from '../util.js';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent { role: 'user' | 'model'; parts: Part[] }
@@ -95,7 +95,7 @@ export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRe
   if (contents.length === 0) refuse('messages: at least one user or assistant message with content is required');
 
   const body: GeminiRequest = { contents };
-  const tools = req.tools ?? [];
+  const { tools, toolChoice: choiceAsked } = narrowedTools(req, refuse);
   if (tools.length > 0) {
     body.tools = [{
       functionDeclarations: tools.map((t) => {
@@ -105,7 +105,7 @@ export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRe
         return decl;
       }),
     }];
-    const cfg = toolConfig(req.tool_choice);
+    const cfg = toolConfig(choiceAsked);
     if (cfg) body.toolConfig = cfg;
   }
 
