@@ -173,6 +173,21 @@ export function refuseLegacyFunctionCalling(req: ChatRequest, refuse: Refuse, wh
   if (i >= 0) refuse(`messages.${i}: legacy function calling (role 'function', assistant function_call) is not translated for ${who}; send tool_calls and role 'tool' results instead`);
 }
 
+/**
+ * OpenAI fields that ask for a different kind of answer than a translated provider gives: audio
+ * (`modalities` with "audio", `audio`) and web search (`web_search_options`). The answer would
+ * come back as text, written without a search: refused instead.
+ */
+export function refuseOtherAnswerKinds(req: ChatRequest, refuse: Refuse, who: string): void {
+  const modalities = req['modalities'];
+  if ((Array.isArray(modalities) && modalities.includes('audio')) || !isEmptyValue(req['audio'])) {
+    refuse(`modalities/audio: ${who} answers in text only through this endpoint; leave out "audio"`);
+  }
+  if (req['web_search_options'] !== undefined && req['web_search_options'] !== null) {
+    refuse(`web_search_options: ${who} has no web search through this endpoint; pick a model whose provider has it (OpenAI's search models)`);
+  }
+}
+
 /** A value that says nothing: null, undefined, '' or []. */
 export function isEmptyValue(v: unknown): boolean {
   return v == null || v === '' || (Array.isArray(v) && v.length === 0);

@@ -118,3 +118,22 @@ function refusalOf(run: () => unknown): ProviderError {
   }
   throw new Error('not refused');
 }
+
+describe('fields that ask for another kind of answer, and top_k', () => {
+  const base: ChatRequest = { model: 'm', messages: [{ role: 'user', content: 'Hi' }] };
+
+  it('refuses audio output and web search, which would come back as plain text', () => {
+    for (const [provider, translate] of Object.entries(translators)) {
+      const who = provider === 'anthropic' ? 'Anthropic' : 'Gemini';
+      expect(refusalOf(() => translate({ ...base, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } })).message).toBe(`modalities/audio: ${who} answers in text only through this endpoint; leave out "audio"`);
+      expect(refusalOf(() => translate({ ...base, web_search_options: {} })).message).toMatch(new RegExp(`^web_search_options: ${who} has no web search`));
+      // Text only, asked explicitly, is what they give.
+      expect(() => translate({ ...base, modalities: ['text'] })).not.toThrow();
+    }
+  });
+
+  it('passes top_k on as each provider names it', () => {
+    expect(toAnthropicRequest({ ...base, top_k: 40 }).body['top_k']).toBe(40);
+    expect(toGeminiRequest({ ...base, top_k: 40 }).generationConfig).toEqual({ topK: 40 });
+  });
+});

@@ -27,7 +27,7 @@
 //   frequency_penalty, logit_bias, service_tier, store, metadata, top_p when temperature is set.
 import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOf, textOnlyContent, narrowedTools, type Refuse } from '../util.js';
+import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuseOtherAnswerKinds, refuser, stopList, textOf, textOnlyContent, narrowedTools, type Refuse } from '../util.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
 export const JSON_TOOL_NAME = 'json_response';
@@ -99,6 +99,8 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   };
   if (typeof req.temperature === 'number') body.temperature = Math.min(1, Math.max(0, req.temperature));
   else if (typeof req.top_p === 'number') body.top_p = req.top_p;
+  // Anthropic's own sampling field, which OpenAI lacks: sent by callers who know the provider.
+  if (typeof req['top_k'] === 'number') body['top_k'] = req['top_k'];
   const stops = stopList(req.stop);
   // Anthropic refuses a stop sequence of whitespace only; dropping it would let the answer run on
   // past the line or blank the caller meant to stop at.
@@ -151,6 +153,7 @@ function refuseUnsupportedOptions(req: ChatRequest, refuse: Refuse): void {
   if (typeof req['n'] === 'number' && req['n'] > 1) refuse('n: Anthropic returns one choice per request; send n = 1 (or leave it out)');
   if (req['logprobs'] === true) refuse('logprobs: Anthropic does not return token log probabilities');
   refuseLegacyFunctionCalling(req, refuse, 'Anthropic');
+  refuseOtherAnswerKinds(req, refuse, 'Anthropic');
 }
 
 /**

@@ -28,7 +28,7 @@
 //   logit_bias, service_tier, store, metadata; and presence_penalty / frequency_penalty for models
 //   other than gemini-1.5 and gemini-2.0 (2.5 and later answer 400 "Penalty is not enabled").
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { imageSource, isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOnlyContent, narrowedTools, type Refuse } from '../util.js';
+import { imageSource, isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuseOtherAnswerKinds, refuser, stopList, textOnlyContent, narrowedTools, type Refuse } from '../util.js';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent { role: 'user' | 'model'; parts: Part[] }
@@ -62,6 +62,7 @@ export function takesPenalties(model: string): boolean {
 export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRequest {
   const refuse = refuser(provider);
   refuseLegacyFunctionCalling(req, refuse, 'Gemini');
+  refuseOtherAnswerKinds(req, refuse, 'Gemini');
   const media: MediaRules = { refuse, fetchesAnyUrl: fetchesAnyUrl(req.model) };
   const system: Part[] = [];
   const contents: GeminiContent[] = [];
@@ -112,6 +113,8 @@ export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRe
   const gen: Record<string, unknown> = {};
   if (typeof req.temperature === 'number') gen['temperature'] = req.temperature;
   if (typeof req.top_p === 'number') gen['topP'] = req.top_p;
+  // Gemini's own sampling field (`top_k`, as Anthropic names it), which OpenAI lacks.
+  if (typeof req['top_k'] === 'number') gen['topK'] = req['top_k'];
   const max = req.max_completion_tokens ?? req.max_tokens;
   if (typeof max === 'number') gen['maxOutputTokens'] = max;
   const stops = stopList(req.stop);
