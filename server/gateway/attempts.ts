@@ -48,6 +48,8 @@ export function classifyFailure(err: unknown, target: Target, breakers: CircuitB
   if (!(err instanceof ProviderError)) throw err;
   const summary: UpstreamErrorSummary = { provider: target.provider, model: target.model, status: err.status, kind: err.kind, message: err.message };
   if (err.retryAfterMs !== undefined) summary.retryAfterMs = err.retryAfterMs;
+  if (err.code !== undefined) summary.code = err.code;
+  if (err.param !== undefined) summary.param = err.param;
   return {
     summary,
     fallBack: providerFault || (err.kind === 'request' ? role !== 'named' : role === 'fallback'),
@@ -92,5 +94,10 @@ export function exhaustedError(errors: UpstreamErrorSummary[]): GatewayError {
 export function rejectedError(summary: UpstreamErrorSummary): GatewayError {
   // Refused before it left (a body this process could not serialise): no provider said anything.
   if (summary.kind === 'request') return new GatewayError('invalid_request_error', `The request could not be sent to ${summary.provider}: ${summary.message}`);
-  return new GatewayError('invalid_request_error', `${summary.provider} rejected the request: ${summary.message}`, { details: { upstreamStatus: summary.status } });
+  // The provider's code and param, as OpenAI's error body has them: clients branch on them
+  // (`err.code === 'context_length_exceeded'` to trim a history).
+  const details: Record<string, unknown> = { upstreamStatus: summary.status };
+  if (summary.code !== undefined) details['code'] = summary.code;
+  if (summary.param !== undefined) details['param'] = summary.param;
+  return new GatewayError('invalid_request_error', `${summary.provider} rejected the request: ${summary.message}`, { details });
 }

@@ -72,6 +72,9 @@ export interface UpstreamErrorSummary {
   message: string;
   /** The wait the provider asked for (Retry-After), if it asked. */
   retryAfterMs?: number;
+  /** The provider's error code and the field it is about, when it gave them (OpenAI's `code`, `param`). */
+  code?: string;
+  param?: string;
 }
 
 /** What `_gateway` and the X-Gateway-* headers report. */

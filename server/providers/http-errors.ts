@@ -66,6 +66,10 @@ interface UpstreamError {
    * says so (401 a rejected key, 402 no credit left, 403 the account may not use the API).
    */
   accountRefusal?: number;
+  /** OpenAI's `code` (`context_length_exceeded`, ...), also given for other providers' words for an over-long prompt. */
+  code?: string;
+  /** OpenAI's `param`: the request field the error is about. */
+  param?: string;
 }
 
 /**
@@ -97,6 +101,9 @@ export function parseUpstreamError(text: string): UpstreamError {
     if (delay !== undefined) out.retryDelayMs = delay;
     const refusal = accountRefusalOf(err);
     if (refusal !== undefined) out.accountRefusal = refusal;
+    const code = typeof err['code'] === 'string' && err['code'] !== '' ? err['code'] : TOO_LONG.test(out.message) ? 'context_length_exceeded' : undefined;
+    if (code !== undefined) out.code = code.slice(0, 100);
+    if (typeof err['param'] === 'string' && err['param'] !== '') out.param = err['param'].slice(0, 200);
     return out;
   }
   const msg = json['message'] ?? json['detail'];
@@ -104,6 +111,13 @@ export function parseUpstreamError(text: string): UpstreamError {
   if (msg !== undefined) return { message: JSON.stringify(msg) };
   return { message: trimmed };
 }
+
+/**
+ * An over-long prompt in the words of the providers without OpenAI's `context_length_exceeded`
+ * code: Anthropic ("prompt is too long: 210000 tokens > 200000 maximum") and Gemini ("The input
+ * token count (1200000) exceeds the maximum number of tokens allowed (1048576)").
+ */
+const TOO_LONG = /\bprompt is too long\b|\binput token count\b.*\bexceeds the maximum\b/i;
 
 // Gemini puts the back-off in a google.rpc.RetryInfo detail ("retryDelay": "37s") instead of a header.
 function geminiRetryDelay(details: unknown): number | undefined {
@@ -193,6 +207,8 @@ export function httpStatusError(
     message: redact(refusal !== undefined ? `${provider} ${what} (HTTP ${status})${detail}` : `${provider} returned HTTP ${status}${detail}`, secrets),
   };
   if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;
+  if (upstream.code !== undefined) init.code = upstream.code;
+  if (upstream.param !== undefined) init.param = upstream.param;
   return new ProviderError(init);
 }
 

@@ -161,6 +161,10 @@ export class ProviderError extends Error {
    * the request from what the client gave (the request's fault; the provider never saw it).
    */
   readonly kind: 'timeout' | 'connection' | 'http' | 'stream' | 'parse' | 'request';
+  /** The provider's error code (OpenAI's `code`, such as `context_length_exceeded`), when it gave one. */
+  readonly code?: string;
+  /** The request field the provider's error is about (OpenAI's `param`), when it named one. */
+  readonly param?: string;
   /**
    * Set when the call was several upstream requests (Gemini embeddings in batches) and some were
    * answered before this failure: their inputs, which the provider bills though the call failed.
@@ -174,6 +178,8 @@ export class ProviderError extends Error {
     message: string;
     kind: ProviderError['kind'];
     retryAfterMs?: number;
+    code?: string;
+    param?: string;
     cause?: unknown;
   }) {
     super(init.message, { cause: init.cause });
@@ -183,6 +189,8 @@ export class ProviderError extends Error {
     this.retryable = init.retryable;
     this.kind = init.kind;
     if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
+    if (init.code !== undefined) this.code = init.code;
+    if (init.param !== undefined) this.param = init.param;
   }
 }
 

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { classifyFailure, ClientClosedError, rejectedError } from '../../server/gateway/attempts.js';
 import { CircuitBreakers } from '../../server/gateway/breaker.js';
 import { Cancellation } from '../../server/lib/cancel-signal.js';
+import { errorBody } from '../../server/lib/errors.js';
+import { httpStatusError } from '../../server/providers/http-errors.js';
 import { ProviderError } from '../../server/providers/types.js';
 
 // Which failed attempts fall back and count against the provider's circuit.
@@ -71,5 +73,26 @@ describe('classifyFailure', () => {
     expect(() => classifyFailure(failure({}), target, new CircuitBreakers(), gone)).toThrow(ClientClosedError);
     const bug = new TypeError('bug');
     expect(() => classify(bug)).toThrow(bug);
+  });
+});
+
+describe('a provider rejecting the request', () => {
+  const rejected = (provider: string, body: unknown) => {
+    const err = httpStatusError(provider, 400, {}, JSON.stringify(body), []);
+    return errorBody(rejectedError(classifyFailure(err, { provider, model: 'm' }, new CircuitBreakers(), new Cancellation()).summary)).error;
+  };
+
+  it('passes on OpenAI\'s code and param, as OpenAI\'s own error body has them', () => {
+    expect(rejected('openai', { error: { message: "This model's maximum context length is 128000 tokens.", type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } }))
+      .toMatchObject({ type: 'invalid_request_error', code: 'context_length_exceeded', param: 'messages', upstreamStatus: 400 });
+  });
+
+  it('names an over-long prompt context_length_exceeded in the words of Anthropic and Gemini too', () => {
+    expect(rejected('anthropic', { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } }).code).toBe('context_length_exceeded');
+    expect(rejected('gemini', { error: { code: 400, message: 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).', status: 'INVALID_ARGUMENT' } }).code).toBe('context_length_exceeded');
+    // Other rejections carry neither field.
+    const other = rejected('anthropic', { type: 'error', error: { type: 'invalid_request_error', message: 'messages: roles must alternate' } });
+    expect(other).not.toHaveProperty('code');
+    expect(other).not.toHaveProperty('param');
   });
 });
