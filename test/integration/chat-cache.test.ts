@@ -31,6 +31,12 @@ describe('exact cache', () => {
     expect(second.cacheHeader).toBe('exact');
     expect(second.data.choices).toEqual(first.data.choices);
     expect(second.data._gateway).toMatchObject({ cached: true, latencyMs: 0, cost: 0, cacheType: 'exact' });
+    // A replay is an answer of its own: its own id (clients store answers by id), created now.
+    expect(second.data.id).toMatch(/^chatcmpl-/);
+    expect(second.data.id).not.toBe(first.data.id);
+    expect(second.data.created).toBeGreaterThanOrEqual(first.data.created);
+    const third = await ask(q);
+    expect(third.data.id).not.toBe(second.data.id);
 
     await c.waitForCount('select count(*) n from requests where id = $1', [second.id], 1);
     const [row] = await c.query('select * from requests where id = $1', [second.id]);
@@ -51,6 +57,7 @@ describe('exact cache', () => {
     }
     expect(text).toBe(first.data.choices[0].message.content);
     expect(last._gateway).toMatchObject({ cached: true, cost: 0 });
+    expect(last.id).not.toBe(first.data.id);
   });
 
   it('fills the cache from a completed stream', async () => {

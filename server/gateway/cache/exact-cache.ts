@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { forgetRawJson } from '../../providers/raw-json.js';
 import type { ChatCompletion } from '../../providers/types.js';
+import { newId, nowSeconds } from '../../providers/util.js';
 
 // The exact-match cache: in memory, per process, 1000 entries, 5 minutes, least recently used out.
 // Keyed on tenant, provider, model, messages and every other field that changes the answer (tools,
@@ -44,8 +46,18 @@ export class ExactCache {
     return h.digest('base64url');
   }
 
+  /**
+   * The entry for `key`, its completion a replay of its own: a fresh `id` and `created`, as every
+   * OpenAI answer has (clients that store answers by id must not merge two calls). The stored
+   * completion is shared and never changed.
+   */
   get(key: string): CachedCompletion | undefined {
-    return this.lru.get(key);
+    const entry = this.lru.get(key);
+    if (!entry) return undefined;
+    const completion: ChatCompletion = { ...entry.completion, id: newId('chatcmpl-'), created: nowSeconds() };
+    // The stored answer's JSON text says the old id: the replay is encoded anew.
+    forgetRawJson(completion);
+    return { ...entry, completion };
   }
 
   set(key: string, value: CachedCompletion): void {
