@@ -74,7 +74,6 @@ const ACCOUNT_REFUSED: ReadonlySet<number> = new Set([401, 402, 403]);
 /** An attempt that would fail the same way if made again now: its account refused, or a request that target cannot take. */
 const refusedForGood = (e: UpstreamErrorSummary): boolean => e.kind === 'request' || (e.kind === 'http' && ACCOUNT_REFUSED.has(e.status));
 
-/** The error the client sees when no attempt succeeded. */
 /**
  * The error the client sees when no attempt succeeded. The OpenAI SDKs retry a 502 (twice by
  * default), each time running the whole fallback chain again: the answer tells them when that may

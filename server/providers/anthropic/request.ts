@@ -27,7 +27,8 @@
 //   frequency_penalty, logit_bias, service_tier, store, metadata, top_p when temperature is set.
 import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuseOtherAnswerKinds, refuser, stopList, textOf, textOnlyContent, narrowedTools, type Refuse } from '../util.js';
+import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOf, type Refuse } from '../util.js';
+import { narrowedTools, refuseOtherAnswerKinds, textOnlyContent } from '../translation-rules.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
 export const JSON_TOOL_NAME = 'json_response';

@@ -28,7 +28,8 @@
 //   logit_bias, service_tier, store, metadata; and presence_penalty / frequency_penalty for models
 //   other than gemini-1.5 and gemini-2.0 (2.5 and later answer 400 "Penalty is not enabled").
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { imageSource, isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuseOtherAnswerKinds, refuser, stopList, textOnlyContent, narrowedTools, type Refuse } from '../util.js';
+import { imageSource, isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, type Refuse } from '../util.js';
+import { narrowedTools, refuseOtherAnswerKinds, textOnlyContent } from '../translation-rules.js';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent { role: 'user' | 'model'; parts: Part[] }
