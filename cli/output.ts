@@ -1,7 +1,5 @@
 import Table from 'cli-table3';
-import { gatewayErrorOf } from '../sdk/index.js';
 import { UNPRINTABLE, UNPRINTABLE_ABOVE_C0 } from '../server/lib/unprintable.js';
-import { CliError, DEFAULT_TIMEOUT_SECONDS, type GlobalOptions } from './client.js';
 
 // Human output is a plain table (no colours, so it pipes and diffs cleanly); --json prints the
 // raw SDK result so scripts see exactly what the API returns.
@@ -59,47 +57,25 @@ export function shortDate(iso: string | null | undefined, { seconds = false } = 
   return date.toISOString().slice(0, seconds ? 19 : 16).replace('T', ' ');
 }
 
+/** A time bucket's start: the date alone for a daily bucket, as its time of day is always 00:00. */
+export function bucketLabel(iso: string, bucket: 'hour' | 'day'): string {
+  return bucket === 'day' ? shortDate(iso).slice(0, 10) : shortDate(iso);
+}
+
+/**
+ * "provider/model", or "-" for a call no provider served (a 404 for an unknown model). Some
+ * endpoints give null for "none", others an empty string: both read as "-".
+ */
+export function modelName(provider: string | null | undefined, model: string | null | undefined): string {
+  return provider || model ? `${provider || '-'}/${model || '-'}` : '-';
+}
+
 export function orDash(value: Cell | null | undefined, format: (v: Cell) => string = String): string {
   return value === null || value === undefined ? '-' : format(value);
 }
 
 export function yesNo(value: boolean): string {
   return value ? 'yes' : 'no';
-}
-
-const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
-
-/** The root cause when the request never got an HTTP answer (refused, DNS, timeout), else undefined. */
-function networkFailure(err: unknown): string | undefined {
-  let isNetwork = false;
-  let innermost: Error | undefined;
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (e.message === 'fetch failed' || (typeof code === 'string' && NETWORK_ERROR_CODES.has(code))) isNetwork = true;
-    innermost = e;
-  }
-  if (!isNetwork || !innermost) return undefined;
-  // Node reports a refused dual-stack connect as an AggregateError with an empty message.
-  const first = innermost instanceof AggregateError ? (innermost.errors[0] as unknown) : undefined;
-  if (!innermost.message && first instanceof Error) return first.message;
-  return innermost.message || String((innermost as { code?: unknown }).code ?? 'fetch failed');
-}
-
-/** Whether the request was given up for want of an answer in time (the SDK's timeoutMs). */
-function timedOut(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) if (e.name === 'TimeoutError') return true;
-  return false;
-}
-
-/** One line for stderr, without the "error: " prefix. */
-export function describeError(err: unknown, { url, timeout }: Pick<GlobalOptions, 'url' | 'timeout'>): string {
-  const gatewayError = gatewayErrorOf(err);
-  if (gatewayError) return `${gatewayError.type}: ${gatewayError.message}`;
-  if (err instanceof CliError) return err.message;
-  if (timedOut(err)) return `no answer from the gateway at ${url} within ${timeout ?? DEFAULT_TIMEOUT_SECONDS} s (raise it with --timeout or GATEWAY_TIMEOUT)`;
-  const network = networkFailure(err);
-  if (network) return `cannot reach gateway at ${url}: ${network}`;
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** Errors are always a single line so that scripts can log or grep them. */

@@ -3,7 +3,8 @@ import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { analyticsRouter } from '../../server/modules/analytics/router.js';
 import { clientFor, globalOptions } from '../client.js';
 import { parsePageSize } from '../options.js';
-import { orDash, printJson, printLine, printRecord, printTable, shortDate, yesNo, type Cell } from '../output.js';
+import { bucketLabel, modelName, orDash, printJson, printLine, printRecord, printTable, shortDate, yesNo, type Cell } from '../output.js';
+import { usd } from '../usd.js';
 
 // gatewayctl analytics: the workspace's traffic, spend and routing as tables (or --json, the raw
 // API result). Every figure comes from the /v1/analytics procedures through the SDK.
@@ -21,11 +22,9 @@ type Range = (typeof RANGES)[number];
 
 const rangeOption = (def: Range) => new Option('--range <range>', 'time window').choices(RANGES).default(def);
 
-const usd = (v: number) => (v === 0 ? '$0' : v < 0.01 ? `$${v.toPrecision(3)}` : `$${v.toFixed(2)}`);
 const int = (v: number) => Math.round(v).toLocaleString('en-US');
 const msText = (v: number) => `${Math.round(v).toLocaleString('en-US')} ms`;
 const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
-const name = (provider: string | null, model: string | null) => (provider || model ? `${provider ?? '-'}/${model ?? '-'}` : '-');
 
 export function registerAnalyticsCommand(program: Command): void {
   const cmd = program.command('analytics').description('Traffic, spend, cache and routing figures of this workspace');
@@ -56,7 +55,7 @@ export function registerAnalyticsCommand(program: Command): void {
       if (globalOptions(command).json) return printJson(r);
       printTable(
         ['MODEL', 'HITS', 'TOKENS SAVED IN/OUT', 'EST. SAVED'],
-        r.byModel.map((m) => [name(m.provider, m.model), int(m.hits), `${int(m.tokensSavedInput)}/${int(m.tokensSavedOutput)}`, usd(m.estimatedSavingsUsd)]),
+        r.byModel.map((m) => [modelName(m.provider, m.model), int(m.hits), `${int(m.tokensSavedInput)}/${int(m.tokensSavedOutput)}`, usd(m.estimatedSavingsUsd)]),
       );
       printLine(`Hit rate ${pct(r.hitRate)} (${int(r.hits)} of ${int(r.totalRequests)} requests), ${int(r.tokensSaved)} tokens and about ${usd(r.estimatedSavingsUsd)} saved.`);
     });
@@ -92,13 +91,12 @@ export function registerAnalyticsCommand(program: Command): void {
     .option('--by-provider', 'spend per provider per bucket instead')
     .action(async (opts: { range: Range; byProvider?: boolean }, command: Command) => {
       const client = analytics(command);
-      const label = (iso: string, bucket: 'hour' | 'day') => (bucket === 'day' ? iso.slice(0, 10) : shortDate(iso));
       if (opts.byProvider) {
         const r = await client.costTimeseries.query({ range: opts.range });
         if (globalOptions(command).json) return printJson(r);
         printTable(
           ['BUCKET (UTC)', ...r.providers.map((p) => p.toUpperCase()), 'TOTAL'],
-          r.buckets.map((b) => [label(b.bucketStart, r.bucket), ...r.providers.map((p) => usd(b.byProvider[p] ?? 0)), usd(b.totalCostUsd)]),
+          r.buckets.map((b) => [bucketLabel(b.bucketStart, r.bucket), ...r.providers.map((p) => usd(b.byProvider[p] ?? 0)), usd(b.totalCostUsd)]),
         );
         return printLine(`Total over ${r.range}: ${usd(r.totalCostUsd)}`);
       }
@@ -106,7 +104,7 @@ export function registerAnalyticsCommand(program: Command): void {
       if (globalOptions(command).json) return printJson(r);
       printTable(
         ['BUCKET (UTC)', 'REQUESTS', 'AVG', 'P95~', 'P99~', 'COST'],
-        r.buckets.map((b) => [label(b.bucketStart, r.bucket), int(b.requests), msText(b.avgLatencyMs), msText(b.p95LatencyMs), msText(b.p99LatencyMs), usd(b.totalCostUsd)]),
+        r.buckets.map((b) => [bucketLabel(b.bucketStart, r.bucket), int(b.requests), msText(b.avgLatencyMs), msText(b.p95LatencyMs), msText(b.p99LatencyMs), usd(b.totalCostUsd)]),
       );
     });
 
@@ -119,7 +117,7 @@ export function registerAnalyticsCommand(program: Command): void {
       if (globalOptions(command).json) return printJson(r);
       printTable(
         ['MODEL', 'REQUESTS', 'AVG LATENCY', 'COST', 'CALLS', 'AVG SCORE', 'FEEDBACK'],
-        r.items.map((i) => [name(i.provider, i.model), int(i.requests), msText(i.avgLatencyMs), usd(i.totalCostUsd), int(i.upstreamCalls), orDash(i.avgScore, (v) => Number(v).toFixed(2)), int(i.feedbackCount)]),
+        r.items.map((i) => [modelName(i.provider, i.model), int(i.requests), msText(i.avgLatencyMs), usd(i.totalCostUsd), int(i.upstreamCalls), orDash(i.avgScore, (v) => Number(v).toFixed(2)), int(i.feedbackCount)]),
       );
     });
 
@@ -148,7 +146,7 @@ export function registerAnalyticsCommand(program: Command): void {
         result.items.map((r): Cell[] => [
           shortDate(r.createdAt, { seconds: true }),
           r.id,
-          name(r.provider, r.model),
+          modelName(r.provider, r.model),
           r.routedBy,
           r.taskType ? `${r.taskType}/${r.complexity ?? '-'}` : '-',
           r.cached ? (r.cacheType ?? 'yes') : yesNo(false),
@@ -177,7 +175,7 @@ export function registerAnalyticsCommand(program: Command): void {
           ...rows('complexity', d.byComplexity),
           ...rows('routed by', d.byRoutedBy),
           ...rows('provider', d.byProvider),
-          ...d.byModel.map((m) => ['model', name(m.provider, m.model), int(m.requests), pct(m.share)]),
+          ...d.byModel.map((m) => ['model', modelName(m.provider, m.model), int(m.requests), pct(m.share)]),
         ]);
         printLine(`${int(d.totalRequests)} requests in all`);
         return;

@@ -2,7 +2,7 @@ import { Argument, InvalidArgumentError, Option, type Command } from 'commander'
 import type { RouterInputs, RouterOutputs } from '../../sdk/index.js';
 import { clientFor, globalOptions } from '../client.js';
 import { parsePageSize } from '../options.js';
-import { orDash, printJson, printLine, printRecord, printTable, shortDate, yesNo } from '../output.js';
+import { bucketLabel, orDash, printJson, printLine, printRecord, printTable, shortDate, yesNo } from '../output.js';
 
 type FeedbackPage = RouterOutputs['feedback']['list'];
 type JudgeConfig = RouterOutputs['feedback']['judgeConfig'];
@@ -36,6 +36,9 @@ function parseJudgeModel(value: string): string {
 const modelOf = (f: { provider: string | null; model: string | null }) => (f.model ? `${f.provider ?? '?'}/${f.model}` : '-');
 const cellOf = (f: { taskType: string | null; complexity: string | null }) => (f.taskType ? `${f.taskType}/${f.complexity ?? '-'}` : '-');
 const score = (v: string | number) => Number(v).toFixed(2);
+
+/** When a rating was last replaced, or "-" if it never was (a new rating's two times are equal). */
+const ratedAgain = (f: { createdAt: string; updatedAt: string }) => (f.updatedAt === f.createdAt ? '-' : shortDate(f.updatedAt, { seconds: true }));
 
 interface SubmitOptions {
   comment?: string;
@@ -116,9 +119,11 @@ export function registerFeedbackCommand(program: Command): void {
       const result: FeedbackPage = { items, nextCursor: page.nextCursor };
 
       if (globalOptions(command).json) return printJson(result);
+      // The gateway orders the list by when each request was first rated; rating it again changes
+      // the score but not that place, so the first column is that time and a re-rating has its own.
       printTable(
-        ['TIME (UTC)', 'REQUEST', 'SCORE', 'SOURCE', 'MODEL', 'CELL', 'COMMENT'],
-        result.items.map((f) => [shortDate(f.updatedAt, { seconds: true }), f.requestId, String(f.score), f.source, modelOf(f), cellOf(f), orDash(f.comment)]),
+        ['FIRST RATED (UTC)', 'REQUEST', 'SCORE', 'SOURCE', 'MODEL', 'CELL', 'COMMENT', 'RATED AGAIN (UTC)'],
+        result.items.map((f) => [shortDate(f.createdAt, { seconds: true }), f.requestId, String(f.score), f.source, modelOf(f), cellOf(f), orDash(f.comment), ratedAgain(f)]),
       );
       if (result.nextCursor) printLine('More entries exist: pass --all to list them all.');
     });
@@ -166,7 +171,7 @@ export function registerFeedbackCommand(program: Command): void {
       if (opts.model) Object.assign(input, { provider: opts.model.slice(0, slash), model: opts.model.slice(slash + 1) });
       const trend = await clientFor(command).feedback.qualityTrend.query(input);
       if (globalOptions(command).json) return printJson(trend);
-      printTable([trend.bucket === 'hour' ? 'HOUR' : 'DAY', 'AVG SCORE', 'FEEDBACK'], trend.points.map((p) => [shortDate(p.bucketStart), orDash(p.avgScore, score), String(p.feedbackCount)]));
+      printTable([trend.bucket === 'hour' ? 'HOUR' : 'DAY', 'AVG SCORE', 'FEEDBACK'], trend.points.map((p) => [bucketLabel(p.bucketStart, trend.bucket), orDash(p.avgScore, score), String(p.feedbackCount)]));
     });
 
   feedback

@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import type { RouterOutputs } from '../../sdk/index.js';
 import { clientFor, globalOptions } from '../client.js';
-import { printJson, printLine, printTable, shortDate, yesNo } from '../output.js';
+import { modelName, printJson, printLine, printTable, shortDate, yesNo } from '../output.js';
+import { usd } from '../usd.js';
 
 type ProviderList = RouterOutputs['providers']['list'];
 type Provider = ProviderList['items'][number];
@@ -23,9 +24,6 @@ function printProviders(list: ProviderList): void {
   for (const p of list.items) if (p.discoveryError) printLine(`${p.name}: ${p.discoveryError.replace(/\s+/g, ' ').trim()}`);
   printLine(`${list.activeCount} of ${list.items.length} providers active.`);
 }
-
-/** "$2.50", "$0.075": at least cents, and the fractions of a cent that list prices use. */
-const perMillion = (usd: number) => `$${usd.toFixed(4).replace(/0{1,2}$/, '')}`;
 
 export function registerProvidersCommand(program: Command): void {
   const providers = program.command('providers').description('Upstream providers: their models and circuit state');
@@ -62,14 +60,14 @@ export function registerProvidersCommand(program: Command): void {
         printTable(
           ['MODEL', 'REQUESTS', 'ERRORS', 'CACHE HITS', 'AVG LATENCY', 'TOKENS IN/OUT', 'CALLS', 'COST', 'LAST USED'],
           stats.items.map((m) => [
-            `${m.provider}/${m.model}`,
+            modelName(m.provider, m.model),
             String(m.requests),
             String(m.errors),
             String(m.cacheHits),
             m.avgLatencyMs === null ? '-' : `${Math.round(m.avgLatencyMs)} ms`,
             `${m.inputTokens}/${m.outputTokens}`,
             String(m.upstreamCalls),
-            `$${m.totalCostUsd.toFixed(6)}`,
+            usd(m.totalCostUsd),
             shortDate(m.lastUsedAt),
           ]),
         );
@@ -83,8 +81,8 @@ export function registerProvidersCommand(program: Command): void {
           table.items.map((m) => [
             m.model,
             m.tier ?? '-',
-            perMillion(m.inputPerMillionUsd),
-            perMillion(m.outputPerMillionUsd),
+            usd(m.inputPerMillionUsd),
+            usd(m.outputPerMillionUsd),
             yesNo(m.vision),
             yesNo(m.tools),
             yesNo(m.json),

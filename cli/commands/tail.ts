@@ -2,8 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { gatewayErrorOf, type GatewayErrorInfo, type LiveEvent } from '../../sdk/index.js';
 import { CliError, clientFor, globalOptions } from '../client.js';
+import { describeError, describeRefusal, innermostMessage, timedOut } from '../errors.js';
 import { parsePositiveInteger } from '../options.js';
-import { printLine, shortDate, visible } from '../output.js';
+import { modelName, printLine, shortDate, visible } from '../output.js';
+import { usd } from '../usd.js';
 
 // gatewayctl tail: follows the live tap (GET /v1/analytics/live, through the SDK's
 // gw.live.subscribe) and prints one line per completed request of the workspace, or each event
@@ -31,11 +33,25 @@ interface TailOptions {
   reconnect: boolean;
 }
 
-const usd = (v: number) => (v === 0 ? '$0' : `$${v.toPrecision(3)}`);
+/**
+ * Why tail is about to reconnect, for the line it prints while it waits: `failure` is what ended
+ * the last attempt (undefined when the gateway closed the stream), `streamOpen` whether that
+ * attempt had got a stream. While the gateway is down every attempt is refused: saying "stream
+ * ended" for each would hide that there is no stream at all.
+ */
+function reconnectReason(failure: unknown, streamOpen: boolean, options: { url: string; timeout?: number }): string {
+  if (failure === undefined) return 'stream ended';
+  const refusal = gatewayErrorOf(failure);
+  if (refusal) return `gateway unavailable (${refusal.status || '-'} ${refusal.type})`;
+  // No stream this time: the connection was refused, or nothing answered in time.
+  if (!streamOpen) return describeError(failure, options);
+  if (timedOut(failure)) return `stream silent for ${IDLE_TIMEOUT_MS / 1000} s`;
+  return `connection to the gateway lost (${innermostMessage(failure)})`;
+}
 
 /** One line per request: time, id, model, routing, outcome, latency, tokens, cost, prompt preview. */
 export function formatLiveEvent(e: LiveEvent): string {
-  const model = e.provider || e.model ? `${e.provider ?? '-'}/${e.model ?? '-'}` : '-';
+  const model = modelName(e.provider, e.model);
   const task = e.taskType ? `${e.taskType}/${e.complexity ?? '-'}` : '-';
   const outcome = e.cached ? 'cached' : e.status;
   // Embeddings calls are told apart by their routing column: they have no routing.
@@ -52,7 +68,7 @@ export function registerTailCommand(program: Command): void {
     .option('--no-reconnect', 'exit when the stream ends instead of reconnecting')
     .action(async (opts: TailOptions, command: Command) => {
       const gw = clientFor(command);
-      const { json } = globalOptions(command);
+      const options = globalOptions(command);
       const controller = new AbortController();
       const stop = () => controller.abort();
       process.once('SIGINT', stop);
@@ -60,20 +76,25 @@ export function registerTailCommand(program: Command): void {
       let seen = 0;
       let backoff = FIRST_BACKOFF_MS;
       let everConnected = false;
-      /** The 502/503/504 (or service_unavailable) that ended the last attempt, for the wait's message. */
-      let unavailable: GatewayErrorInfo | undefined;
+      /** What ended the last attempt (undefined: the gateway closed the stream), for the wait's message. */
+      let failure: unknown;
+      /** Whether the last attempt got a stream before it ended. */
+      let streamOpen = false;
       try {
         for (;;) {
+          failure = undefined;
+          streamOpen = false;
           try {
             const subscription = await gw.live.subscribe({ signal: controller.signal, idleTimeoutMs: IDLE_TIMEOUT_MS });
             everConnected = true;
+            streamOpen = true;
             backoff = FIRST_BACKOFF_MS;
             for await (const message of subscription) {
               if (message.type === 'dropped') {
                 process.stderr.write(`warning: ${message.dropped} events dropped: this client is reading slower than requests complete\n`);
                 continue;
               }
-              printLine(json ? JSON.stringify(message.event) : formatLiveEvent(message.event));
+              printLine(options.json ? JSON.stringify(message.event) : formatLiveEvent(message.event));
               if (opts.count !== undefined && ++seen >= opts.count) return;
             }
           } catch (err) {
@@ -82,13 +103,12 @@ export function registerTailCommand(program: Command): void {
             // never reached; one that goes away after a stream was open is waited for (a restart),
             // also while a proxy in front of it answers 502/503/504 or it answers 503 itself.
             const refusal = gatewayErrorOf(err);
-            if (refusal && !(everConnected && isUnavailable(refusal))) throw new CliError(`${refusal.type}: ${refusal.message}`);
+            if (refusal && !(everConnected && isUnavailable(refusal))) throw new CliError(describeRefusal(refusal, options.url));
             if (!everConnected) throw err;
-            if (refusal) unavailable = refusal;
+            failure = err;
           }
           if (controller.signal.aborted || !opts.reconnect) return;
-          const why = unavailable ? `gateway unavailable (${unavailable.status || '-'} ${unavailable.type})` : 'stream ended';
-          unavailable = undefined;
+          const why = reconnectReason(failure, streamOpen, options);
           process.stderr.write(`${visible(why)}; reconnecting in ${Math.round(backoff / 100) / 10} s\n`);
           try {
             await sleep(backoff, undefined, { signal: controller.signal });

@@ -3,6 +3,7 @@ import type { RouterOutputs } from '../../sdk/index.js';
 import { clientFor, globalOptions } from '../client.js';
 import { parsePositiveInteger, parsePositiveNumber } from '../options.js';
 import { orDash, printJson, printLine, printTable, shortDate, yesNo } from '../output.js';
+import { usd } from '../usd.js';
 
 type ApiToken = RouterOutputs['tokens']['list']['items'][number];
 
@@ -15,8 +16,8 @@ function row(t: ApiToken): string[] {
     t.prefix,
     yesNo(t.enabled),
     yesNo(t.admin),
-    `$${t.spentUsd.toFixed(4)}`,
-    orDash(t.spendLimitUsd, (v) => usdLimit(Number(v))),
+    usd(t.spentUsd),
+    orDash(t.spendLimitUsd, usd),
     orDash(t.rateLimitPerMinute, (v) => `${v}/min`),
     shortDate(t.createdAt),
     shortDate(t.lastUsedAt),
@@ -115,10 +116,4 @@ export function registerTokensCommand(program: Command): void {
       if (globalOptions(command).json) return printJson(deleted);
       printLine(`Token ${deleted.id} deleted.`);
     });
-}
-
-/** Limits go down to $0.0001: whole cents are shown to the cent, anything finer to four places, like the spend. */
-function usdLimit(v: number): string {
-  const cents = v * 100;
-  return `$${v.toFixed(Math.abs(cents - Math.round(cents)) < 1e-9 ? 2 : 4)}`;
 }

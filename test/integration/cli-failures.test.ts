@@ -63,9 +63,19 @@ describe('gatewayctl against something that is not a working gateway', () => {
     expect(lines(tailWeb.stderr)).toEqual(['error: http_error: the server answered 200 with text/html, not a gateway answer: <html>welcome</html>']);
   });
 
-  it("reports the gateway's 404 when the URL has a path it does not serve", async () => {
-    const r = await runCli(['tokens', 'list'], { url: `${env.baseUrl}/v1`, token: tenant.token });
-    expect(r).toMatchObject({ code: 1, stdout: '' });
-    expect(r.stderr).toMatch(/^error: not_found_error: No route for GET \/v1\/trpc\/tokens\.list\n$/);
+  it("says to drop /v1 from the URL on the gateway's 404 for it, for calls and for tail", async () => {
+    const [call, tail, otherPath] = await Promise.all([
+      runCli(['tokens', 'list'], { url: `${env.baseUrl}/v1`, token: tenant.token }),
+      runCli(['tail'], { url: `${env.baseUrl}/v1`, token: tenant.token }),
+      runCli(['tokens', 'list'], { url: `${env.baseUrl}/api`, token: tenant.token }),
+    ]);
+    const dropV1 = `The gateway URL (--url or GATEWAY_URL) must be its base URL, without /v1: use ${env.baseUrl}`;
+    expect(call).toMatchObject({ code: 1, stdout: '', stderr: `error: not_found_error: No route for GET /v1/trpc/tokens.list. ${dropV1}\n` });
+    expect(tail).toMatchObject({ code: 1, stdout: '', stderr: `error: not_found_error: No route for GET /v1/v1/analytics/live. ${dropV1}\n` });
+    // Another path: no guess at the right URL, but the same reminder.
+    expect(otherPath).toMatchObject({ code: 1, stdout: '' });
+    expect(lines(otherPath.stderr)).toEqual([
+      `error: not_found_error: No route for GET /api/trpc/tokens.list. Check that the gateway URL (--url or GATEWAY_URL) is its base URL, such as ${env.baseUrl}, without /v1 or an API path.`,
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lines, type CliResult } from '../support/cli.js';
@@ -272,6 +273,35 @@ describe('gatewayctl tail reconnecting', () => {
       expect(r).toMatchObject({ code: 1, connections: opened ? 2 : 1 });
       expect(lines(r.stderr)).toEqual([...(opened ? ['stream ended; reconnecting in 0.5 s'] : []), error]);
     });
+  });
+
+  it('says the gateway cannot be reached, not that a stream ended, while its port refuses connections', async () => {
+    // A live tap that sends one stream and goes away with it: from then on its port refuses
+    // connections, as a stopped gateway's does.
+    const gateway = createServer((req, res) => {
+      gateway.close();
+      res.setHeader('connection', 'close');
+      streamOf('req_1')(res, req);
+    });
+    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+    const tail = start(['tail'], { GATEWAY_URL: url, GATEWAY_TOKEN: 'gw_x' });
+    try {
+      await until(() => tail.stderr().includes('reconnecting in 2 s'), 'the third wait');
+      tail.child.kill('SIGINT');
+      const r = await tail.exited;
+      expect(r).toMatchObject({ code: 0 });
+      expect(lines(r.stdout)).toEqual([expect.stringContaining('req_1')]);
+      const [ended, ...refused] = lines(r.stderr);
+      const at = url.replaceAll('.', '\\.');
+      expect(ended).toBe('stream ended; reconnecting in 0.5 s');
+      expect(refused.slice(0, 2)).toEqual([
+        expect.stringMatching(new RegExp(`^cannot reach gateway at ${at}: .*ECONNREFUSED.*; reconnecting in 1 s$`)),
+        expect.stringMatching(new RegExp(`^cannot reach gateway at ${at}: .*ECONNREFUSED.*; reconnecting in 2 s$`)),
+      ]);
+    } finally {
+      tail.child.kill('SIGKILL');
+    }
   });
 
   it('stops at once on Ctrl-C while waiting to reconnect', async () => {

@@ -83,9 +83,9 @@ describe('gatewayctl ab-tests and feedback', () => {
     expect(shown.stdout).toMatch(/VARIANT\s*│\s*WEIGHT\s*│\s*REQUESTS\s*│\s*ERRORS\s*│\s*AVG LATENCY\s*│\s*TOTAL COST\s*│\s*AVG COST\s*│\s*AVG SCORE\s*│\s*FEEDBACK/);
     const served = rowWith(shown.stdout, `│ ${variant} `);
     expect(served[0]).toBe(variant);
-    expect(served.slice(2)).toEqual(['1', '0', expect.stringMatching(/^\d+ ms$/), expect.stringMatching(/^\$0\.\d{6}$/), expect.stringMatching(/^\$0\.\d{6}$/), '4.00', '1']);
+    expect(served.slice(2)).toEqual(['1', '0', expect.stringMatching(/^\d+ ms$/), expect.stringMatching(/^\$0\.\d{2,8}$/), expect.stringMatching(/^\$0\.\d{2,8}$/), '4.00', '1']);
     const other = variant === 'openai/gpt-4o-mini' ? 'gemini/gemini-2.0-flash' : 'openai/gpt-4o-mini';
-    expect(rowWith(shown.stdout, `│ ${other} `).slice(2)).toEqual(['0', '0', '-', '$0.000000', '-', '-', '0']);
+    expect(rowWith(shown.stdout, `│ ${other} `).slice(2)).toEqual(['0', '0', '-', '$0.00', '-', '-', '0']);
 
     const paused = await cli(['ab-tests', 'pause', id]);
     expect(paused).toMatchObject({ code: 0, stderr: '', stdout: `A/B test ${id} (qa simple) paused.\n` });
@@ -180,7 +180,7 @@ describe('gatewayctl providers and models', () => {
     expect(JSON.parse(stats.stdout).items).toContainEqual(expect.objectContaining({ provider, model, requests: 1, errors: 0 }));
     expect(cache).toMatchObject({ code: 0, stderr: '' });
     expect(cache.stdout).toMatch(/MODEL\s*│\s*HITS\s*│\s*TOKENS SAVED IN\/OUT\s*│\s*EST\. SAVED/);
-    expect(lines(cache.stdout).at(-1)).toMatch(/^Hit rate 0\.0% \(0 of 1 requests\), 0 tokens and about \$0 saved\.$/);
+    expect(lines(cache.stdout).at(-1)).toMatch(/^Hit rate 0\.0% \(0 of 1 requests\), 0 tokens and about \$0\.00 saved\.$/);
 
     const distribution = await cli(['analytics', 'routing', '--distribution']);
     expect(distribution).toMatchObject({ code: 0, stderr: '' });

@@ -33,8 +33,9 @@ describe('gatewayctl', () => {
   it('health prints a table, and the raw result with --json (no token needed)', async () => {
     const table = await cli(['health'], { token: '' });
     expect(table).toMatchObject({ code: 0, stderr: '' });
-    expect(table.stdout).toMatch(/STATUS\s*│\s*ok/);
+    expect(table.stdout).toMatch(/STATUS\s*│\s*ok\s*│/);
     expect(table.stdout).toMatch(/DATABASE\s*│\s*reachable/);
+    expect(table.stdout).toMatch(/LOG WRITER\s*│\s*committing/);
     expect(table.stdout).toMatch(/RATE LIMITS\s*│\s*per process/);
 
     const json = await cli(['--json', 'health', '--url', env.baseUrl], { url: 'http://127.0.0.1:1', token: '' });
@@ -58,7 +59,7 @@ describe('gatewayctl', () => {
     const list = await cli(['tokens', 'list', '--token', tenant.token], { token: 'gw_wrong' });
     expect(list.code).toBe(0);
     const row = lines(list.stdout).find((l) => l.includes(id)) ?? '';
-    for (const cell of ['ci-bot', listedBySdk!.prefix, '$0.0000', '$12.50', '60/min']) expect(row).toContain(cell);
+    for (const cell of ['ci-bot', listedBySdk!.prefix, '│ $0.00 │', '$12.50', '60/min']) expect(row).toContain(cell);
     expect(list.stdout).toMatch(/ID\s*│\s*NAME\s*│\s*PREFIX\s*│\s*ENABLED/);
     expect(list.stdout).not.toContain(secret);
     // The smallest limit is a hundredth of a cent: shown as such, not rounded to $0.00.
@@ -187,7 +188,10 @@ describe('gatewayctl health on a degraded gateway', () => {
       runCli(['--json', 'health'], { url: degraded.baseUrl, token: '' }),
     ]);
     expect(table).toMatchObject({ code: 3, stderr: '' });
-    expect(table.stdout).toMatch(/STATUS\s*│\s*degraded/);
+    // The status names its cause; the other parts read as fine.
+    expect(table.stdout).toMatch(/STATUS\s*│\s*degraded: rate-limit Redis unreachable\s*│/);
+    expect(table.stdout).toMatch(/DATABASE\s*│\s*reachable/);
+    expect(table.stdout).toMatch(/LOG WRITER\s*│\s*committing\s*│/);
     expect(table.stdout).toMatch(/RATE LIMITS\s*│\s*shared through Redis \(unreachable\)/);
     expect(json).toMatchObject({ code: 3, stderr: '' });
     expect(JSON.parse(json.stdout)).toMatchObject({ status: 'degraded', rateLimits: { shared: true, reachable: false } });
