@@ -1,5 +1,6 @@
 // Anthropic Messages wire format: POST /v1/messages (JSON or named SSE events), GET /v1/models.
 import { asArray, defaultMessage, intOrUndef, isObj, stopList, str, type Exchange, type FormatApi } from './exchange.js';
+import { jsonFromHint } from './json-hint.js';
 import { sendJson, sseFrame, streamFrames, type Frame } from './sse.js';
 import { newId, plan, textChars, type GenRequest, type Plan, type ToolMode } from './text.js';
 
@@ -127,7 +128,9 @@ async function messages(x: Exchange): Promise<void> {
     }),
   }];
   if (p.toolCall) {
-    frames.push({ kind: 'pre', data: ev('content_block_start', { index: 0, content_block: { type: 'tool_use', id: toolId, name: p.toolCall.name, input: {} } }) });
+    // The block start names the call: content-bearing (clients turn it into the call's first
+    // delta), so a cut after 0 chunks sends none of it.
+    frames.push({ kind: 'content', data: ev('content_block_start', { index: 0, content_block: { type: 'tool_use', id: toolId, name: p.toolCall.name, input: {} } }) });
     frames.push({ kind: 'pre', data: ev('ping', {}) });
     // The real API streams a call without arguments as one empty fragment, never as "{}".
     const argPieces = p.toolCall.arguments === '{}' ? [''] : p.toolCall.argPieces;
@@ -214,7 +217,7 @@ function blockText(content: unknown, counts: { images: number; chars: number }):
 
 function toGen(model: string, b: Record<string, unknown>, msgs: unknown[], maxTokens: number): GenRequest {
   const counts = { images: 0, chars: 0 };
-  blockText(b.system, counts);
+  const system = blockText(b.system, counts);
   let lastText = '';
   let lastIsToolResult = false;
   for (const m of msgs) {
@@ -232,6 +235,8 @@ function toGen(model: string, b: Record<string, unknown>, msgs: unknown[], maxTo
     model, promptChars: counts.chars, messageCount: msgs.length + (b.system ? 1 : 0), imageCount: counts.images,
     toolsChars: tools.length > 0 ? JSON.stringify(b.tools).length : 0,
     lastText, lastIsToolResult, maxTokens, stop: stopList(b.stop_sequences), tools, toolMode: toolMode(b.tool_choice),
+    // Anthropic has no JSON mode: callers with tools of their own ask for JSON in the system prompt.
+    json: jsonFromHint(system),
   };
 }
 

@@ -8,8 +8,9 @@
 // INVALID_ARGUMENT, reason API_KEY_INVALID, the answer to a wrong or revoked key.
 //
 // Several candidates (generationConfig.candidateCount, 1 to 8) repeat the same answer under
-// indexes 0..n-1; generationConfig.responseLogprobs adds a logprobsResult to each, one chosen
-// token per text piece with `logprobs` top candidates.
+// indexes 0..n-1, and usageMetadata.candidatesTokenCount counts the tokens of all of them.
+// generationConfig.responseLogprobs adds a logprobsResult to each: one chosen token per text
+// piece, and with generationConfig.logprobs set that many top candidates per piece as well.
 //
 // Thought signatures: the first functionCall part of an answer carries a `thoughtSignature`, as a
 // thinking model's does, and a gemini-3 (or later) model refuses a request whose current turn
@@ -22,6 +23,8 @@ import {
   asArray, bearer, defaultMessage, intOrUndef, isObj, queryParam, stopList, str,
   type Exchange, type FormatApi,
 } from './exchange.js';
+import { jsonFromHint } from './json-hint.js';
+import { geminiLogprobs, MAX_TOP } from './logprobs.js';
 import { sendJson, streamFrames, type Frame } from './sse.js';
 import { clampDims, embed, newId, plan, textChars, type GenRequest, type ToolMode } from './text.js';
 
@@ -140,19 +143,22 @@ async function generate(x: Exchange): Promise<void> {
   }
   const candidateCount = gc.candidateCount === undefined ? 1 : intOrUndef(gc.candidateCount);
   if (candidateCount === undefined || candidateCount < 1 || candidateCount > 8) return bad(x, '* GenerationConfig.candidate_count: must be between 1 and 8');
-  const topLogprobs = gc.responseLogprobs === true ? Math.max(0, intOrUndef(gc.logprobs) ?? 0) : undefined;
+  const wantLogprobs = gc.responseLogprobs === true;
+  const top = gc.logprobs === undefined ? undefined : Math.min(MAX_TOP, Math.max(0, intOrUndef(gc.logprobs) ?? 0));
 
   const p = plan(toGen(model, x.body, contents), x.state.outputTokens, x.state.modelQualities, x.state.replies);
   const responseId = newId('');
   const finishReason = p.finish === 'length' ? 'MAX_TOKENS' : 'STOP';
+  // `out` is one candidate's tokens; every candidate is generated, and billed.
   const usage = (out: number): Record<string, number> => ({
-    promptTokenCount: p.promptTokens, candidatesTokenCount: out, totalTokenCount: p.promptTokens + out,
+    promptTokenCount: p.promptTokens, candidatesTokenCount: out * candidateCount, totalTokenCount: p.promptTokens + out * candidateCount,
   });
-  const response = (parts: unknown[], out: number, finish?: string): Record<string, unknown> => ({
+  // `tokens`: the text pieces the parts hold (none for a function call).
+  const response = (parts: unknown[], tokens: readonly string[], out: number, finish?: string): Record<string, unknown> => ({
     candidates: Array.from({ length: candidateCount }, (_, index) => ({
       content: { role: 'model', parts },
       ...(finish ? { finishReason: finish } : {}),
-      ...(topLogprobs !== undefined ? { logprobsResult: logprobsOf(parts, topLogprobs) } : {}),
+      ...(wantLogprobs ? { logprobsResult: geminiLogprobs(tokens, top) } : {}),
       index,
     })),
     usageMetadata: x.omitUsage ? undefined : usage(out),
@@ -163,21 +169,21 @@ async function generate(x: Exchange): Promise<void> {
   const callPart = p.toolCall ? { functionCall: { name: p.toolCall.name, args: p.toolCall.args }, thoughtSignature: SIM_THOUGHT_SIGNATURE } : undefined;
   if (x.kind !== 'stream') {
     const parts = callPart ? [callPart] : [{ text: p.text }];
-    return sendJson(x.res, 200, JSON.stringify(response(parts, p.outputTokens, finishReason)));
+    return sendJson(x.res, 200, JSON.stringify(response(parts, p.pieces, p.outputTokens, finishReason)));
   }
 
   // Every frame carries cumulative usage; the last one carries finishReason together with the
   // last piece, as the real API does. Function calls arrive whole, in a single frame.
   const objects: Array<{ obj: unknown; kind: Frame['kind'] }> = [];
   if (callPart) {
-    objects.push({ obj: response([callPart], p.outputTokens, finishReason), kind: 'post' });
+    objects.push({ obj: response([callPart], [], p.outputTokens, finishReason), kind: 'post' });
   } else if (p.pieces.length === 0) {
-    objects.push({ obj: response([{ text: '' }], 0, finishReason), kind: 'post' });
+    objects.push({ obj: response([{ text: '' }], [], 0, finishReason), kind: 'post' });
   } else {
     const n = p.pieces.length;
     p.pieces.forEach((piece, i) => {
       const last = i === n - 1;
-      objects.push({ obj: response([{ text: piece }], i + 1, last ? finishReason : undefined), kind: last ? 'post' : 'content' });
+      objects.push({ obj: response([{ text: piece }], [piece], i + 1, last ? finishReason : undefined), kind: last ? 'post' : 'content' });
     });
   }
 
@@ -193,16 +199,6 @@ async function generate(x: Exchange): Promise<void> {
     delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter, firstContentDelayMs: x.firstContentDelayMs,
     contentType: sse ? 'text/event-stream' : 'application/json; charset=UTF-8',
   });
-}
-
-/** One chosen token per text part, with `top` alternatives (the chosen one first). */
-function logprobsOf(parts: unknown[], top: number): Record<string, unknown> {
-  const tokens = parts.map((part) => (isObj(part) && typeof part.text === 'string' ? part.text : '')).filter((t) => t !== '');
-  const candidate = (token: string, rank: number) => ({ token, tokenId: token.length + rank, logProbability: -0.25 * (rank + 1) });
-  return {
-    chosenCandidates: tokens.map((t) => candidate(t, 0)),
-    topCandidates: tokens.map((t) => ({ candidates: Array.from({ length: top }, (_, rank) => candidate(rank === 0 ? t : `${t}~${rank}`, rank)) })),
-  };
 }
 
 function takesPenalties(model: string): boolean {
@@ -258,7 +254,7 @@ function partsText(parts: unknown, counts: { chars: number; images: number }): {
 
 function toGen(model: string, b: Record<string, unknown>, contents: unknown[]): GenRequest {
   const counts = { chars: 0, images: 0 };
-  if (isObj(b.systemInstruction)) partsText(b.systemInstruction.parts, counts);
+  const system = isObj(b.systemInstruction) ? partsText(b.systemInstruction.parts, counts).text : '';
   let lastText = '';
   let lastIsToolResult = false;
   for (const c of contents) {
@@ -274,6 +270,8 @@ function toGen(model: string, b: Record<string, unknown>, contents: unknown[]): 
   const gc = isObj(b.generationConfig) ? b.generationConfig : {};
   let json: GenRequest['json'];
   if (gc.responseMimeType === 'application/json') json = { schema: gc.responseJsonSchema ?? gc.responseSchema };
+  // JSON mode cannot go with function calling here, so callers ask for it in the system instruction.
+  else json = jsonFromHint(system);
   return {
     model, promptChars: counts.chars, messageCount: contents.length, imageCount: counts.images,
     toolsChars: tools.length > 0 ? JSON.stringify(b.tools).length : 0,

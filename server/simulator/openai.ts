@@ -5,6 +5,7 @@ import {
   asArray, bearer, defaultMessage, intOrUndef, isObj, stopList, str,
   type Exchange, type FormatApi,
 } from './exchange.js';
+import { MAX_TOP, openaiLogprobs } from './logprobs.js';
 import { sendJson, sseFrame, streamFrames, type Frame } from './sse.js';
 import { clampDims, embed, estimateTokens, newId, plan, textChars, type GenRequest, type Plan, type ToolMode } from './text.js';
 
@@ -77,8 +78,13 @@ async function chat(x: Exchange): Promise<void> {
   const outputTokens = p.outputTokens * n;
   const usage = { prompt_tokens: p.promptTokens, completion_tokens: outputTokens, total_tokens: p.promptTokens + outputTokens };
   const finish = finishReason(p);
+  // `logprobs: true` (with `top_logprobs` alternatives per token): one entry per text piece. A
+  // tool call has no content tokens to report.
+  const top = b.logprobs === true ? Math.min(MAX_TOP, Math.max(0, intOrUndef(b.top_logprobs) ?? 0)) : undefined;
+  const tokenLogprobs = top !== undefined && !p.toolCall ? openaiLogprobs(p.pieces, top) : undefined;
 
   if (b.stream !== true) {
+    const logprobs = top === undefined ? null : { content: tokenLogprobs ?? null, refusal: null };
     const choices: ChatCompletion['choices'] = [];
     for (let index = 0; index < n; index++) {
       choices.push({
@@ -86,7 +92,7 @@ async function chat(x: Exchange): Promise<void> {
         message: p.toolCall
           ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: newId('call_'), type: 'function', function: { name: p.toolCall.name, arguments: p.toolCall.arguments } }] }
           : { role: 'assistant', content: p.text, refusal: null },
-        logprobs: null,
+        logprobs,
         finish_reason: finish,
       });
     }
@@ -100,22 +106,31 @@ async function chat(x: Exchange): Promise<void> {
   }
 
   const includeUsage = !x.omitUsage && isObj(b.stream_options) && b.stream_options.include_usage === true;
-  const chunk = (delta: ChatChunk['choices'][number]['delta'], fin: FinishReason, index = 0): string => {
-    const c: ChatChunk = { id, object: 'chat.completion.chunk', created, model, choices: [{ index, delta, finish_reason: fin }] };
+  const chunk = (delta: ChatChunk['choices'][number]['delta'], fin: FinishReason, index = 0, lp?: unknown[]): string => {
+    const choice: ChatChunk['choices'][number] = { index, delta, finish_reason: fin };
+    // With logprobs asked for, every choice carries the field: its own tokens' entries, else null.
+    if (top !== undefined) choice.logprobs = lp ? { content: lp, refusal: null } : null;
+    const c: ChatChunk = { id, object: 'chat.completion.chunk', created, model, choices: [choice] };
     // OpenAI sends usage: null on every chunk once include_usage is on; the last one carries it.
     if (includeUsage) c.usage = null;
     return sseFrame(c);
   };
   const frames: Frame[] = [];
-  // With n > 1, every choice's role-only opening comes before any content (as vLLM sends them),
-  // then the pieces of the choices interleaved.
+  // With n > 1, every choice's opening (the role, with a tool call's id and name when there is
+  // one) comes before the rest of any choice (as vLLM sends them), then the pieces of the choices
+  // interleaved.
   if (p.toolCall) {
     const tc = p.toolCall;
-    for (let i = 0; i < n; i++) frames.push({ kind: 'pre', data: chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: newId('call_'), type: 'function', function: { name: tc.name, arguments: '' } }] }, null, i) });
+    // The call's id and name open it in the same chunk as the role, as OpenAI sends them: a
+    // content-bearing chunk, so a cut after 0 chunks sends none of it.
+    for (let i = 0; i < n; i++) frames.push({ kind: 'content', data: chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: newId('call_'), type: 'function', function: { name: tc.name, arguments: '' } }] }, null, i) });
     for (const a of tc.argPieces) for (let i = 0; i < n; i++) frames.push({ kind: 'content', data: chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] }, null, i) });
   } else {
     for (let i = 0; i < n; i++) frames.push({ kind: 'pre', data: chunk({ role: 'assistant', content: '' }, null, i) });
-    for (const piece of p.pieces) for (let i = 0; i < n; i++) frames.push({ kind: 'content', data: chunk({ content: piece }, null, i) });
+    p.pieces.forEach((piece, k) => {
+      const lp = tokenLogprobs ? [tokenLogprobs[k]!] : undefined;
+      for (let i = 0; i < n; i++) frames.push({ kind: 'content', data: chunk({ content: piece }, null, i, lp) });
+    });
   }
   for (let i = 0; i < n; i++) frames.push({ kind: 'post', data: chunk({}, finish, i) });
   if (includeUsage) {

@@ -3,7 +3,10 @@ import type { ServerResponse } from 'node:http';
 
 export interface Frame {
   data: string;
-  /** pre: before any content (role chunk, block start); content: one generated piece; post: terminal. */
+  /**
+   * pre: before any content (role chunk, text block start); content: one generated piece, or the
+   * opening of a tool call (its id and name); post: terminal.
+   */
   kind: 'pre' | 'content' | 'post';
   /** A terminal frame that also carries the last piece (Gemini): paced like a content frame. */
   paced?: boolean;
@@ -59,9 +62,13 @@ export async function streamFrames(res: ServerResponse, frames: Frame[], opts: S
     return;
   }
 
+  // The head goes out at once, as a provider's does, even when no frame precedes the first
+  // content (Gemini has none) and that content is delayed or cut away.
+  res.flushHeaders();
   const cutAfter = opts.cutAfter;
   let sent = 0;
-  let last: Promise<void> = Promise.resolve();
+  // Resolves once the head reached the kernel: an empty socket write calls back after the ones before it.
+  let last: Promise<void> = new Promise((resolve) => { if (res.socket) res.socket.write('', () => resolve()); else resolve(); });
   const write = (data: string): void => {
     // Remember when the latest frame reached the kernel, so a cut never discards sent frames.
     last = new Promise((resolve) => { res.write(data, () => resolve()); });

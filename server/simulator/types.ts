@@ -44,7 +44,11 @@ export interface FaultRule {
   retryAfterSeconds?: number;
   /** Destroy the socket without any response. */
   resetConnection?: boolean;
-  /** Streaming: send at most N content chunks, then destroy the socket (never the terminal event). */
+  /**
+   * Streaming: send at most N content-bearing chunks (text pieces, or tool-call parts: the frame
+   * that opens a call with its id and name counts as one), then destroy the socket (never the
+   * terminal event). 0 cuts before any content.
+   */
   cutStreamAfterChunks?: number;
   /** Streaming: send the head and the opening frames at once, then wait this long before the first content (a model slow to start). */
   firstContentDelayMs?: number;
