@@ -51,8 +51,19 @@ describe('auto-ab job', () => {
       expect(gw.routing.abTestId).toBe(test.id);
       await c.env.http('POST', '/v1/feedback', { token: t.token, body: { requestId: gw.requestId, score: gw.model === 'gpt-4o-mini' ? 5 : 2 } });
     }
+    // The test's ratings are evidence for its cell (the requests' rows have no cell: the
+    // classifier counts as bypassed for A/B-routed calls): 18 seeded scores plus the test's 30.
+    const [rated] = await c.query(`select count(*)::int n from feedback where tenant_id = $1 and task_type = 'qa' and complexity = 'simple'`, [t.tenantId]);
+    expect(rated.n).toBe(48);
+    const learned = c.env.services.dataPlane.routing.cellQuality(t.tenantId, 'qa', 'simple')!;
+    expect([...learned.values()].reduce((n, s) => n + s.count, 0)).toBe(48);
+
     const resolved = await runJob(t.token);
     expect(resolved.body.summary).toContain('completed 1');
+    // With the test over, routing goes by what it found: the winner, not the pre-test evidence.
+    await c.env.services.dataPlane.routing.reloadTenant(t.tenantId);
+    const after = await c.env.http('POST', '/v1/chat/completions', { token: t.token, body: { model: '', messages: [{ role: 'user', content: 'after the test' }], routing_hint: 'qa', complexity_hint: 'simple' } });
+    expect(after.body._gateway).toMatchObject({ provider: 'openai', model: 'gpt-4o-mini', routing: { routedBy: 'adaptive' } });
     const done = (await c.env.http('GET', `/v1/ab-tests/${test.id}`, { token: t.token })).body;
     expect(done.status).toBe('completed');
     expect(done.completionReason).toContain('winner openai/gpt-4o-mini');

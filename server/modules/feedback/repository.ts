@@ -1,6 +1,6 @@
 import { and, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { feedback, judgeConfig, requests, type FeedbackRow, type JudgeConfigRow } from '../../db/schema/index.js';
+import { abTests, feedback, judgeConfig, requests, type FeedbackRow, type JudgeConfigRow } from '../../db/schema/index.js';
 import { exactTime, olderThan, type Cursor, type KeysetRow } from '../../lib/cursor.js';
 
 /** The rated target, as grouped by the quality reports. */
@@ -18,10 +18,23 @@ const qualityColumns = {
 };
 
 export const feedbackRepository = {
+  /** The request a score is for, with the cell of the A/B test that routed it (if one did). */
   async findRequest(db: Executor, tenantId: string, requestId: string) {
     const rows = await db
-      .select({ id: requests.id, provider: requests.provider, model: requests.model, taskType: requests.taskType, complexity: requests.complexity, status: requests.status, errorType: requests.errorType, endpoint: requests.endpoint })
+      .select({
+        id: requests.id,
+        provider: requests.provider,
+        model: requests.model,
+        taskType: requests.taskType,
+        complexity: requests.complexity,
+        status: requests.status,
+        errorType: requests.errorType,
+        endpoint: requests.endpoint,
+        abTestTaskType: abTests.taskType,
+        abTestComplexity: abTests.complexity,
+      })
       .from(requests)
+      .leftJoin(abTests, and(eq(abTests.tenantId, requests.tenantId), eq(abTests.id, requests.abTestId)))
       .where(and(eq(requests.tenantId, tenantId), eq(requests.id, requestId)))
       .limit(1);
     return rows[0];

@@ -92,6 +92,7 @@ export class FeedbackService {
       throw new GatewayError('conflict_error', `Request '${requestId}' failed (${request.errorType ?? 'error'}): there is no answer to score`);
     }
     if (request.endpoint !== 'chat') throw new GatewayError('conflict_error', `Request '${requestId}' is an embeddings call: there is no answer to score`);
+    const cell = scoredCell(request);
     // The request row is held (FOR KEY SHARE) while the score is written: a deletion of it (log
     // retention) waits for this to commit, so its rollup triggers see the score and take it out;
     // a deletion already under way makes this wait, then find no row (404). Otherwise a score
@@ -108,14 +109,14 @@ export class FeedbackService {
         comment,
         provider: request.provider,
         model: request.model,
-        taskType: request.taskType,
-        complexity: request.complexity,
+        taskType: cell.taskType,
+        complexity: cell.complexity,
       });
       return { previous, saved };
     });
     if (!written) throw notFound('Request', requestId);
     const { previous, saved } = written;
-    this.d.routing.addFeedback(tenantId, { taskType: request.taskType, complexity: request.complexity, provider: request.provider, model: request.model, score, previousScore: previous?.score });
+    this.d.routing.addFeedback(tenantId, { taskType: cell.taskType, complexity: cell.complexity, provider: request.provider, model: request.model, score, previousScore: previous?.score });
     await this.d.routing.announce(this.d.pool, tenantId, { local: false });
     return toDto(saved);
   }
@@ -230,4 +231,17 @@ function toDto(r: FeedbackRow): Dto {
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
   };
+}
+
+/**
+ * The routing cell a score is evidence for: the request's own, or, for a request an A/B test routed
+ * (its row has no cell: the classifier counts as bypassed), the test's when the test names one
+ * whole. Without it, a test's ratings never reached routing: the cell's evidence froze while the
+ * test ran, and once an auto-ab test had found a decisive winner, routing went back to the loser.
+ * A score with no cell (a pinned model, a test on "any") is not learned from.
+ */
+function scoredCell(request: { taskType: string | null; complexity: string | null; abTestTaskType: string | null; abTestComplexity: string | null }): { taskType: string | null; complexity: string | null } {
+  if (request.taskType && request.complexity) return { taskType: request.taskType, complexity: request.complexity };
+  if (request.abTestTaskType && request.abTestComplexity) return { taskType: request.abTestTaskType, complexity: request.abTestComplexity };
+  return { taskType: null, complexity: null };
 }
