@@ -55,6 +55,8 @@ export interface Scored extends Target {
   quality: number;
   /** quality minus `caution` standard errors: what the estimate is surely worth. */
   assured: number;
+  /** quality plus `caution` standard errors: what the model may well be worth. */
+  possible: number;
   samples: number;
   /** Whether the estimate rests on feedback (samples >= minSamples) rather than the prior. */
   evidence: boolean;
@@ -72,24 +74,41 @@ export function score(t: Target, complexity: Complexity, stat: QualityStat | und
   const evidence = n >= policy.minSamples;
   const weight = evidence ? policy.priorStrength + n : policy.priorStrength;
   const quality = evidence ? (p * policy.priorStrength + stat!.sum) / weight : p;
-  // A prior is taken at face value; measured means are discounted by their standard error.
-  const assured = evidence ? quality - (policy.caution * SCORE_SD) / Math.sqrt(weight) : quality;
-  return { provider: t.provider, model: t.model, quality, assured, samples: n, evidence, price: blendedPrice(t) };
+  // A measured mean is known to within its standard error; a prior is a guess (see rank()).
+  const margin = evidence ? (policy.caution * SCORE_SD) / Math.sqrt(weight) : 0;
+  return { provider: t.provider, model: t.model, quality, assured: quality - margin, possible: quality + margin, samples: n, evidence, price: blendedPrice(t) };
 }
 
 /**
- * Candidates ordered best-first under the policy: the chosen one first (the cheapest whose
- * estimate is within tolerance of the best assured estimate), then the rest by quality, then price.
+ * What a candidate's estimate sets the bar at. In a cell without feedback the priors are all there
+ * is, and set it as they are. Once some candidates have scores, a prior counts as what it is worth,
+ * `priorStrength` scores, and is discounted as a mean of that many would be: otherwise a model
+ * nobody has rated (one the provider just added, an expensive one never picked) outbids every
+ * rated model whose users score strictly (a 4 for a good answer), and takes the cell.
+ */
+function barOf(s: Scored, cellHasEvidence: boolean, policy: ScoringPolicy): number {
+  if (s.evidence || !cellHasEvidence) return s.assured;
+  return s.quality - (policy.caution * SCORE_SD) / Math.sqrt(policy.priorStrength);
+}
+
+/**
+ * Candidates ordered best-first under the policy: the chosen one first, then the rest by quality,
+ * then price. The chosen one is the cheapest that may be within tolerance of the best: the bar is
+ * the best estimate surely worth (barOf), and a candidate with scores is eligible while its
+ * estimate plus a standard error reaches the bar less the tolerance. A cheaper model rated as well
+ * as the best is otherwise kept out for hundreds of ratings: its mean is shrunk toward its tier's
+ * (lower) prior while the best's rests on many scores; chosen, it gets the scores that settle it.
  */
 export function rank(candidates: Target[], complexity: Complexity, stats: Map<string, QualityStat> | undefined, policy: ScoringPolicy, latencyMs?: (t: Target) => number): Scored[] {
   const scored = candidates.map((t) => score(t, complexity, stats?.get(targetKey(t.provider, t.model)), policy));
   if (scored.length === 0) return scored;
-  const best = Math.max(...scored.map((s) => s.assured));
+  const cellHasEvidence = hasEvidence(scored);
+  const best = Math.max(...scored.map((s) => barOf(s, cellHasEvidence, policy)));
   // A hair of slack so that a candidate exactly at the tolerance is not lost to float rounding.
   const floor = best - policy.tolerance[complexity] - 1e-9;
   const lat = latencyMs ?? (() => 0);
   const byQualityThenPrice = (a: Scored, b: Scored) => b.quality - a.quality || a.price - b.price || lat(a) - lat(b);
-  const eligible = scored.filter((s) => s.quality >= floor).sort((a, b) => a.price - b.price || lat(a) - lat(b) || b.quality - a.quality);
+  const eligible = scored.filter((s) => s.possible >= floor).sort((a, b) => a.price - b.price || lat(a) - lat(b) || b.quality - a.quality);
   const chosen = eligible[0]!;
   return [chosen, ...scored.filter((s) => s !== chosen).sort(byQualityThenPrice)];
 }
