@@ -327,6 +327,42 @@ describe('LLM judge', () => {
   });
 });
 
+describe('user and judge scores in routing', () => {
+  it('counts one score per request, the user\'s over the judge\'s, in memory and in the database alike', async () => {
+    const t = await c.env.createTenant();
+    const routed = async (content: string) => {
+      const res = await c.env.http('POST', '/v1/chat/completions', { token: t.token, body: { model: '', messages: [{ role: 'user', content }], routing_hint: 'qa', complexity_hint: 'simple', cache: false } });
+      await c.waitForCount('select count(*) n from requests where id = $1', [res.body._gateway.requestId], 1);
+      return res.body._gateway as { requestId: string; provider: string; model: string };
+    };
+    const first = await routed('graded and rated');
+    const second = await routed('graded only');
+    const judge = (requestId: string, score: number) => c.env.services.feedback.record(t.tenantId, requestId, score, 'judge', null);
+    const routing = c.env.services.dataPlane.routing;
+    const counted = () => {
+      const all = [...(routing.cellQuality(t.tenantId, 'qa', 'simple')?.values() ?? [])];
+      return { count: all.reduce((n, s) => n + s.count, 0), sum: all.reduce((n, s) => n + s.sum, 0) };
+    };
+
+    await judge(first.requestId, 1);
+    expect(counted()).toEqual({ count: 1, sum: 1 });
+    // The user's score takes the grade's place...
+    await c.env.http('POST', '/v1/feedback', { token: t.token, body: { requestId: first.requestId, score: 5 } });
+    expect(counted()).toEqual({ count: 1, sum: 5 });
+    // ...and a later grade of the same answer changes nothing.
+    await judge(first.requestId, 2);
+    expect(counted()).toEqual({ count: 1, sum: 5 });
+    // A request only the judge graded counts its grade.
+    await judge(second.requestId, 3);
+    expect(counted()).toEqual({ count: 2, sum: 8 });
+    // What another node loads from the database agrees (both rows are kept, one counts).
+    await routing.reloadTenant(t.tenantId);
+    expect(counted()).toEqual({ count: 2, sum: 8 });
+    const [rows] = await c.query('select count(*)::int n from feedback where tenant_id = $1', [t.tenantId]);
+    expect(rows.n).toBe(3);
+  });
+});
+
 describe('security', () => {
   const ctx = (): SecurityContext => ({ owner: c.tenant, other, ids });
   securityMatrix(() => c.env, ctx, [

@@ -3,6 +3,7 @@ import type { AbVariant } from '../../db/schema/ab-tests.js';
 import { notify, type PgListener } from '../../db/listener.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Complexity, TaskType } from '../types.js';
+import { countedFeedback } from './counted-feedback.js';
 
 // What routing needs to know about each workspace, held in memory so the request path never
 // queries the database: active A/B tests and feedback aggregates per cell and target. A change
@@ -181,7 +182,8 @@ export class RoutingState {
       ),
       this.pool.query<{ tenant_id: string; task_type: string; complexity: string; provider: string; model: string; sum: number; count: number }>(
         `select tenant_id, task_type, complexity, provider, model, sum(score)::float8 as sum, count(*)::int as count
-           from feedback where task_type is not null and complexity is not null and provider is not null and model is not null ${filter}
+           from feedback f where task_type is not null and complexity is not null and provider is not null and model is not null ${filter}
+            and ${countedFeedback('f')}
           group by tenant_id, task_type, complexity, provider, model`,
         params,
       ),

@@ -3,6 +3,7 @@ import type { Executor } from '../../db/client.js';
 import type { JobDefinition } from '../../jobs/queues.js';
 import { GatewayError } from '../../lib/errors.js';
 import { SYSTEM_ACTOR } from '../audit/service.js';
+import { countedFeedback } from '../../gateway/routing/counted-feedback.js';
 import type { Services } from '../../services.js';
 import { cellsOverlap, type Cell } from './cells.js';
 
@@ -79,8 +80,9 @@ type CellTargetRow = {
 async function cellStats(db: Executor, tenantId: string): Promise<CellTargetRow[]> {
   const res = await db.execute<CellTargetRow>(sql`
     select task_type, complexity, provider, model, count(*)::int as n, avg(score)::float8 as mean, var_samp(score)::float8 as variance
-      from feedback
+      from feedback f
      where tenant_id = ${tenantId} and task_type is not null and complexity is not null and provider is not null and model is not null
+       and ${sql.raw(countedFeedback('f'))}
      group by task_type, complexity, provider, model`);
   return res.rows;
 }
@@ -96,6 +98,7 @@ async function variantStats(db: Executor, tenantId: string, testId: string): Pro
       from requests r join feedback f on f.tenant_id = r.tenant_id and f.request_id = r.id
      where r.tenant_id = ${tenantId} and r.ab_test_id = ${testId}
        and r.status = 'ok' and r.provider || '/' || r.model = r.variant
+       and ${sql.raw(countedFeedback('f'))}
      group by r.variant`);
   return new Map(res.rows.map((r) => [r.variant, { n: r.n, mean: r.mean, variance: r.variance ?? 0 }]));
 }

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { Database } from '../../db/client.js';
 import type { FeedbackRow } from '../../db/schema/index.js';
 import type { LogWriter } from '../../gateway/log-writer.js';
+import { otherSource } from '../../gateway/routing/counted-feedback.js';
 import type { RoutingState } from '../../gateway/routing/state.js';
 import { resolvePinned } from '../../gateway/routing/targets.js';
 import { isChatModel } from '../../providers/model-kind.js';
@@ -100,6 +101,7 @@ export class FeedbackService {
     const written = await this.d.db.transaction(async (tx) => {
       if (!(await feedbackRepository.holdRequest(tx, tenantId, requestId))) return undefined;
       const previous = await feedbackRepository.findOne(tx, tenantId, requestId, source);
+      const other = await feedbackRepository.findOne(tx, tenantId, requestId, otherSource(source));
       const saved = await feedbackRepository.upsert(tx, {
         id: newId('fb'),
         tenantId,
@@ -112,11 +114,18 @@ export class FeedbackService {
         taskType: cell.taskType,
         complexity: cell.complexity,
       });
-      return { previous, saved };
+      return { previous, other, saved };
     });
     if (!written) throw notFound('Request', requestId);
-    const { previous, saved } = written;
-    this.d.routing.addFeedback(tenantId, { taskType: cell.taskType, complexity: cell.complexity, provider: request.provider, model: request.model, score, previousScore: previous?.score });
+    const { previous, other, saved } = written;
+    // Routing counts one score per request, the user's over the judge's (counted-feedback.ts):
+    // a judge grade on a request the user rated changes nothing there, and a user's first score on
+    // a request the judge graded takes the grade's place.
+    const counted = source === 'user' || !other;
+    if (counted) {
+      const replaced = previous?.score ?? (source === 'user' ? other?.score : undefined);
+      this.d.routing.addFeedback(tenantId, { taskType: cell.taskType, complexity: cell.complexity, provider: request.provider, model: request.model, score, previousScore: replaced });
+    }
     await this.d.routing.announce(this.d.pool, tenantId, { local: false });
     return toDto(saved);
   }
