@@ -51,6 +51,8 @@ const ConfigSchema = z.object({
   GATEWAY_ROUTING_SEED: z.coerce.number().int().optional(),
   /** Scales how far below the best a cheaper model may score and still be chosen: lower buys quality with money. */
   GATEWAY_ROUTING_TOLERANCE: z.coerce.number().min(0).max(10).default(1),
+  /** A feedback score's weight in routing halves every this many days (0: scores never fade). */
+  GATEWAY_FEEDBACK_HALF_LIFE_DAYS: z.coerce.number().min(0).max(3_650).default(30),
   /** on: this node runs pg-boss workers and fires schedules; off: jobs run only on demand. */
   GATEWAY_JOBS: bool.default(true),
   /**

@@ -69,7 +69,7 @@ export class DataPlane {
     configureHttp({ connectTimeoutMs: config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS });
     const classifierWarning = config.GATEWAY_CLASSIFIER_MODEL ? classifierModelWarning(config.GATEWAY_CLASSIFIER_MODEL) : undefined;
     if (classifierWarning) opts.logger.warn(classifierWarning);
-    this.routing = new RoutingState(opts.pool, opts.logger, opts.listener);
+    this.routing = new RoutingState(opts.pool, opts.logger, opts.listener, config.GATEWAY_FEEDBACK_HALF_LIFE_DAYS);
     this.judgeSampler = new JudgeSampler(opts.pool, this.routing, Math.random, opts.logger);
     this.engine = new RoutingEngine({
       state: this.routing,

@@ -56,7 +56,7 @@ describe('auto-ab job', () => {
     const [rated] = await c.query(`select count(*)::int n from feedback where tenant_id = $1 and task_type = 'qa' and complexity = 'simple'`, [t.tenantId]);
     expect(rated.n).toBe(48);
     const learned = c.env.services.dataPlane.routing.cellQuality(t.tenantId, 'qa', 'simple')!;
-    expect([...learned.values()].reduce((n, s) => n + s.count, 0)).toBe(48);
+    expect([...learned.values()].reduce((n, s) => n + (s.scores ?? s.count), 0)).toBe(48);
 
     const resolved = await runJob(t.token);
     expect(resolved.body.summary).toContain('completed 1');

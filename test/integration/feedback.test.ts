@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { newTimeOrderedId } from '../../server/lib/ids.js';
+import { RoutingState } from '../../server/gateway/routing/state.js';
+import { newId, newTimeOrderedId } from '../../server/lib/ids.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 import type { TestTenant } from '../support/harness.js';
@@ -341,7 +342,9 @@ describe('user and judge scores in routing', () => {
     const routing = c.env.services.dataPlane.routing;
     const counted = () => {
       const all = [...(routing.cellQuality(t.tenantId, 'qa', 'simple')?.values() ?? [])];
-      return { count: all.reduce((n, s) => n + s.count, 0), sum: all.reduce((n, s) => n + s.sum, 0) };
+      // Rounded: a score weighs a hair under 1 once a moment old (the feedback half-life).
+      const round = (x: number) => Math.round(x * 1000) / 1000;
+      return { count: round(all.reduce((n, s) => n + s.count, 0)), sum: round(all.reduce((n, s) => n + s.sum, 0)) };
     };
 
     await judge(first.requestId, 1);
@@ -360,6 +363,37 @@ describe('user and judge scores in routing', () => {
     expect(counted()).toEqual({ count: 2, sum: 8 });
     const [rows] = await c.query('select count(*)::int n from feedback where tenant_id = $1', [t.tenantId]);
     expect(rows.n).toBe(3);
+  });
+});
+
+describe('feedback half-life in routing', () => {
+  it('weighs a score 0.5^(age / half-life): old scores fade, and with a half-life of 0 none does', async () => {
+    const t = await c.env.createTenant();
+    const insert = (score: number, ageDays: number) =>
+      c.query(
+        `insert into feedback (id, tenant_id, request_id, score, source, provider, model, task_type, complexity, created_at, updated_at)
+         values ($1, $2, $3, $4, 'user', 'openai', 'gpt-4o-mini', 'qa', 'simple', now() - make_interval(days => $5), now() - make_interval(days => $5))`,
+        [newId('fb'), t.tenantId, newId('req'), score, ageDays],
+      );
+    for (let i = 0; i < 4; i++) await insert(1, 60);
+    await insert(5, 0);
+    const routing = c.env.services.dataPlane.routing;
+    await routing.reloadTenant(t.tenantId);
+    // The default half-life is 30 days: the four 60-day-old scores weigh a quarter each.
+    const stat = routing.cellQuality(t.tenantId, 'qa', 'simple')!.get('openai/gpt-4o-mini')!;
+    expect(stat.count).toBeCloseTo(2, 3);
+    expect(stat.sum).toBeCloseTo(6, 3);
+    expect(stat.scores).toBe(5);
+    expect(routing.feedbackCount(t.tenantId)).toBe(5);
+
+    const pool = new pg.Pool({ connectionString: c.env.databaseUrl, max: 1 });
+    try {
+      const undecayed = new RoutingState(pool, c.env.services.logger, undefined, 0);
+      await undecayed.reloadTenant(t.tenantId);
+      expect(undecayed.cellQuality(t.tenantId, 'qa', 'simple')!.get('openai/gpt-4o-mini')).toEqual({ count: 5, sum: 9, scores: 5 });
+    } finally {
+      await pool.end();
+    }
   });
 });
 

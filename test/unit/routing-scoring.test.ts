@@ -47,3 +47,12 @@ describe('adaptive scoring', () => {
     expect(pick([nano, mini, gpt41], 'medium', stats([[mini, 600, 5], [nano, 200, 4.5]]))).toBe('gpt-4.1-mini');
   });
 });
+
+describe('faded scores (the feedback half-life)', () => {
+  it('lets a model whose bad scores are long past back in, where the same scores given now keep it out', () => {
+    const s = (nanoStat: QualityStat) => new Map<string, QualityStat>([[targetKey(mini.provider, mini.model), { count: 400, sum: 1800, scores: 400 }], [targetKey(nano.provider, nano.model), nanoStat]]);
+    // Fifty 1s: given now, and given a year ago (with a 30-day half-life each weighs 0.0002).
+    expect(pick([nano, mini], 'simple', s({ count: 50, sum: 50, scores: 50 }))).toBe('gpt-4.1-mini');
+    expect(pick([nano, mini], 'simple', s({ count: 0.01, sum: 0.01, scores: 50 }))).toBe('gpt-4.1-nano');
+  });
+});

@@ -70,8 +70,11 @@ export function prior(t: Target, complexity: Complexity): number {
 
 export function score(t: Target, complexity: Complexity, stat: QualityStat | undefined, policy: ScoringPolicy): Scored {
   const p = prior(t, complexity);
+  // Evidence is a number of scores given; what they weigh (faded with age) is `count`. Faded
+  // scores leave the estimate near the prior, with its standard error, and the model short of
+  // samples: exploration tries it again.
   const n = stat?.count ?? 0;
-  const evidence = n >= policy.minSamples;
+  const evidence = (stat?.scores ?? n) >= policy.minSamples;
   const weight = evidence ? policy.priorStrength + n : policy.priorStrength;
   const quality = evidence ? (p * policy.priorStrength + stat!.sum) / weight : p;
   // A measured mean is known to within its standard error; a prior is a guess (see rank()).

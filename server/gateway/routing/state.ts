@@ -22,9 +22,18 @@ export interface ActiveAbTest {
   createdAt: Date;
 }
 
+/**
+ * A target's feedback on a cell. With a feedback half-life, each score weighs 0.5^(age / half-life)
+ * (age since it was given or last changed): `count` is the scores' total weight and `sum` their
+ * weighted sum, so the mean follows what users say now, and a model whose old scores have faded
+ * is short of evidence again and explored again (one that got better gets back in; one that got
+ * worse stops riding on its past). Without one, every score weighs 1.
+ */
 export interface QualityStat {
   sum: number;
   count: number;
+  /** How many scores, whatever their weight (MIN_SAMPLES counts scores given); `count` when absent. */
+  scores?: number;
 }
 
 export interface JudgeSettings {
@@ -65,6 +74,8 @@ export class RoutingState {
     private readonly logger: Logger,
     /** Hears changes made by other processes; without it, only the periodic full reload does. */
     private readonly listener?: PgListener,
+    /** Days for a score's weight to halve; 0 for none (see QualityStat). */
+    private readonly halfLifeDays = 0,
   ) {}
 
   async start(): Promise<void> {
@@ -116,11 +127,12 @@ export class RoutingState {
     let cell = state.quality.get(ck);
     if (!cell) state.quality.set(ck, (cell = new Map()));
     const tk = targetKey(f.provider, f.model);
-    const stat = cell.get(tk) ?? { sum: 0, count: 0 };
+    const stat = cell.get(tk) ?? { sum: 0, count: 0, scores: 0 };
     if (f.previousScore !== undefined) stat.sum += f.score - f.previousScore;
     else {
       stat.sum += f.score;
       stat.count += 1;
+      stat.scores = (stat.scores ?? 0) + 1;
       state.feedbackCount += 1;
     }
     cell.set(tk, stat);
@@ -174,14 +186,16 @@ export class RoutingState {
       return s;
     };
     const filter = tenantId === null ? '' : 'and tenant_id = $1';
+    // A number of this process's own configuration, not input: written into the query as it is.
+    const weight = this.halfLifeDays > 0 ? `power(0.5, greatest(0, extract(epoch from now() - f.updated_at)) / ${this.halfLifeDays * 86_400})` : '1';
     const params = tenantId === null ? [] : [tenantId];
     const [tests, quality, judges] = await Promise.all([
       this.pool.query<{ id: string; tenant_id: string; name: string; task_type: string | null; complexity: string | null; variants: AbVariant[]; created_at: Date }>(
         `select id, tenant_id, name, task_type, complexity, variants, created_at from ab_tests where status = 'active' ${filter} order by created_at desc`,
         params,
       ),
-      this.pool.query<{ tenant_id: string; task_type: string; complexity: string; provider: string; model: string; sum: number; count: number }>(
-        `select tenant_id, task_type, complexity, provider, model, sum(score)::float8 as sum, count(*)::int as count
+      this.pool.query<{ tenant_id: string; task_type: string; complexity: string; provider: string; model: string; sum: number; count: number; scores: number }>(
+        `select tenant_id, task_type, complexity, provider, model, sum(score * ${weight})::float8 as sum, sum(${weight})::float8 as count, count(*)::int as scores
            from feedback f where task_type is not null and complexity is not null and provider is not null and model is not null ${filter}
             and ${countedFeedback('f')}
           group by tenant_id, task_type, complexity, provider, model`,
@@ -198,8 +212,8 @@ export class RoutingState {
       const ck = cellKey(q.task_type, q.complexity);
       let cell = s.quality.get(ck);
       if (!cell) s.quality.set(ck, (cell = new Map()));
-      cell.set(targetKey(q.provider, q.model), { sum: q.sum, count: q.count });
-      s.feedbackCount += q.count;
+      cell.set(targetKey(q.provider, q.model), { sum: q.sum, count: q.count, scores: q.scores });
+      s.feedbackCount += q.scores;
     }
   }
 }
