@@ -366,6 +366,22 @@ describe('user and judge scores in routing', () => {
   });
 });
 
+describe('concurrent scores for one request', () => {
+  it('count once in routing memory, as in the database', async () => {
+    const t = await c.env.createTenant();
+    const res = await c.env.http('POST', '/v1/chat/completions', { token: t.token, body: { model: '', messages: [{ role: 'user', content: 'rated six times at once' }], routing_hint: 'qa', complexity_hint: 'simple', cache: false } });
+    const id = res.body._gateway.requestId;
+    await c.waitForCount('select count(*) n from requests where id = $1', [id], 1);
+    const answers = await Promise.all([5, 4, 5, 3, 5, 2].map((score) => c.env.http('POST', '/v1/feedback', { token: t.token, body: { requestId: id, score } })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    // Read before the reload the scores announce (250 ms later) could repair anything.
+    const stat = c.env.services.dataPlane.routing.cellQuality(t.tenantId, 'qa', 'simple')!.get(`${res.body._gateway.provider}/${res.body._gateway.model}`)!;
+    const [row] = await c.query('select score from feedback where tenant_id = $1 and request_id = $2', [t.tenantId, id]);
+    expect(stat.scores).toBe(1);
+    expect(stat.sum).toBe(row.score);
+  });
+});
+
 describe('feedback half-life in routing', () => {
   it('weighs a score 0.5^(age / half-life): old scores fade, and with a half-life of 0 none does', async () => {
     const t = await c.env.createTenant();

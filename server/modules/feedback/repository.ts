@@ -40,9 +40,14 @@ export const feedbackRepository = {
     return rows[0];
   },
 
-  /** Locks the request row against deletion until the transaction ends (FOR KEY SHARE); false when it is gone. */
+  /**
+   * Locks the request row until the transaction ends; false when it is gone. FOR NO KEY UPDATE:
+   * a deletion (log retention) waits, and so does another score for the same request, which then
+   * reads this one's row as the score it replaces (two first scores at once each found none, and
+   * were both counted in routing until the next reload).
+   */
   async holdRequest(tx: Executor, tenantId: string, requestId: string): Promise<boolean> {
-    const rows = await tx.select({ id: requests.id }).from(requests).where(and(eq(requests.tenantId, tenantId), eq(requests.id, requestId))).for('key share');
+    const rows = await tx.select({ id: requests.id }).from(requests).where(and(eq(requests.tenantId, tenantId), eq(requests.id, requestId))).for('no key update');
     return rows.length > 0;
   },
 

@@ -94,7 +94,7 @@ export class FeedbackService {
     }
     if (request.endpoint !== 'chat') throw new GatewayError('conflict_error', `Request '${requestId}' is an embeddings call: there is no answer to score`);
     const cell = scoredCell(request);
-    // The request row is held (FOR KEY SHARE) while the score is written: a deletion of it (log
+    // The request row is held (see holdRequest) while the score is written: a deletion of it (log
     // retention) waits for this to commit, so its rollup triggers see the score and take it out;
     // a deletion already under way makes this wait, then find no row (404). Otherwise a score
     // written beside the deletion stayed counted in the hourly rollup for good.
