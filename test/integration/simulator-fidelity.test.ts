@@ -6,26 +6,11 @@ import { startSimulator, type Simulator } from '../../server/simulator/index.js'
 import { toAnthropicRequest } from '../../server/providers/anthropic/request.js';
 import { toGeminiRequest } from '../../server/providers/gemini/request.js';
 import type { ChatRequest } from '../../server/providers/types.js';
+import { readAll } from '../support/read-body.js';
 
 /** Data of each SSE frame (event names are not needed here). */
 function sseData(text: string): string[] {
   return text.split(/\r?\n\r?\n/).filter((b) => b.trim()).map((b) => b.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'));
-}
-
-/** Reads a body until it ends or breaks; returns the text received and whether it broke. */
-async function readAll(res: Response): Promise<{ text: string; broke: boolean }> {
-  const reader = res.body!.getReader();
-  const dec = new TextDecoder();
-  let text = '';
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return { text, broke: false };
-      text += dec.decode(value, { stream: true });
-    }
-  } catch {
-    return { text, broke: true };
-  }
 }
 
 // Response bodies are inspected loosely; the assertions are the type checks.

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../server/simulator/index.js';
+import { readAll } from '../support/read-body.js';
 
 // ---------- helpers ----------
 
@@ -18,22 +19,6 @@ function parseSse(text: string): SseEvent[] {
     out.push(event === undefined ? { data: data.join('\n') } : { event, data: data.join('\n') });
   }
   return out;
-}
-
-/** Reads a body until it ends or breaks; returns the text received and whether it broke. */
-async function readAll(res: Response): Promise<{ text: string; broke: boolean }> {
-  const reader = res.body!.getReader();
-  const dec = new TextDecoder();
-  let text = '';
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return { text, broke: false };
-      text += dec.decode(value, { stream: true });
-    }
-  } catch {
-    return { text, broke: true };
-  }
 }
 
 const json = (v: unknown): string => JSON.stringify(v);
