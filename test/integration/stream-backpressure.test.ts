@@ -111,7 +111,11 @@ describe('a stream client that stops reading and keeps its connection', () => {
 
 describe('a stream client that reads, slowly', () => {
   it('gets the whole answer however long reading takes: the upstream timeout bounds the provider\'s silences, not the client\'s pace', async () => {
-    const short = await startChatEnv({ sim: { outputTokens: OUTPUT_TOKENS, chunkDelayMs: 0 }, env: { GATEWAY_UPSTREAM_TIMEOUT_MS: '1500' } });
+    // A timeout short enough for the reading below to outlast it twice over, long enough that a
+    // provider slowed by a busy machine still answers within it (a first event later than the
+    // timeout is a real provider failure, counted and fallen back from).
+    const timeoutMs = 2_500;
+    const short = await startChatEnv({ sim: { outputTokens: OUTPUT_TOKENS, chunkDelayMs: 0 }, env: { GATEWAY_UPSTREAM_TIMEOUT_MS: String(timeoutMs) } });
     try {
       const { client } = await stalledClient(short);
       // Reads a moment, then stops a while, over and over: several upstream timeouts in all.
@@ -124,10 +128,10 @@ describe('a stream client that reads, slowly', () => {
         if (paused) client.resume();
         else client.pause();
         paused = !paused;
-        await new Promise((r) => setTimeout(r, paused ? 700 : 40));
+        await new Promise((r) => setTimeout(r, paused ? timeoutMs / 2 : 40));
       }
       client.destroy();
-      expect(Date.now() - started).toBeGreaterThan(3_000);
+      expect(Date.now() - started).toBeGreaterThan(2 * timeoutMs);
       expect(text).not.toContain('event: error');
       expect(text).toContain('data: [DONE]');
       await short.waitForCount('select count(*) n from requests where tenant_id = $1 and status = $2', [short.tenant.tenantId, 'ok'], 1);
