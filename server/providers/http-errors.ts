@@ -34,8 +34,8 @@ export const AUTH_FAILURE_STATUS = 401;
 
 export function isRetryableStatus(status: number): boolean {
   // 408: the provider timed out reading the request; 409: a conflict on its side (OpenAI's SDKs
-  // retry both, with 429 and 5xx).
-  return status === 408 || status === 409 || status === 429 || status >= 500;
+  // retry both, with 429 and 5xx); 498: Groq's flex tier out of capacity ("back off and retry").
+  return status === 408 || status === 409 || status === 429 || status === 498 || status >= 500;
 }
 
 /** Retry-After as milliseconds: `retry-after-ms`, then `retry-after` in seconds or as an HTTP date. */
@@ -66,6 +66,10 @@ interface UpstreamError {
    * says so (401 a rejected key, 402 no credit left, 403 the account may not use the API).
    */
   accountRefusal?: number;
+  /** A 403 that refuses the request's content, not the account (OpenRouter's moderation: "Your input was flagged"). */
+  flaggedInput?: boolean;
+  /** A 403 that names a model that does not exist (Fireworks: "The model name may be incorrect"). */
+  modelMissing?: boolean;
   /** OpenAI's `code` (`context_length_exceeded`, ...), also given for other providers' words for an over-long prompt. */
   code?: string;
   /** OpenAI's `param`: the request field the error is about. */
@@ -89,7 +93,8 @@ export function parseUpstreamError(text: string): UpstreamError {
   if (Array.isArray(json)) json = json[0];
   if (!isObject(json)) return { message: trimmed };
   const err = json['error'];
-  if (typeof err === 'string') return { message: err };
+  // xAI: {"code": "...", "error": "Incorrect API key provided: ..."}, with a 400.
+  if (typeof err === 'string') return BAD_KEY.test(err) ? { message: err, accountRefusal: AUTH_FAILURE_STATUS } : { message: err };
   if (isObject(err)) {
     const parts: string[] = [];
     const label = typeof err['type'] === 'string' ? err['type'] : typeof err['status'] === 'string' ? err['status'] : undefined;
@@ -104,6 +109,9 @@ export function parseUpstreamError(text: string): UpstreamError {
     const code = typeof err['code'] === 'string' && err['code'] !== '' ? err['code'] : TOO_LONG.test(out.message) ? 'context_length_exceeded' : undefined;
     if (code !== undefined) out.code = code.slice(0, 100);
     if (typeof err['param'] === 'string' && err['param'] !== '') out.param = err['param'].slice(0, 200);
+    const metadata = err['metadata'];
+    if ((isObject(metadata) && metadata['flagged_input'] !== undefined) || FLAGGED.test(out.message)) out.flaggedInput = true;
+    if (MODEL_MISSING.test(out.message)) out.modelMissing = true;
     return out;
   }
   const msg = json['message'] ?? json['detail'];
@@ -157,8 +165,30 @@ export function isGoogleKeyRejection(err: Record<string, unknown>): boolean {
  */
 export function accountRefusalOf(err: Record<string, unknown>): number | undefined {
   if (isGoogleKeyRejection(err)) return AUTH_FAILURE_STATUS;
+  if (typeof err['message'] === 'string' && BAD_KEY.test(err['message'])) return AUTH_FAILURE_STATUS;
   if (err['status'] === 'FAILED_PRECONDITION') return 403;
   if (err['type'] === 'invalid_request_error' && typeof err['message'] === 'string' && /\bcredit balance is too low\b/i.test(err['message'])) return 402;
+  return undefined;
+}
+
+/** OpenAI's and xAI's words for a wrong key (xAI sends them with a 400). */
+const BAD_KEY = /^Incorrect API key provided\b/i;
+const FLAGGED = /\binput was flagged\b/i;
+const MODEL_MISSING = /\bmodel name may be incorrect\b|\bmodel\b.*\b(?:does not exist|not found)\b/i;
+
+/**
+ * The status an error answer means where its HTTP status misleads (undefined where it does not):
+ * - a 400 that refuses the account (accountRefusalOf): 401, 402 or 403;
+ * - a 403 that refuses the request's content (OpenRouter's moderation): 400, the request's fault,
+ *   not the account's: it must not be sent to another provider, nor count against the circuit;
+ * - a 403 for a model that does not exist (Fireworks): 404;
+ * - a 412, an account suspended (Fireworks): 403.
+ */
+function statusMeant(status: number, upstream: UpstreamError): number | undefined {
+  if (status === 400) return upstream.accountRefusal;
+  if (status === 403 && upstream.flaggedInput) return 400;
+  if (status === 403 && upstream.modelMissing) return 404;
+  if (status === 412) return 403;
   return undefined;
 }
 
@@ -166,7 +196,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Removes credentials that an upstream might echo back. */
 /**
  * `message` without any of `secrets` (an upstream error that echoes the caller's key, as some
  * proxies and providers do), as written, in another case or URL-encoded, then bounded.
@@ -194,17 +223,19 @@ export function httpStatusError(
   const upstream = parseUpstreamError(bodyText);
   const retryAfterMs = parseRetryAfter(headers) ?? upstream.retryDelayMs;
   const detail = upstream.message ? `: ${upstream.message}` : '';
-  // An account refused with 400 is the provider's configuration, not the caller's request: it is
-  // reported with the status that says so, and the core falls back and counts it against the
-  // provider, as for any 401, 402 or 403 (which are provider-side already).
-  const refusal = status === 400 ? upstream.accountRefusal : undefined;
-  const what = refusal === AUTH_FAILURE_STATUS ? 'rejected the API key' : 'refused the account';
+  // Reported with the status that says what it means (statusMeant): an account refused with a 400
+  // is the provider's configuration, not the caller's request, and the core falls back and counts
+  // it against the provider, as for any 401, 402 or 403; a 403 for the request's content is the
+  // caller's, and is not sent elsewhere.
+  const meant = statusMeant(status, upstream);
+  const account = meant !== undefined && meant >= 401 && meant <= 403;
+  const what = meant === AUTH_FAILURE_STATUS ? 'rejected the API key' : account ? 'refused the account' : 'refused the request';
   const init: ConstructorParameters<typeof ProviderError>[0] = {
     provider,
-    status: refusal ?? status,
+    status: meant ?? status,
     retryable: isRetryableStatus(status),
     kind: 'http',
-    message: redact(refusal !== undefined ? `${provider} ${what} (HTTP ${status})${detail}` : `${provider} returned HTTP ${status}${detail}`, secrets),
+    message: redact(meant !== undefined ? `${provider} ${what} (HTTP ${status})${detail}` : `${provider} returned HTTP ${status}${detail}`, secrets),
   };
   if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;
   if (upstream.code !== undefined) init.code = upstream.code;

@@ -66,3 +66,30 @@ describe('gemini key refusals', () => {
     expect(e.message).not.toContain(key);
   });
 });
+
+describe('statuses that mislead, from the OpenAI-compatible providers', () => {
+  it('reads xAI\'s 400 for a wrong key as a rejected key', () => {
+    const xai = JSON.stringify({ code: 'Client specified an invalid argument', error: 'Incorrect API key provided: xa***23. You can obtain an API key from https://console.x.ai.' });
+    expect(httpStatusError('xai', 400, {}, xai, [])).toMatchObject({ status: 401, message: expect.stringContaining('xai rejected the API key (HTTP 400)') });
+  });
+
+  it('retries Groq\'s 498 (flex capacity exceeded), as its docs say', () => {
+    const groq = JSON.stringify({ error: { message: 'flex tier capacity exceeded', type: 'capacity_exceeded', code: 'capacity_exceeded' } });
+    expect(httpStatusError('groq', 498, {}, groq, [])).toMatchObject({ status: 498, retryable: true });
+  });
+
+  it('reads Fireworks\' 412 as a refused account and its 403 for a missing model as a 404', () => {
+    const suspended = JSON.stringify({ error: { object: 'error', type: 'invalid_request_error', message: 'Account suspended: please contact support' } });
+    expect(httpStatusError('fireworks', 412, {}, suspended, [])).toMatchObject({ status: 403, message: expect.stringContaining('refused the account (HTTP 412)') });
+    const missing = JSON.stringify({ error: { object: 'error', type: 'invalid_request_error', message: 'The model name may be incorrect, or the model does not exist' } });
+    expect(httpStatusError('fireworks', 403, {}, missing, [])).toMatchObject({ status: 404, retryable: false });
+  });
+
+  it('reads OpenRouter\'s 403 for flagged input as the request refused, not the account', () => {
+    const flagged = JSON.stringify({ error: { code: 403, message: 'openai/gpt-4o requires moderation on OpenRouter. Your input was flagged for "harassment".', metadata: { reasons: ['harassment'], flagged_input: '...' } } });
+    expect(httpStatusError('openrouter', 403, {}, flagged, [])).toMatchObject({ status: 400, message: expect.stringContaining('openrouter refused the request (HTTP 403)') });
+    // A 403 without those words is still the account's.
+    const denied = JSON.stringify({ error: { code: 403, message: 'Key not allowed' } });
+    expect(httpStatusError('openrouter', 403, {}, denied, []).status).toBe(403);
+  });
+});
