@@ -34,16 +34,33 @@ describe('Mistral accepted fields', () => {
       messages: [
         { role: 'system', content: 'be brief', name: 'ops' },
         { role: 'user', content: 'hi', name: 'ana' },
-        { role: 'assistant', content: null, refusal: null, annotations: [], tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
-        { role: 'tool', content: '42', tool_call_id: 'c1', name: 'f' },
+        { role: 'assistant', content: null, refusal: null, annotations: [], tool_calls: [{ id: 'D681PevKs', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        { role: 'tool', content: '42', tool_call_id: 'D681PevKs', name: 'f' },
       ],
     }, MISTRAL_FIELDS, 'mistral');
     expect(out.messages).toEqual([
       { role: 'system', content: 'be brief' },
       { role: 'user', content: 'hi' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
-      { role: 'tool', content: '42', tool_call_id: 'c1', name: 'f' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'D681PevKs', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', content: '42', tool_call_id: 'D681PevKs', name: 'f' },
     ]);
+  });
+
+  it('sends tool-call ids minted elsewhere as the 9 letters or digits Mistral takes, a call and its result alike', () => {
+    const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'f', arguments: '{}' } });
+    const out = withAcceptedFields({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'twice' },
+        { role: 'assistant', content: null, tool_calls: [call('call_PTLP8xhu3uwZk4l3nlnrrJha'), call('toolu_01A')] },
+        { role: 'tool', content: 'a', tool_call_id: 'call_PTLP8xhu3uwZk4l3nlnrrJha' },
+        { role: 'tool', content: 'b', tool_call_id: 'toolu_01A' },
+      ],
+    }, MISTRAL_FIELDS, 'mistral');
+    const ids = out.messages[1]!.tool_calls!.map((c) => c.id);
+    expect(ids.every((id) => /^[a-zA-Z0-9]{9}$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(2);
+    expect(out.messages.slice(2).map((m) => m.tool_call_id)).toEqual(ids);
   });
 
   it('refuses logprobs, which it cannot return', () => {
@@ -69,6 +86,14 @@ describe('Groq accepted fields', () => {
       model: 'llama-3.3-70b-versatile', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }],
       n: 1, max_completion_tokens: 100, seed: 3, user: 'u', reasoning_format: 'hidden', temperature: 0.4,
     });
+  });
+
+  it('leaves out the reasoning_content an assistant turn from DeepSeek carries back, which Groq refuses', () => {
+    const out = withAcceptedFields({
+      model: 'llama-3.3-70b-versatile',
+      messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'Hello', reasoning_content: 'The user greets me.' } as never, { role: 'user', content: 'and?' }],
+    }, GROQ_FIELDS, 'groq');
+    expect(out.messages[1]).toEqual({ role: 'assistant', content: 'Hello' });
   });
 
   it('refuses logprobs and n > 1', () => {

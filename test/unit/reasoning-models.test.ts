@@ -64,12 +64,15 @@ describe('xAI models', () => {
     expect(withAcceptedFields({ model: 'grok-4-fast-non-reasoning', messages, stop: ['END'], presence_penalty: 0 }, plain, 'xai')).toEqual({ model: 'grok-4-fast-non-reasoning', messages, stop: ['END'] });
   });
 
-  it('grok-3-mini and grok-code keep reasoning_effort and lose the penalties; grok-3 takes everything', () => {
+  it('grok-3-mini and grok-code keep reasoning_effort and lose the penalties; grok-3 takes everything but reasoning_effort', () => {
     for (const id of ['grok-3-mini', 'grok-code-fast-1']) {
       expect(withAcceptedFields(full(id), xaiReasoningRules(id)!, 'xai')).toMatchObject({ reasoning_effort: 'low', max_tokens: 300 });
       expect(withAcceptedFields(full(id), xaiReasoningRules(id)!, 'xai')).not.toHaveProperty('presence_penalty');
     }
-    expect(xaiReasoningRules('grok-3')).toBeUndefined();
+    // xAI: "Only grok-3-mini supports reasoning_effort"; grok-3 answers it with an error.
+    const { reasoning_effort: _r, ...rest } = full('grok-3');
+    expect(withAcceptedFields(full('grok-3'), xaiReasoningRules('grok-3')!, 'xai')).toEqual(rest);
+    expect(xaiReasoningRules('grok-3-fast')).toBeDefined();
   });
 });
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest } from '../types.js';
 import { legacyFunctionField, refuser, stopList } from '../util.js';
 
@@ -29,6 +30,8 @@ export interface AcceptedFields {
   maxChoices?: number;
   /** How a refusal names what refuses, given the model id; the provider when unset. */
   who?: (model: string) => string;
+  /** The target's form of a tool-call id, for ids it would refuse (the same id always maps alike). */
+  toolCallId?: (id: string) => string;
 }
 
 /** The fields a target takes for a model id, or undefined when the model takes requests as they are. */
@@ -51,12 +54,30 @@ export const MISTRAL_FIELDS: AcceptedFields = {
     assistant: { only: new Set(['role', 'content', 'tool_calls', 'prefix']) },
     tool: { only: new Set(['role', 'content', 'tool_call_id', 'name']) },
   },
+  toolCallId: mistralToolCallId,
 };
 
-/** Groq: every OpenAI field but the few its compatibility notes list as a 400. */
+/**
+ * Mistral refuses a tool-call id that is not exactly 9 letters or digits ("Tool call id was call_…
+ * but must be a-z, A-Z, 0-9, with a length of 9"): a conversation whose tool turns another provider
+ * served would always fail there. Such an id goes as 9 characters of its digest: a call and its
+ * result map alike, and distinct ids stay distinct (to 53 bits).
+ */
+function mistralToolCallId(id: string): string {
+  if (MISTRAL_TOOL_ID.test(id)) return id;
+  return createHash('sha256').update(id).digest('base64').replace(/[^a-zA-Z0-9]/g, '').slice(0, 9);
+}
+
+const MISTRAL_TOOL_ID = /^[a-zA-Z0-9]{9}$/;
+
+/**
+ * Groq: every OpenAI field but the few its compatibility notes list as a 400, and an assistant
+ * turn's `reasoning_content` (or `reasoning`), which clients echo back from DeepSeek (whose docs
+ * ask for it after tool calls) and Groq refuses: "property 'reasoning_content' is unsupported".
+ */
 export const GROQ_FIELDS: AcceptedFields = {
   top: { except: new Set(['logprobs', 'top_logprobs', 'logit_bias']) },
-  message: { '*': { except: new Set(['name']) } },
+  message: { '*': { except: new Set(['name', 'reasoning_content', 'reasoning']) } },
   maxChoices: 1,
 };
 
@@ -89,10 +110,22 @@ export function withAcceptedFields(body: ChatRequest, accepted: AcceptedFields, 
   if (message) {
     out.messages = body.messages.map((m, i) => {
       const fields = message[m.role] ?? message['*'];
-      return fields ? onlyAccepted(m, fields) : refuse(`messages.${i}.role: ${who} does not take '${m.role}' messages`);
+      const kept = fields ? onlyAccepted(m, fields) : refuse(`messages.${i}.role: ${who} does not take '${m.role}' messages`);
+      return accepted.toolCallId ? withToolCallIds(kept, accepted.toolCallId) : kept;
     });
   }
   return out;
+}
+
+/** `m` with its tool-call ids (an assistant's calls, a tool result's) in the target's form; `m` itself when they are already. */
+function withToolCallIds(m: ChatMessage, form: (id: string) => string): ChatMessage {
+  if (m.role === 'tool' && typeof m.tool_call_id === 'string') {
+    const id = form(m.tool_call_id);
+    return id === m.tool_call_id ? m : { ...m, tool_call_id: id };
+  }
+  const calls = m.tool_calls;
+  if (m.role !== 'assistant' || !calls?.length || calls.every((c) => form(c.id) === c.id)) return m;
+  return { ...m, tool_calls: calls.map((c) => ({ ...c, id: form(c.id) })) };
 }
 
 function onlyAccepted(m: ChatMessage, fields: FieldSet): ChatMessage {

@@ -24,19 +24,23 @@ export const openaiReasoningRules: AcceptedFieldsFor = (model) => (OPENAI_REASON
 
 /**
  * xAI: the Grok 4 family (its non-reasoning variants included) refuses the penalties, and Grok 4
- * `reasoning_effort`; its reasoning models, grok-3-mini and grok-code refuse the penalties and `stop`.
+ * `reasoning_effort`; its reasoning models, grok-3-mini and grok-code refuse the penalties and `stop`;
+ * grok-3 refuses `reasoning_effort` (only grok-3-mini takes it, xAI's reasoning guide says).
  */
 const XAI_GROK4 = /^grok-4/;
+const XAI_GROK3 = /^grok-3(?!-mini)/;
 const XAI_REASONING = /^(?:grok-4(?![\w.-]*non-reasoning)|grok-3-mini|grok-code)/;
 const XAI_RULES = {
   reasoning4: refusing([...PENALTIES, 'reasoning_effort', 'stop']),
   plain4: refusing([...PENALTIES, 'reasoning_effort']),
   reasoning: refusing([...PENALTIES, 'stop']),
+  grok3: { top: { except: new Set(['reasoning_effort']) } },
 };
 
 export const xaiReasoningRules: AcceptedFieldsFor = (model) => {
   const reasoning = XAI_REASONING.test(model);
   if (XAI_GROK4.test(model)) return reasoning ? XAI_RULES.reasoning4 : XAI_RULES.plain4;
+  if (XAI_GROK3.test(model)) return XAI_RULES.grok3;
   return reasoning ? XAI_RULES.reasoning : undefined;
 };
 
