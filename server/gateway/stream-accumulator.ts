@@ -7,6 +7,12 @@ import { emptyBesides, isEmptyValue } from '../providers/util.js';
 // A stream whose deltas carried what a completion here does not hold (the legacy function_call,
 // audio, reasoning_content, a refusal, any other field) is not cached: caching is an optimisation,
 // and an answer replayed without part of what the model sent would be a wrong answer.
+//
+// Tool-call deltas are told apart by id as well as index (see callFor): OpenAI streams each call
+// under its own index (id and name first, argument pieces after), but Ollama may send several
+// whole calls all under index 0, each with its own id, or send no index at all. The live stream
+// goes to the client as the upstream sent it; the completion kept here holds every call, and a
+// replay numbers them 0, 1, ... (completionToChunks).
 
 export class StreamAccumulator {
   id = '';
@@ -14,7 +20,12 @@ export class StreamAccumulator {
   created = 0;
   usage: Usage | undefined;
   private text = '';
+  /** Choice 0's tool calls, in the order they started. */
   private readonly tools: ToolCall[] = [];
+  /** The call each upstream index currently continues; allocated with the first indexed delta. */
+  private callAtIndex: ToolCall[] | undefined;
+  /** The call the last tool-call delta went to: where a delta without an index continues. */
+  private lastCall: ToolCall | undefined;
   private finish: FinishReason = null;
   private multiChoice = false;
   /** Token log probabilities of choice 0, in order, when the stream carried them. */
@@ -44,7 +55,7 @@ export class StreamAccumulator {
         if (typeof d.content === 'string') this.text += d.content;
         if (d.tool_calls) {
           for (const t of d.tool_calls) {
-            const slot = (this.tools[t.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+            const slot = this.callFor(t);
             if (t.id) slot.id = t.id;
             if (t.function?.name) slot.function.name += t.function.name;
             if (t.function?.arguments) slot.function.arguments += t.function.arguments;
@@ -60,6 +71,25 @@ export class StreamAccumulator {
     }
   }
 
+  /**
+   * The call a tool-call delta adds to. A delta continues the call at its index (or, without an
+   * index, the last call) unless it carries an id other than that call's: then it starts a call of
+   * its own. No allocation besides a new call's object (and the index table, once per stream).
+   */
+  private callFor(t: ToolCallDelta): ToolCall {
+    const index = t.index;
+    const indexed = Number.isInteger(index) && index >= 0;
+    const current = indexed ? this.callAtIndex?.[index] : this.lastCall;
+    let call = current;
+    if (!call || startsAnotherCall(call, t.id)) {
+      call = { id: '', type: 'function', function: { name: '', arguments: '' } };
+      this.tools.push(call);
+      if (indexed) (this.callAtIndex ??= [])[index] = call;
+    }
+    this.lastCall = call;
+    return call;
+  }
+
   /** Everything the model produced, for counting tokens when upstream reported no usage. */
   producedText(): string {
     return this.text + this.tools.map((t) => t.function.name + t.function.arguments).join('') + this.otherOutput;
@@ -68,13 +98,24 @@ export class StreamAccumulator {
   /** The stream as one completion (for the cache); undefined when it cannot be represented exactly. */
   toCompletion(usage: Usage): ChatCompletion | undefined {
     if (this.multiChoice || !this.finish || this.unrepresentable) return undefined;
-    const tools = this.tools.filter(Boolean);
+    const tools = this.tools;
     const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: this.text || (tools.length ? null : '') };
     if (tools.length) message.tool_calls = tools;
     const choice: ChatCompletion['choices'][number] = { index: 0, message, finish_reason: this.finish };
     if (this.logprobs) choice.logprobs = { content: this.logprobs, refusal: null };
     return { id: this.id, object: 'chat.completion', created: this.created, model: this.model, choices: [choice], usage };
   }
+}
+
+type ToolCallDelta = NonNullable<ChatChunk['choices'][number]['delta']['tool_calls']>[number];
+
+/**
+ * Whether a delta with this id belongs to a call other than `call`: it names an id, and `call`
+ * already has a different one. A delta without an id, or one naming a call whose first delta had
+ * none, continues it.
+ */
+function startsAnotherCall(call: ToolCall, id: string | undefined): boolean {
+  return !!id && call.id !== '' && call.id !== id;
 }
 
 /** The delta fields toCompletion() represents; a delta with a value in any other it cannot. */

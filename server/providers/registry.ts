@@ -1,8 +1,9 @@
 import { providerDefinition } from './catalog.js';
 import { createAdapter } from './factory.js';
 import { getJson } from './http.js';
-import type { ProviderAdapter, ProviderFamily, ProviderSettings } from './types.js';
-import { isChatModel } from './model-kind.js';
+import type { CallOptions, ProviderAdapter, ProviderFamily, ProviderSettings } from './types.js';
+import { isChatModel, type ListsModelKinds, type ModelListing } from './model-kind.js';
+import { modelListingOf } from './openai-compatible/models.js';
 
 // The providers this process routes to and the models each serves, from the discovery pass.
 // Reads on the request path are plain map lookups; discovery replaces the whole view at once.
@@ -16,6 +17,8 @@ export interface RegisteredProvider {
   source: ProviderSource;
   adapter: ProviderAdapter;
   models: string[];
+  /** Models the provider's own listing marks as not for chat (Together's `type`): kept out of routing. */
+  notChat?: ReadonlySet<string>;
   /** At least one model after discovery; a local server that is down has none. */
   active: boolean;
   discoveredAt: Date;
@@ -130,23 +133,38 @@ async function discover(s: RegistrySettings): Promise<RegisteredProvider> {
   try {
     // A local server has no built-in list to fall back on: if its models endpoint does not answer
     // it is down, and drops out of the active count.
-    const models = s.source === 'local' ? await listLocalModels(s, opts.timeoutMs) : await adapter.listModels(opts);
-    const unique = [...new Set(models)];
-    return { ...base, models: unique, active: unique.length > 0, discoveryError: null };
+    const listing = s.source === 'local' ? await listLocalModels(s, opts.timeoutMs) : await listingOf(adapter, opts);
+    const unique = [...new Set(listing.ids)];
+    return { ...base, models: unique, notChat: listing.notChat, active: unique.length > 0, discoveryError: null };
   } catch (err) {
     const fallback = s.source === 'local' ? [] : s.builtinModels;
     return { ...base, models: fallback, active: fallback.length > 0, discoveryError: (err as Error).message };
   }
 }
 
-async function listLocalModels(s: RegistrySettings, timeoutMs: number): Promise<string[]> {
+/** What the adapter's models endpoint lists, with the kinds it gives where the adapter reads them. */
+async function listingOf(adapter: ProviderAdapter, opts: CallOptions): Promise<ModelListing> {
+  if (listsModelKinds(adapter)) return adapter.listModelKinds(opts);
+  return { ids: await adapter.listModels(opts), notChat: new Set() };
+}
+
+function listsModelKinds(adapter: ProviderAdapter): adapter is ProviderAdapter & ListsModelKinds {
+  return typeof (adapter as Partial<ListsModelKinds>).listModelKinds === 'function';
+}
+
+/**
+ * A local server's models, from its OpenAI-compatible models endpoint in either shape
+ * (openai-compatible/models.ts). An empty list is not an error here: the server is up with no
+ * model to serve, and is inactive until it has one.
+ */
+async function listLocalModels(s: RegistrySettings, timeoutMs: number): Promise<ModelListing> {
   const headers: Record<string, string> = s.apiKey ? { authorization: `Bearer ${s.apiKey}` } : {};
-  const res = await getJson<{ data?: Array<{ id?: unknown }> }>(`${s.baseUrl}/models`, headers, {
+  const res = await getJson<unknown>(`${s.baseUrl}/models`, headers, {
     provider: s.name,
     signal: AbortSignal.timeout(timeoutMs),
     timeoutMs,
   });
-  return (res?.data ?? []).map((m) => m?.id).filter((id): id is string => typeof id === 'string');
+  return modelListingOf(res);
 }
 
 function buildView(providers: RegisteredProvider[]): View {
@@ -157,8 +175,9 @@ function buildView(providers: RegisteredProvider[]): View {
     map.set(p.name, p);
     if (!p.active) continue;
     for (const m of p.models) {
-      // Every model can be pinned; only chat models are routing targets (see model-kind.ts).
-      if (isChatModel(m)) targets.push({ provider: p.name, model: m });
+      // Every model can be pinned; only chat models are routing targets (see model-kind.ts), and
+      // not those the provider's own listing says are something else.
+      if (isChatModel(m) && !p.notChat?.has(m)) targets.push({ provider: p.name, model: m });
       const list = byModel.get(m);
       if (list) list.push(p);
       else byModel.set(m, [p]);

@@ -15,9 +15,13 @@ import {
 import { getJson, postJson, postSse, secretsOf } from '../http.js';
 import { HttpAdapter } from '../http-adapter.js';
 import { settleStreamError } from '../stream-errors.js';
+import { forgetRawJson } from '../raw-json.js';
 import { isRecord } from '../util.js';
+import { isErrorFinish, renamedFinish, withReasoningInCompletion } from './answer-rules.js';
 import { withAcceptedFields, type AcceptedFields, type AcceptedFieldsFor } from './accepted-fields.js';
 import { forOpenAIFormat } from './request.js';
+import { modelListingOf } from './models.js';
+import type { ListsModelKinds, ModelListing } from '../model-kind.js';
 import { OpenAIStreamNormalizer } from './stream.js';
 
 export interface OpenAICompatibleOptions {
@@ -34,7 +38,7 @@ export interface OpenAICompatibleOptions {
   developerRole?: boolean;
 }
 
-export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdapter {
+export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdapter, ListsModelKinds {
   readonly family = 'openai-compatible' as const;
   private readonly streamUsageOption: boolean;
   private readonly reasoningRules: AcceptedFieldsFor | undefined;
@@ -56,11 +60,23 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
     return this.acceptedFields ? withAcceptedFields(shaped, this.acceptedFields, this.name) : shaped;
   }
 
-  listModels(opts: CallOptions): Promise<string[]> {
-    return this.discover(async () => {
-      const res = await getJson<{ data?: Array<{ id?: unknown }> }>(`${this.baseUrl}/models`, this.headers, this.http(opts));
-      return (Array.isArray(res?.data) ? res.data : []).map((m) => m?.id).filter((id): id is string => typeof id === 'string');
-    });
+  async listModels(opts: CallOptions): Promise<string[]> {
+    return (await this.listModelKinds(opts)).ids;
+  }
+
+  /**
+   * The models the provider lists, in OpenAI's shape or Together's bare array (models.ts), and
+   * those its listing marks as not for chat. A listing without a single model id (an empty list,
+   * or an answer in a shape not known here) is thrown like a failed request, so that the registry
+   * falls back to the built-in list and says why (`discoveryError`) instead of doing so silently.
+   */
+  async listModelKinds(opts: CallOptions): Promise<ModelListing> {
+    const answer = await getJson<unknown>(`${this.baseUrl}/models`, this.headers, this.http(opts));
+    const listing = modelListingOf(answer);
+    if (listing.ids.length === 0) {
+      throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} listed no model ids at ${this.baseUrl}/models` });
+    }
+    return listing;
   }
 
   async chat(req: ChatRequest, opts: CallOptions): Promise<ChatCompletion> {
@@ -85,7 +101,17 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
       if (!isRecord(choice) || !isRecord(choice.message)) {
         throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned a choice without its message` });
       }
+      // In OpenAI's terms (answer-rules.ts): an "error" finish is a failed answer, not one to pass on or cache.
+      if (isErrorFinish(choice.finish_reason)) {
+        throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} ended its answer with finish_reason "error" (the provider failed mid-answer)` });
+      }
+      const renamed = choice.finish_reason ? renamedFinish(choice.finish_reason) : undefined;
+      if (renamed) {
+        choice.finish_reason = renamed;
+        forgetRawJson(res);
+      }
     }
+    if (res.usage && withReasoningInCompletion(res.usage)) forgetRawJson(res);
     return res;
   }
 

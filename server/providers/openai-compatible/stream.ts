@@ -10,13 +10,16 @@
 //   other than role that is not null, '' or []: text, tool calls, a refusal, and also the legacy
 //   function_call, audio, or DeepSeek's reasoning_content, which may come long before any text;
 // - a stream that stops before `[DONE]` or a finish_reason is reported as cut, and one that ends
-//   without any content, tool call, finish_reason or usage as broken (see end()).
+//   without any content, tool call, finish_reason or usage as broken (see end());
+// - finish reasons and usage as OpenAI names and counts them (answer-rules.ts): an error frame or
+//   a finish_reason "error" fails the stream.
 import { ProviderError, type ChatChunk, type Usage } from '../types.js';
 import type { SseEvent } from '../http.js';
 import { isRetryableStatus, redact } from '../http-errors.js';
 import { forgetRawJson, keepRawJson } from '../raw-json.js';
 import { streamFailure } from '../stream-errors.js';
 import { emptyBesides, isRecord, nowSeconds, usageChunk } from '../util.js';
+import { isErrorFinish, renamedFinish, withReasoningInCompletion } from './answer-rules.js';
 
 export class OpenAIStreamNormalizer {
   private done = false;
@@ -52,7 +55,9 @@ export class OpenAIStreamNormalizer {
     if (data === '') return undefined;
     const parsed: unknown = JSON.parse(data);
     if (!isRecord(parsed)) return undefined;
-    if (parsed['error'] !== undefined && !Array.isArray(parsed['choices'])) throw this.inStreamError(parsed['error']);
+    // An error frame, also one that carries a choice with finish_reason "error" (OpenRouter's
+    // mid-stream error): the provider failed, whatever else the frame holds.
+    if (parsed['error'] !== undefined && parsed['error'] !== null) throw this.inStreamError(parsed['error']);
     // Sent on as the upstream wrote it unless changed below (see raw-json.ts). Not one whose JSON
     // spanned several `data:` lines (valid SSE): its text holds line breaks, which would break the
     // frame it is sent in.
@@ -61,6 +66,7 @@ export class OpenAIStreamNormalizer {
     if (typeof chunk.model === 'string') this.model = chunk.model;
     if (typeof chunk.created === 'number') this.created = chunk.created;
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    if (chunk.usage && withReasoningInCompletion(chunk.usage)) forgetRawJson(chunk);
     if (choices.length === 0) {
       if (chunk.usage) {
         this.usageSent = true;
@@ -77,7 +83,7 @@ export class OpenAIStreamNormalizer {
       }
       this.started = true;
     }
-    for (const c of choices) if (c.finish_reason) this.sawFinish = true;
+    for (const c of choices) if (c.finish_reason) this.finish(chunk, c);
     if (chunk.usage) {
       // Usage on a content chunk (Mistral and others): move it to the final usage chunk.
       this.pendingUsage = chunk.usage;
@@ -85,6 +91,18 @@ export class OpenAIStreamNormalizer {
       forgetRawJson(chunk);
     }
     return chunk;
+  }
+
+  /** A choice's finish, in OpenAI's terms (answer-rules.ts): a failure is thrown, another name renamed. */
+  private finish(chunk: ChatChunk, choice: ChatChunk['choices'][number]): void {
+    const reason = choice.finish_reason as string;
+    if (isErrorFinish(reason)) throw streamFailure(this.provider, 'stream ended its answer with finish_reason "error" (the provider failed mid-answer)');
+    this.sawFinish = true;
+    const renamed = renamedFinish(reason);
+    if (renamed) {
+      choice.finish_reason = renamed;
+      forgetRawJson(chunk);
+    }
   }
 
   /**
