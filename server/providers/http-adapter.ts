@@ -1,24 +1,22 @@
-import type { CallOptions, ProviderSettings } from './types.js';
+import { ProviderError, type CallOptions, type ProviderSettings } from './types.js';
 import { jsonHeaders, type HttpOptions } from './http.js';
 
 /**
  * What every HTTP adapter shares: its name and base URL, JSON and SSE header sets built once (the
  * provider's auth headers included), the per-call HTTP options, and the rule for model discovery
- * (the provider's own list, else the built-in one).
+ * (the provider's own list; the registry falls back to the built-in one).
  */
 export abstract class HttpAdapter {
   readonly name: string;
   protected readonly baseUrl: string;
   protected readonly headers: Record<string, string>;
   protected readonly sseHeaders: Record<string, string>;
-  protected readonly builtinModels: string[];
 
   constructor(settings: ProviderSettings, authHeaders: Record<string, string>) {
     this.name = settings.name;
     this.baseUrl = settings.baseUrl.replace(/\/+$/, '');
     this.headers = jsonHeaders(authHeaders);
     this.sseHeaders = jsonHeaders(authHeaders, 'text/event-stream');
-    this.builtinModels = settings.builtinModels;
   }
 
   protected http(opts: CallOptions): HttpOptions {
@@ -26,11 +24,13 @@ export abstract class HttpAdapter {
   }
 
   /**
-   * The ids `fetchIds` finds, or the built-in list when it finds none. A failure is thrown: the
-   * registry falls back to the built-in list and reports why (`discoveryError`).
+   * The ids `fetchIds` finds. A failure is thrown, and so is a listing without any id (an answer
+   * in a shape not known here): the registry falls back to the built-in list and reports why
+   * (`discoveryError`), as for the OpenAI-format providers.
    */
   protected async discover(fetchIds: () => Promise<string[]>): Promise<string[]> {
     const ids = await fetchIds();
-    return ids.length > 0 ? ids : this.builtinModels;
+    if (ids.length === 0) throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} listed no model ids at its models endpoint` });
+    return ids;
   }
 }

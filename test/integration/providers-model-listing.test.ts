@@ -1,7 +1,7 @@
 // Model discovery from OpenAI-compatible models endpoints in the shapes providers answer: OpenAI's
 // `{object: 'list', data: [...]}` and Together's bare array with a `type` per model. A listing's
-// `type` keeps non-chat models out of routing; a listing without any model id is reported as a
-// discovery error, not silently replaced by the built-in list.
+// `type` keeps non-chat models out of routing; a listing without any model id (of any provider
+// family) is reported as a discovery error, not silently replaced by the built-in list.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,9 @@ const answers: Record<string, unknown> = {
   '/empty/v1/models': { object: 'list', data: [] },
   '/odd/v1/models': { models: [{ name: 'gpt-4o-mini' }] },
   '/local/v1/models': [{ id: 'qwen2.5-coder:7b', object: 'model' }, { id: 'embeddinggemma:latest', object: 'model' }],
+  // Anthropic's and Gemini's own list shapes, empty.
+  '/anthropic-empty/v1/models?limit=1000': { data: [], has_more: false },
+  '/gemini-empty/models?pageSize=1000': { models: [] },
 };
 
 let server: Server;
@@ -52,6 +55,8 @@ beforeAll(async () => {
     provider('mistral', 'empty', ['builtin-mistral-model']),
     provider('groq', 'odd', ['builtin-groq-model']),
     provider('ollama', 'local', [], 'local'),
+    { name: 'anthropic', family: 'anthropic', baseUrl: `${base}/anthropic-empty`, apiKey: 'sk-ant-test-0123456789', builtinModels: ['builtin-claude'], source: 'env' },
+    { name: 'gemini', family: 'gemini', baseUrl: `${base}/gemini-empty`, apiKey: 'gem-test-0123456789', builtinModels: ['builtin-gemini'], source: 'env' },
   ]);
 });
 afterAll(async () => {
@@ -80,6 +85,9 @@ describe('model discovery', () => {
   it('reports a listing without any model id as a discovery error, and falls back to the built-in list', () => {
     expect(registry.get('mistral')).toMatchObject({ models: ['builtin-mistral-model'], active: true, discoveryError: expect.stringContaining('listed no model ids') });
     expect(registry.get('groq')).toMatchObject({ models: ['builtin-groq-model'], active: true, discoveryError: expect.stringContaining('listed no model ids') });
+    // Anthropic's and Gemini's adapters alike.
+    expect(registry.get('anthropic')).toMatchObject({ models: ['builtin-claude'], active: true, discoveryError: expect.stringContaining('listed no model ids') });
+    expect(registry.get('gemini')).toMatchObject({ models: ['builtin-gemini'], active: true, discoveryError: expect.stringContaining('listed no model ids') });
   });
 
   it("reads a local server's list in either shape", () => {
