@@ -6,11 +6,16 @@ import { CliError, DEFAULT_TIMEOUT_SECONDS, type GlobalOptions } from './client.
 
 const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
+/** An error and its causes, outermost first (a bounded walk: a cause chain may loop). */
+function* causeChain(err: unknown): Generator<Error> {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) yield e;
+}
+
 /** The root cause when the request never got an HTTP answer (refused, DNS, timeout), else undefined. */
 export function networkFailure(err: unknown): string | undefined {
   let isNetwork = false;
   let innermost: Error | undefined;
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+  for (const e of causeChain(err)) {
     const code = (e as { code?: unknown }).code;
     if (e.message === 'fetch failed' || (typeof code === 'string' && NETWORK_ERROR_CODES.has(code))) isNetwork = true;
     innermost = e;
@@ -25,13 +30,13 @@ export function networkFailure(err: unknown): string | undefined {
 /** The message at the bottom of an error's cause chain: "other side closed" behind fetch's "terminated". */
 export function innermostMessage(err: unknown): string {
   let message = err instanceof Error ? err.message : String(err);
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) if (e.message) message = e.message;
+  for (const e of causeChain(err)) if (e.message) message = e.message;
   return message;
 }
 
 /** Whether the request was given up for want of an answer in time (the SDK's timeoutMs). */
 export function timedOut(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) if (e.name === 'TimeoutError') return true;
+  for (const e of causeChain(err)) if (e.name === 'TimeoutError') return true;
   return false;
 }
 

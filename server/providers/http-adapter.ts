@@ -23,14 +23,19 @@ export abstract class HttpAdapter {
     return { provider: this.name, signal: opts.signal, timeoutMs: opts.timeoutMs };
   }
 
-  /**
-   * The ids `fetchIds` finds. A failure is thrown, and so is a listing without any id (an answer
-   * in a shape not known here): the registry falls back to the built-in list and reports why
-   * (`discoveryError`), as for the OpenAI-format providers.
-   */
+  /** The ids `fetchIds` finds; a failure, or a listing without any id, is thrown (see requireListed). */
   protected async discover(fetchIds: () => Promise<string[]>): Promise<string[]> {
     const ids = await fetchIds();
-    if (ids.length === 0) throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} listed no model ids at its models endpoint` });
+    this.requireListed(ids);
     return ids;
+  }
+
+  /**
+   * Throws when a models endpoint listed no model id (an answer in a shape not known here): the
+   * registry then falls back to the built-in list and reports why (`discoveryError`) instead of
+   * doing so silently.
+   */
+  protected requireListed(ids: readonly string[]): void {
+    if (ids.length === 0) throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} listed no model ids at its models endpoint` });
   }
 }

@@ -51,9 +51,9 @@ export const feedbackRepository = {
     return rows.length > 0;
   },
 
-  async findOne(db: Executor, tenantId: string, requestId: string, source: string): Promise<FeedbackRow | undefined> {
-    const rows = await db.select().from(feedback).where(and(eq(feedback.tenantId, tenantId), eq(feedback.requestId, requestId), eq(feedback.source, source))).limit(1);
-    return rows[0];
+  /** A request's scores, one per source at most (a user's, the judge's). */
+  async findForRequest(db: Executor, tenantId: string, requestId: string): Promise<FeedbackRow[]> {
+    return db.select().from(feedback).where(and(eq(feedback.tenantId, tenantId), eq(feedback.requestId, requestId)));
   },
 
   /** One score per request and source: rating again replaces the score. */

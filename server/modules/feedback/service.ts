@@ -100,8 +100,9 @@ export class FeedbackService {
     // written beside the deletion stayed counted in the hourly rollup for good.
     const written = await this.d.db.transaction(async (tx) => {
       if (!(await feedbackRepository.holdRequest(tx, tenantId, requestId))) return undefined;
-      const previous = await feedbackRepository.findOne(tx, tenantId, requestId, source);
-      const other = await feedbackRepository.findOne(tx, tenantId, requestId, otherSource(source));
+      const scores = await feedbackRepository.findForRequest(tx, tenantId, requestId);
+      const previous = scores.find((f) => f.source === source);
+      const other = scores.find((f) => f.source === otherSource(source));
       const saved = await feedbackRepository.upsert(tx, {
         id: newId('fb'),
         tenantId,

@@ -73,9 +73,7 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
   async listModelKinds(opts: CallOptions): Promise<ModelListing> {
     const answer = await getJson<unknown>(`${this.baseUrl}/models`, this.headers, this.http(opts));
     const listing = modelListingOf(answer);
-    if (listing.ids.length === 0) {
-      throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} listed no model ids at ${this.baseUrl}/models` });
-    }
+    this.requireListed(listing.ids);
     return listing;
   }
 
