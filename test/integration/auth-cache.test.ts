@@ -57,6 +57,22 @@ describe('token cache', () => {
     }
   });
 
+  it('answers each spelling of a header as its token, and refuses a malformed one every time (the header-to-hash memo)', async () => {
+    const auth = new Authenticator({ db: handle.db });
+    try {
+      const a = await token();
+      for (const header of [`Bearer ${a.secret}`, `bearer   ${a.secret} `, `Bearer ${a.secret}`]) {
+        expect((await auth.authenticate(header)).tokenId).toBe(a.id);
+      }
+      for (let i = 0; i < 2; i++) {
+        await expect(auth.authenticate(`Token ${a.secret}`)).rejects.toMatchObject({ type: 'auth_error', message: expect.stringContaining('Malformed') });
+        await expect(auth.authenticate(`Bearer ${a.secret}x`)).rejects.toMatchObject({ type: 'auth_error', message: expect.stringContaining('Invalid') });
+      }
+    } finally {
+      await auth.close();
+    }
+  });
+
   it('keeps counting its own calls\' spend across a refresh that read the database before their cost rows reached it', async () => {
     const auth = new Authenticator({ db: handle.db });
     try {
