@@ -10,9 +10,9 @@ import { emptyBesides, isEmptyValue } from '../providers/util.js';
 //
 // Tool-call deltas are told apart by id as well as index (see callFor): OpenAI streams each call
 // under its own index (id and name first, argument pieces after), but Ollama may send several
-// whole calls all under index 0, each with its own id, or send no index at all. The live stream
-// goes to the client as the upstream sent it; the completion kept here holds every call, and a
-// replay numbers them 0, 1, ... (completionToChunks).
+// whole calls all under index 0, each with its own id, or send no index at all. The OpenAI-format
+// adapter renumbers those before they get here (tool-call-numbering.ts); this holds for any
+// adapter's stream all the same. A replay numbers the calls 0, 1, ... (completionToChunks).
 
 export class StreamAccumulator {
   id = '';

@@ -12,7 +12,8 @@
 // - a stream that stops before `[DONE]` or a finish_reason is reported as cut, and one that ends
 //   without any content, tool call, finish_reason or usage as broken (see end());
 // - finish reasons and usage as OpenAI names and counts them (answer-rules.ts): an error frame or
-//   a finish_reason "error" fails the stream.
+//   a finish_reason "error" fails the stream;
+// - tool calls numbered as OpenAI numbers them, one index per call (tool-call-numbering.ts).
 import { ProviderError, type ChatChunk, type Usage } from '../types.js';
 import type { SseEvent } from '../http.js';
 import { isRetryableStatus, redact } from '../http-errors.js';
@@ -20,6 +21,7 @@ import { forgetRawJson, keepRawJson } from '../raw-json.js';
 import { streamFailure } from '../stream-errors.js';
 import { emptyBesides, isRecord, nowSeconds, usageChunk } from '../util.js';
 import { isErrorFinish, renamedFinish, withReasoningInCompletion } from './answer-rules.js';
+import { ToolCallNumbering } from './tool-call-numbering.js';
 
 export class OpenAIStreamNormalizer {
   private done = false;
@@ -34,6 +36,8 @@ export class OpenAIStreamNormalizer {
   private opening: ChatChunk | undefined;
   /** Openings of further choice indexes, in arrival order; allocated only when there are any. */
   private moreOpenings: ChatChunk[] | undefined;
+  /** Allocated with the stream's first tool call. */
+  private toolCalls: ToolCallNumbering | undefined;
 
   /** `secrets`: the provider's key, never to be repeated in an error the stream reports. */
   constructor(
@@ -83,7 +87,10 @@ export class OpenAIStreamNormalizer {
       }
       this.started = true;
     }
-    for (const c of choices) if (c.finish_reason) this.finish(chunk, c);
+    for (const c of choices) {
+      if (c.delta?.tool_calls && (this.toolCalls ??= new ToolCallNumbering()).renumber(c.index, c.delta)) forgetRawJson(chunk);
+      if (c.finish_reason) this.finish(chunk, c);
+    }
     if (chunk.usage) {
       // Usage on a content chunk (Mistral and others): move it to the final usage chunk.
       this.pendingUsage = chunk.usage;
