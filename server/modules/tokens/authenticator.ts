@@ -64,6 +64,8 @@ const REFRESH_TIMEOUT_MS = 5_000;
 /** Entries unused this long are dropped rather than refreshed. */
 const IDLE_MS = 60_000;
 const MAX_ENTRIES = 10_000;
+/** Generated tokens take 53 characters with their "Bearer "; an operator's admin token may be longer. */
+const MEMO_HEADER_MAX = 256;
 const TOUCH_FLUSH_MS = 5_000;
 
 export interface AuthenticatorOptions {
@@ -77,8 +79,9 @@ export class Authenticator {
   private readonly cache = new Map<string, Entry>();
   /**
    * Authorization headers seen lately, and their token's hash: a SHA-256 costs tens of µs on a cold
-   * core, on every call's path before its upstream request leaves. Bounded like the cache. The
-   * tokens are held only in this process's memory, as each request's own headers are.
+   * core, on every call's path before its upstream request leaves. Bounded like the cache, and only
+   * headers up to MEMO_HEADER_MAX characters (made-up tokens of any length must not fill memory).
+   * The tokens are held only in this process's memory, as each request's own headers are.
    */
   private readonly hashes = new Map<string, string>();
   /** Reads on the request path in flight, by token hash. */
@@ -166,6 +169,7 @@ export class Authenticator {
     const known = header === undefined ? undefined : this.hashes.get(header);
     if (known !== undefined) return known;
     const hash = hashToken(parseBearer(header));
+    if (header!.length > MEMO_HEADER_MAX) return hash;
     if (this.hashes.size >= MAX_ENTRIES) this.hashes.delete(this.hashes.keys().next().value!);
     this.hashes.set(header!, hash);
     return hash;
