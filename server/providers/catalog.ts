@@ -25,18 +25,18 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
   {
     name: 'openai', family: 'openai-compatible', apiKeyEnv: 'OPENAI_API_KEY', baseUrlEnv: 'OPENAI_BASE_URL',
     defaultBaseUrl: 'https://api.openai.com/v1',
-    builtinModels: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini', 'o3', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'gpt-5-nano', 'text-embedding-3-small', 'text-embedding-3-large'],
+    builtinModels: ['gpt-6.1-sol', 'gpt-6.1-terra', 'gpt-6-luna', 'gpt-5.4', 'gpt-5.4-mini', 'gpt-5.4-nano', 'gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'text-embedding-3-small', 'text-embedding-3-large'],
     openaiCompat: { reasoningRules: openaiReasoningRules, developerRole: true },
   },
   {
     name: 'anthropic', family: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY', baseUrlEnv: 'ANTHROPIC_BASE_URL',
     defaultBaseUrl: 'https://api.anthropic.com',
-    builtinModels: ['claude-opus-4-1', 'claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-3-5-haiku-latest'],
+    builtinModels: ['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-haiku-4-5'],
   },
   {
     name: 'gemini', family: 'gemini', apiKeyEnv: 'GEMINI_API_KEY', baseUrlEnv: 'GEMINI_BASE_URL',
     defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
-    builtinModels: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.0-flash', 'gemini-embedding-001'],
+    builtinModels: ['gemini-3.1-pro-preview', 'gemini-3.8-flash', 'gemini-3.5-flash-lite', 'gemini-2.5-flash-lite', 'gemini-embedding-001'],
   },
   {
     name: 'mistral', family: 'openai-compatible', apiKeyEnv: 'MISTRAL_API_KEY', baseUrlEnv: 'MISTRAL_BASE_URL',
@@ -61,13 +61,13 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
   {
     name: 'deepseek', family: 'openai-compatible', apiKeyEnv: 'DEEPSEEK_API_KEY', baseUrlEnv: 'DEEPSEEK_BASE_URL',
     defaultBaseUrl: 'https://api.deepseek.com/v1',
-    builtinModels: ['deepseek-chat', 'deepseek-reasoner'],
+    builtinModels: ['deepseek-flash', 'deepseek-v4-pro'],
     openaiCompat: { reasoningRules: deepseekReasoningRules },
   },
   {
     name: 'xai', family: 'openai-compatible', apiKeyEnv: 'XAI_API_KEY', baseUrlEnv: 'XAI_BASE_URL',
     defaultBaseUrl: 'https://api.x.ai/v1',
-    builtinModels: ['grok-4', 'grok-4-fast-non-reasoning', 'grok-3', 'grok-3-mini', 'grok-code-fast-1'],
+    builtinModels: ['grok-4.5', 'grok-4.3', 'grok-3-mini'],
     openaiCompat: { reasoningRules: xaiReasoningRules },
   },
   {

@@ -440,17 +440,18 @@ describe('through the gateway', () => {
   afterAll(() => c.close());
 
   it('falls back to another provider when Gemini refuses its key with 400 API_KEY_INVALID', async () => {
-    const { data, response } = await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: [{ role: 'user', content: 'Hello' }] }).withResponse();
+    // The refused key fails discovery too: Gemini keeps its built-in list, which names this model.
+    const { data, response } = await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash-lite', messages: [{ role: 'user', content: 'Hello' }] }).withResponse();
     const gw = (data as any)._gateway;
     expect(gw.routing.usedFallback).toBe(true);
     expect(gw.provider).not.toBe('gemini');
     expect(data.choices[0]!.message.content).toBeTruthy();
     const errors = JSON.parse(response.headers.get('x-gateway-errors')!);
-    expect(errors[0]).toMatchObject({ provider: 'gemini', model: 'gemini-2.5-flash', status: 401 });
+    expect(errors[0]).toMatchObject({ provider: 'gemini', model: 'gemini-2.5-flash-lite', status: 401 });
     expect(errors[0].message).toContain('API key not valid');
     expect(JSON.stringify(errors)).not.toContain('invalid-gemini-key-0123456789');
 
-    const stream = await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: [{ role: 'user', content: 'Stream please' }], stream: true });
+    const stream = await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash-lite', messages: [{ role: 'user', content: 'Stream please' }], stream: true });
     let text = '';
     let routing: any;
     for await (const chunk of stream) {
