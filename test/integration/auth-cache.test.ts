@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type DbHandle } from '../../server/db/client.js';
 import { hashToken } from '../../server/lib/crypto.js';
+import { PgListener } from '../../server/db/listener.js';
+import { createLogger } from '../../server/lib/logger.js';
 import { Authenticator } from '../../server/modules/tokens/authenticator.js';
 import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 import { startTcpRelay } from '../support/tcp-relay.js';
@@ -140,6 +142,37 @@ describe('token cache', () => {
       expect(Math.max(...times)).toBeLessThan(1_000);
     } finally {
       await auth.close().catch(() => undefined);
+      relay.close();
+      await viaRelay.close().catch(() => undefined);
+    }
+  }, 30_000);
+
+  it('keeps serving a known token through a partition that follows a reconnect of its LISTEN connection; an unknown one gets 503 in bounded time', async () => {
+    const relay = await startTcpRelay(handle.url);
+    const viaRelay = connectDatabase(relay.url, 2);
+    const listener = new PgListener(handle.url, createLogger('silent'), 100);
+    await listener.start();
+    const auth = new Authenticator({ db: viaRelay.db, listener });
+    await auth.start();
+    const known = await token();
+    const unknown = await token();
+    try {
+      expect((await auth.authenticate(`Bearer ${known.secret}`)).tokenId).toBe(known.id);
+      // The LISTEN connection drops and comes back (announcements may have been missed)...
+      const { rows } = await handle.pool.query(`select pg_terminate_backend(pid) as ended from pg_stat_activity where pid <> pg_backend_pid() and query ilike 'listen%'`);
+      expect(rows.length).toBeGreaterThan(0);
+      await sleep(600);
+      // ...then the database stops answering.
+      relay.silence();
+      let started = Date.now();
+      expect((await auth.authenticate(`Bearer ${known.secret}`)).tokenId).toBe(known.id);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      started = Date.now();
+      await expect(auth.authenticate(`Bearer ${unknown.secret}`)).rejects.toMatchObject({ type: 'service_unavailable' });
+      expect(Date.now() - started).toBeLessThan(7_000);
+    } finally {
+      await auth.close().catch(() => undefined);
+      await listener.close().catch(() => undefined);
       relay.close();
       await viaRelay.close().catch(() => undefined);
     }

@@ -29,6 +29,8 @@ interface Entry {
   usedAt: number;
   /** A re-read failed or took too long: until then the request path serves the entry without trying again. */
   retryAt?: number;
+  /** Changes may have been missed (the LISTEN connection came back): read again before trusting it. */
+  unconfirmed?: boolean;
 }
 
 // Bearer-token resolution for every authenticated path, the chat hot path included. Lookups are
@@ -48,7 +50,11 @@ interface Entry {
 //   (for up to SERVE_STALE_MS) and the request path does not try again for STALE_RETRY_MS. So while
 //   the database is unreachable, or stops answering without refusing (a network partition), calls
 //   with known tokens go on at their usual speed; unknown tokens wait for the database, and get 503
-//   when it fails them.
+//   when it fails them or has not answered within UNKNOWN_READ_WAIT_MS.
+// - When the LISTEN connection comes back, announcements may have been missed: every cached token
+//   is read again before it is trusted, but stays known meanwhile. Dropped instead, a database that
+//   reconnected and then stopped answering held every call (all its tokens unknown) for as long as
+//   the partition lasted.
 const REFRESH_MS = 1_000;
 const FULL_REFRESH_MS = 30_000;
 /** How old an entry may get before the request path reads it again: refreshed every second... */
@@ -59,6 +65,8 @@ const SERVE_STALE_MS = 5 * 60_000;
 /** How long a call with a known token waits for that token's re-read before going on with what was known. */
 const STALE_READ_WAIT_MS = 250;
 const STALE_RETRY_MS = 1_000;
+/** How long a call with a token not in the cache waits for its read before it gets 503. */
+const UNKNOWN_READ_WAIT_MS = 5_000;
 /** The timer's re-read is given up after this long (the next tick tries again). */
 const REFRESH_TIMEOUT_MS = 5_000;
 /** Entries unused this long are dropped rather than refreshed. */
@@ -120,8 +128,7 @@ export class Authenticator {
     const listener = this.opts.listener;
     if (!listener || this.listening) return;
     this.listening = true;
-    // A reconnect may have missed announcements: drop everything then too.
-    await listener.listen(TOKENS_CHANNEL, () => this.invalidate(), () => this.invalidate());
+    await listener.listen(TOKENS_CHANNEL, () => this.invalidate(), () => this.unconfirmAll());
   }
 
   /** Resolves an Authorization header to a principal or throws 401 auth_error. */
@@ -147,6 +154,15 @@ export class Authenticator {
   invalidate(): void {
     this.generation++;
     this.cache.clear();
+  }
+
+  /** After a reconnect of the LISTEN connection: announcements may have been missed (see the top of this file). */
+  private unconfirmAll(): void {
+    // A read that started before may not have seen a missed change either: not kept as current.
+    this.generation++;
+    for (const entry of this.cache.values()) entry.unconfirmed = true;
+    // The timer's next tick reads every token in use again.
+    this.lastFullRefresh = -Infinity;
   }
 
   async close(): Promise<void> {
@@ -184,17 +200,15 @@ export class Authenticator {
     const entry = this.cache.get(hash);
     if (entry) {
       entry.usedAt = now;
-      if (now - entry.loadedAt < this.staleAfter(entry)) return entry.principal;
+      if (!entry.unconfirmed && now - entry.loadedAt < this.staleAfter(entry)) return entry.principal;
     }
     const known = entry?.principal && now - entry.loadedAt < SERVE_STALE_MS ? entry.principal : null;
     if (known && entry!.retryAt !== undefined && now < entry!.retryAt) return known;
     const read = this.read(hash);
     if (!known) {
-      try {
-        return await read;
-      } catch (err) {
-        throw new GatewayError('service_unavailable', 'API tokens cannot be checked: the database is unreachable', { cause: err });
-      }
+      const answer = await settleWithin(read, UNKNOWN_READ_WAIT_MS);
+      if (answer.ok) return answer.value;
+      throw new GatewayError('service_unavailable', 'API tokens cannot be checked: the database is unreachable', { cause: answer.error });
     }
     const fresh = await settleWithin(read, STALE_READ_WAIT_MS);
     if (fresh.ok) return fresh.value;
@@ -259,6 +273,7 @@ export class Authenticator {
         if (!e || e.loadedAt > asked) continue;
         e.principal = found.get(hash) ?? null;
         e.loadedAt = asked;
+        e.unconfirmed = false;
       }
       // The database has caught up with what this process counted: its figure is the one to use.
       for (const principal of found.values()) {
