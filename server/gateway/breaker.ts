@@ -90,6 +90,11 @@ export class CircuitBreakers {
     this.circuits.delete(provider);
   }
 
+  /** Forgets the circuits of providers not in `providers` (removed by a reload: nothing can close them). */
+  retainOnly(providers: ReadonlySet<string>): void {
+    for (const name of this.circuits.keys()) if (!providers.has(name)) this.circuits.delete(name);
+  }
+
   /**
    * A failed attempt. Only a failed probe lengthens the cool-down: the failures of requests sent
    * before the circuit opened (many, under concurrency) or while it was open (a last resort sent

@@ -127,6 +127,8 @@ export class DataPlane {
     const changed = await this.registry.load(await this.resolveSettings());
     // A provider with a new key or address starts with a closed circuit: a fixed key is used at once.
     for (const name of changed) this.breakers.reset(name);
+    // A removed provider's open circuit would be reported (metrics, /v1/providers) for good.
+    this.breakers.retainOnly(new Set(this.registry.list().map((p) => p.name)));
     // The simulator a credential replaced is stopped only now that nothing is routed to it, and
     // once the calls still on it have had their upstream timeout to finish.
     if (previous && previous !== this.simulator) {

@@ -65,6 +65,24 @@ describe('reload', () => {
   });
 });
 
+describe('a provider a reload removes', () => {
+  it('has its circuit forgotten: nothing could close it, and /metrics reported it open for good', async () => {
+    const { breakers } = env.services.dataPlane;
+    const openai = `OPENAI_API_KEY=sk-second\nOPENAI_BASE_URL=${upstream.baseUrls.openai}\n`;
+    writeFileSync(envFile, `${openai}MISTRAL_API_KEY=mk-1\nMISTRAL_BASE_URL=${upstream.baseUrls.openai}\n`);
+    expect((await reload()).status).toBe(200);
+    for (let i = 0; i < 5; i++) breakers.failure('mistral');
+    expect(breakers.state('mistral')).toBe('open');
+    const open = 'gateway_provider_breaker_state{provider="mistral",state="open"} 1';
+    expect((await env.http('GET', '/metrics')).body).toContain(open);
+
+    writeFileSync(envFile, openai);
+    expect((await reload()).status).toBe(200);
+    expect(breakers.snapshot()).not.toHaveProperty('mistral');
+    expect((await env.http('GET', '/metrics')).body).not.toContain('provider="mistral"');
+  });
+});
+
 describe('reload on several nodes', () => {
   it('is done by every node when asked of one: the others re-read their own settings and agree', async () => {
     const other = await env.addNode();
