@@ -11,7 +11,7 @@ import { CircuitBreakers } from './breaker.js';
 import { ExactCache } from './cache/exact-cache.js';
 import { LogWriter, type CommittedRequest, type LogWriterOptions } from './log-writer.js';
 import { JudgeSampler } from './judge-sampler.js';
-import { ChatPipeline } from './pipeline.js';
+import { ChatPipeline, type PipelineOptions } from './pipeline.js';
 import { classify, LOW_CONFIDENCE } from './classifier/index.js';
 import { RoutingEngine } from './routing/engine.js';
 import { classifierModelWarning, llmClassifier } from './routing/llm-classifier.js';
@@ -34,6 +34,8 @@ export interface DataPlaneOptions {
   onRequestsCommitted?: (rows: CommittedRequest[]) => void;
   /** Every log row as it is queued (metrics). */
   onRowsQueued?: LogWriterOptions['onQueued'];
+  /** Every failed upstream attempt (metrics). */
+  onUpstreamFailure?: PipelineOptions['onUpstreamFailure'];
 }
 
 /** Reloads asked of one gateway process, announced to the others (payload: the node that reloaded). */
@@ -88,6 +90,7 @@ export class DataPlane {
       logWriter: this.logWriter,
       strategy: this.engine,
       onAnswer: (call, answer) => this.judgeSampler.offer(call, answer),
+      onUpstreamFailure: opts.onUpstreamFailure,
       upstreamTimeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
       maxAttempts: config.GATEWAY_MAX_ATTEMPTS,
     });

@@ -122,6 +122,7 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
         throw e;
       }
       errors.push(failure.summary);
+      pipeline.opts.onUpstreamFailure?.(failure.summary);
       if (failure.answered && !billed) costs.push(costRow(call, target, ZERO_USAGE, 'error'));
       if (!failure.fallBack) {
         const rejected = rejectedError(failure.summary);

@@ -30,6 +30,11 @@ export interface PipelineOptions {
   maxAttempts: number;
   /** Called after each successful live (not cached) answer, with the answer's text on demand: the judge samples from here. */
   onAnswer?: (call: ChatCall, answer: () => string) => void;
+  /**
+   * Told of every failed upstream attempt, those without an answer (a timeout, a reset, a stream
+   * cut before its first content, or after it) included: metrics. Answered ones also write a cost row.
+   */
+  onUpstreamFailure?: (failure: UpstreamErrorSummary) => void;
 }
 
 export interface PlannedCall {
@@ -128,6 +133,7 @@ export class ChatPipeline {
           throw fail(e, target, usage);
         }
         errors.push(failure.summary);
+        this.opts.onUpstreamFailure?.(failure.summary);
         if (failure.answered) costs.push(costRow(call, target, ZERO_USAGE, 'error'));
         if (!failure.fallBack) throw fail(rejectedError(failure.summary), target);
       }

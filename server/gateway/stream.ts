@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { ChatChunk, Usage } from '../providers/types.js';
+import { ProviderError, type ChatChunk, type Usage } from '../providers/types.js';
 import { estimateUsage, reportedUsage } from '../providers/usage.js';
 import { buildMeta, costRow, logCall, streamHeadMeta, ZERO_USAGE, type Outcome } from './accounting.js';
 import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
@@ -81,6 +81,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
         throw e;
       }
       errors.push(failure.summary);
+      p.opts.onUpstreamFailure?.(failure.summary);
       if (failure.answered) costs.push(costRow(call, target, ZERO_USAGE, 'error'));
       if (!failure.fallBack) {
         const rejected = rejectedError(failure.summary);
@@ -138,6 +139,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       }
       breakers.failure(target.provider);
       const message = `Upstream stream from ${target.provider} broke after it started: ${(err as Error).message}`;
+      p.opts.onUpstreamFailure?.({ provider: target.provider, model: target.model, status: err instanceof ProviderError ? err.status : 0, kind: 'stream', message });
       // What the provider finished before it broke is the client's all the same.
       if (held) sink.chunk(held);
       sink.fail({ type: 'provider_error', message });

@@ -45,7 +45,7 @@ export function chatHandler(services: Services, dataPlane: DataPlane, admit: Cal
     };
 
     if (body.stream) {
-      await dataPlane.pipeline.stream(call, sseSink(res, startedAt));
+      await dataPlane.pipeline.stream(call, sseSink(res, startedAt, services.metrics?.countError));
       return;
     }
     const { completion, meta } = await dataPlane.pipeline.complete(call);

@@ -9,8 +9,11 @@ import { chunkJson, chunkWithGateway, gatewayHeaders, jsonWithGateway } from './
 // compression), the last data frame carries `_gateway`, and a failure after the first byte ends
 // with an `event: error` frame and no [DONE].
 
-/** `startedAt`: performance.now() when the request arrived (for Server-Timing). */
-export function sseSink(res: ServerResponse, startedAt: number): StreamSink {
+/**
+ * `startedAt`: performance.now() when the request arrived (for Server-Timing). `countError`: told the
+ * type of an error that ends a stream once it has begun (metrics; earlier ones are error answers).
+ */
+export function sseSink(res: ServerResponse, startedAt: number, countError?: (type: string) => void): StreamSink {
   // False when the socket did not take the frame (Node queued it): the caller waits for drained().
   // A response already over has nothing to wait for.
   const write = (frame: string): boolean => {
@@ -43,6 +46,7 @@ export function sseSink(res: ServerResponse, startedAt: number): StreamSink {
       res.end();
     },
     fail(error) {
+      countError?.(error.type);
       write(`event: error\ndata: ${JSON.stringify({ error })}\n\n`);
       res.end();
     },

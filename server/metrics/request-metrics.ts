@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { CostLogRow, RequestLogRow } from '../gateway/log-writer.js';
+import type { UpstreamErrorSummary } from '../gateway/types.js';
 import { CounterTally, HistogramTally } from './tally.js';
 
 // Prometheus metrics of the data plane, derived from the rows the log writer is given: one request
@@ -19,6 +20,7 @@ export class RequestMetrics {
   private readonly upstreamCalls: CounterTally;
   private readonly tokens: CounterTally;
   private readonly cost: CounterTally;
+  private readonly upstreamFailures: CounterTally;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -44,6 +46,11 @@ export class RequestMetrics {
     );
     this.tokens = counter('gateway_upstream_tokens_total', 'Tokens billed by providers, by provider, model and direction (input, output).', ['provider', 'model', 'direction']);
     this.cost = counter('gateway_upstream_cost_usd_total', 'Cost of provider calls in US dollars, from the pricing table.', ['provider', 'model']);
+    this.upstreamFailures = counter(
+      'gateway_upstream_failures_total',
+      'Failed provider attempts, answered or not, by provider, model, kind (http, timeout, connection, stream, parse, request) and HTTP status (0: none).',
+      ['provider', 'model', 'kind', 'status'],
+    );
   }
 
   /** Counts a request row (null for cost rows alone) and its cost rows. */
@@ -52,9 +59,14 @@ export class RequestMetrics {
     for (const c of costs) this.countCost(c);
   }
 
+  /** Counts a failed upstream attempt (a call may make several). */
+  countUpstreamFailure(f: UpstreamErrorSummary): void {
+    this.upstreamFailures.add(1, f.provider, f.model, f.kind, String(f.status));
+  }
+
   /** Hands what was counted to prom-client (the scrape handler calls it before rendering). */
   apply(): void {
-    for (const tally of [this.requests, this.duration, this.fallbacks, this.tokensSaved, this.upstreamCalls, this.tokens, this.cost]) tally.apply();
+    for (const tally of [this.requests, this.duration, this.fallbacks, this.tokensSaved, this.upstreamCalls, this.tokens, this.cost, this.upstreamFailures]) tally.apply();
   }
 
   private countRequest(r: RequestLogRow): void {

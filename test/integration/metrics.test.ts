@@ -94,6 +94,35 @@ describe('GET /metrics', () => {
     expect(after).not.toContain(c.tenant.tenantId);
   });
 
+  it('counts failed upstream attempts, those without an answer too, and a stream broken after it began as an error', async () => {
+    const series = {
+      reset: 'gateway_upstream_failures_total{provider="openai",model="gpt-4.1-mini",kind="connection",status="0"}',
+      unavailable: 'gateway_upstream_failures_total{provider="openai",model="gpt-4.1-mini",kind="http",status="503"}',
+      cut: 'gateway_upstream_failures_total{provider="openai",model="gpt-4o-mini",kind="stream",status="0"}',
+      brokenStream: 'gateway_error_responses_total{type="provider_error"}',
+    };
+    const before = await scrape();
+    // A reset and a 503, each served by groq after openai failed.
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1-mini', resetConnection: true, times: 1 }]);
+    expect(((await c.openai().chat.completions.create({ model: 'gpt-4.1-mini', messages: user('reset') })) as any)._gateway.routing.usedFallback).toBe(true);
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1-mini', status: 503, times: 1 }]);
+    expect(((await c.openai().chat.completions.create({ model: 'gpt-4.1-mini', messages: user('unavailable') })) as any)._gateway.routing.usedFallback).toBe(true);
+    // A stream cut after three content chunks: the client gets an error event.
+    c.sim.setFaults([{ format: 'openai', model: 'gpt-4o-mini', cutStreamAfterChunks: 3, times: 1 }]);
+    const stream = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user('cut me'), temperature: 0.5, stream: true });
+    await expect((async () => {
+      for await (const chunk of stream) void chunk;
+    })()).rejects.toThrow(/broke after it started/);
+    c.sim.setFaults([]);
+
+    const after = await scrape();
+    const delta = (k: keyof typeof series) => value(after, series[k]) - value(before, series[k]);
+    expect(delta('reset')).toBe(1);
+    expect(delta('unavailable')).toBe(1);
+    expect(delta('cut')).toBe(1);
+    expect(delta('brokenStream')).toBe(1);
+  });
+
   it('is absent with GATEWAY_METRICS=off', async () => {
     const env = await startTestEnv({ env: { GATEWAY_METRICS: 'off' } });
     try {
