@@ -6,8 +6,12 @@ import type pg from 'pg';
 // on a busy gateway a batch insert blocked the event loop for about half a millisecond. Corking the
 // connection's socket while pg submits the query sends the messages in one write.
 
-/** A parameterised query on a pool connection, its protocol messages sent in one write. */
-export async function corkedQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(pool: pg.Pool, config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+/**
+ * A parameterised query on a pool connection, its protocol messages sent in one write.
+ * `query_timeout` (pg's, in ms): the query fails when unanswered by then, and its connection is
+ * dropped rather than reused.
+ */
+export async function corkedQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(pool: pg.Pool, config: pg.QueryConfig & { query_timeout?: number }): Promise<pg.QueryResult<R>> {
   const client = await pool.connect();
   let result: pg.QueryResult<R>;
   try {

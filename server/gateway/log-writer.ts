@@ -96,6 +96,14 @@ export interface LogWriterOptions {
   onCommitted?: (rows: CommittedRequest[]) => void;
   /** Called with every row as it is queued (a request row, or null for cost rows alone): metrics. Must be cheap. */
   onQueued?: (request: RequestLogRow | null, costs: readonly CostLogRow[]) => void;
+  /** A commit unanswered this long counts as failing (failingSince): a database that stopped answering. Default 5 s. */
+  commitStuckMs?: number;
+  /**
+   * A commit unanswered this long fails, and its rows are sent again on another connection (as rows
+   * that may be stored already). Without it, a connection a partition left open without answering
+   * held every later row until TCP gave up on it (about 15 minutes). Default 30 s.
+   */
+  commitTimeoutMs?: number;
 }
 
 const REQUEST_COLUMNS: Array<Column<RequestLogRow>> = [
@@ -167,19 +175,37 @@ export class LogWriter {
   /** When the armed timer fires (Date.now() clock). */
   private timerDue = 0;
   private flushing: Promise<void> | undefined;
-  /** Rows of the batch being committed (counted in the drain's "rows lost" if it never settles). */
-  private inFlightRows = 0;
+  /** Rows of the batch being committed (counted in the drain's "rows lost" if it never settles), by table. */
+  private inFlightRequests = 0;
+  private inFlightCosts = 0;
+  /** When the commit in flight started (Date.now()). */
+  private flushStartedAt: number | undefined;
   private backoffMs = 0;
   private closed = false;
   /** drain() has returned: nothing queued from now on is written. */
   private drained = false;
   /** A flush failed, so rows queued again may be stored already: send them with INSERT_BATCH_AGAIN. */
   private maybeStored = false;
-  /** Since when (Date.now()) flushes fail, none having succeeded since; undefined while they succeed. */
-  failingSince: number | undefined;
+  /** Since when (Date.now()) flushes fail, none having succeeded since. */
+  private failedSince: number | undefined;
   readonly stats: LogWriterStats = { queuedRequests: 0, queuedCosts: 0, writtenRequests: 0, writtenCosts: 0, dropped: 0, rejectedRows: 0, failedFlushes: 0 };
 
   constructor(private readonly opts: LogWriterOptions) {}
+
+  /**
+   * Since when (Date.now()) rows cannot be committed: flushes fail, none having succeeded since, or
+   * the commit in flight has had no answer for commitStuckMs (a partition: the database neither
+   * answers nor refuses, and no flush fails). Undefined while commits succeed.
+   */
+  get failingSince(): number | undefined {
+    if (this.failedSince !== undefined) return this.failedSince;
+    const started = this.flushStartedAt;
+    return started !== undefined && Date.now() - started >= (this.opts.commitStuckMs ?? 5_000) ? started : undefined;
+  }
+
+  private get inFlightRows(): number {
+    return this.inFlightRequests + this.inFlightCosts;
+  }
 
   /** Queue one request row and the cost rows of its upstream calls. Never blocks, never throws. */
   write(request: RequestLogRow, costs: CostLogRow[], preview: string | null = null): void {
@@ -286,13 +312,16 @@ export class LogWriter {
     this.costs = [];
     // Every row queued again after a failure is in this batch: the next one is plain again.
     const again = this.maybeStored;
-    this.inFlightRows = requests.length + costs.length;
+    this.inFlightRequests = requests.length;
+    this.inFlightCosts = costs.length;
+    this.flushStartedAt = Date.now();
+    this.updateQueued();
     this.flushing = this.commitBatch(requests, costs, again)
       .then(
         (written) => {
           this.backoffMs = 0;
           this.maybeStored = false;
-          this.failingSince = undefined;
+          this.failedSince = undefined;
           this.recordCommitted(requests, written);
         },
         (err: unknown) => {
@@ -304,7 +333,7 @@ export class LogWriter {
           this.costs = left.costs.concat(this.costs);
           this.enforceBound();
           this.stats.failedFlushes++;
-          this.failingSince ??= Date.now();
+          this.failedSince ??= this.flushStartedAt ?? Date.now();
           // The connection may have failed after the commit.
           this.maybeStored = true;
           this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 100), 5_000);
@@ -315,7 +344,9 @@ export class LogWriter {
       )
       .finally(() => {
         this.flushing = undefined;
-        this.inFlightRows = 0;
+        this.inFlightRequests = 0;
+        this.inFlightCosts = 0;
+        this.flushStartedAt = undefined;
         this.updateQueued();
         if (!this.closed && (this.requests.length || this.costs.length)) this.flushSoon(this.opts.flushIntervalMs);
       });
@@ -386,7 +417,7 @@ export class LogWriter {
   /** `again`: the rows may be stored already (see the top of this file). */
   private async commit(requests: RequestLogRow[], costs: CostLogRow[], again: boolean): Promise<void> {
     const statement = again ? INSERT_BATCH_AGAIN : INSERT_BATCH;
-    await corkedQuery(this.opts.pool, { name: statement.name, text: statement.text, values: [REQUESTS.param(requests), COSTS.param(costs)] });
+    await corkedQuery(this.opts.pool, { name: statement.name, text: statement.text, values: [REQUESTS.param(requests), COSTS.param(costs)], query_timeout: this.opts.commitTimeoutMs ?? 30_000 });
   }
 
   /**
@@ -415,9 +446,10 @@ export class LogWriter {
     this.updateQueued();
   }
 
+  /** Rows not committed yet: queued, or in the commit in flight. */
   private updateQueued(): void {
-    this.stats.queuedRequests = this.requests.length;
-    this.stats.queuedCosts = this.costs.length;
+    this.stats.queuedRequests = this.requests.length + this.inFlightRequests;
+    this.stats.queuedCosts = this.costs.length + this.inFlightCosts;
   }
 }
 

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DbHandle } from '../../server/db/client.js';
+import { connectDatabase, type DbHandle } from '../../server/db/client.js';
 import { LogWriter, type CostLogRow, type RequestLogRow } from '../../server/gateway/log-writer.js';
 import { newId } from '../../server/lib/ids.js';
 import { createLogger } from '../../server/lib/logger.js';
 import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
+import { startTcpRelay } from '../support/tcp-relay.js';
 
 // The log writer keeps rows while Postgres is down and writes them all once it is back. This file
 // runs its own PostgreSQL so it can stop and restart it.
@@ -201,6 +202,38 @@ describe('log writer', () => {
     expect(writer.stats.dropped).toBe(0);
     await writer.drain();
   }, 60_000);
+
+  it('reports a commit the database leaves unanswered (a partition) as failing, and counts its rows as waiting', async () => {
+    const relay = await startTcpRelay(handle.url);
+    const viaRelay = connectDatabase(relay.url, 2);
+    const writer = new LogWriter({ pool: viaRelay.pool, logger: createLogger('silent'), flushIntervalMs: 20, maxBuffered: 10_000, commitStuckMs: 300, commitTimeoutMs: 1_500 });
+    const tenant = newId('ten');
+    try {
+      writer.write(...row(tenant));
+      await eventually(async () => (await count('requests', tenant)) === 1);
+      relay.silence();
+      for (let i = 0; i < 3; i++) writer.write(...row(tenant));
+      // The commit is sent and never answered (the relay drops what it carries, as a NAT that forgot
+      // the connection): no flush fails yet, but nothing is committed either.
+      await new Promise((r) => setTimeout(r, 100));
+      expect(writer.stats.queuedRequests).toBe(3);
+      expect(writer.stats.queuedCosts).toBe(3);
+      expect(writer.failingSince).toBeUndefined();
+      await new Promise((r) => setTimeout(r, 400));
+      expect(writer.stats.failedFlushes).toBe(0);
+      expect(writer.failingSince).toBeLessThanOrEqual(Date.now() - 300);
+      relay.resume();
+      // The lost commit times out, and its rows go again on a new connection.
+      await eventually(async () => (await count('requests', tenant)) === 4);
+      expect(writer.stats.failedFlushes).toBeGreaterThan(0);
+      await eventually(async () => writer.failingSince === undefined && writer.stats.queuedRequests === 0);
+    } finally {
+      relay.resume();
+      await writer.drain(5_000);
+      relay.close();
+      await viaRelay.close().catch(() => undefined);
+    }
+  }, 30_000);
 
   it('bounds memory: past maxBuffered the oldest rows are dropped and counted', async () => {
     const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 60_000, maxBuffered: 10 });
