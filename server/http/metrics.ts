@@ -35,4 +35,9 @@ export function mountMetrics(app: Express, services: Services): void {
       (err: unknown) => reportError(logger, res, err),
     );
   });
+  // Another method on a known path: 405 with Allow, as on every other path (HEAD is GET's).
+  app.all('/metrics', (req, res) => {
+    res.setHeader('Allow', 'GET');
+    sendError(res, new GatewayError('invalid_request_error', `Method ${req.method} is not allowed on /metrics (allowed: GET)`, { status: 405 }));
+  });
 }

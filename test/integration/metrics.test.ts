@@ -34,6 +34,9 @@ describe('GET /metrics', () => {
     expectTypedError(await c.env.http('GET', '/metrics'), 401, 'auth_error');
     expectTypedError(await c.env.http('GET', '/metrics', { token: c.tenant.token }), 401, 'auth_error');
     expect((await c.env.http('GET', '/metrics', { token: METRICS_TOKEN })).status).toBe(200);
+    const post = await c.env.http('POST', '/metrics', { token: METRICS_TOKEN, body: {} });
+    expectTypedError(post, 405, 'invalid_request_error');
+    expect(post.headers.get('allow')).toBe('GET');
   });
 
   it('counts calls, upstream calls, tokens, cost, cache hits, fallbacks and error answers', async () => {
