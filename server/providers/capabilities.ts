@@ -26,10 +26,10 @@ const r = (tier: ModelTier, vision: boolean, tools = true, json = true): ModelIn
 
 const MODELS: Record<string, ModelInfo> = {
   // OpenAI
-  'gpt-6.1-sol': m('large', true),
-  'gpt-6.1-terra': m('medium', true),
-  'gpt-6-sol': m('large', true),
-  'gpt-6-luna': m('small', true),
+  'gpt-6.1-sol': r('large', true),
+  'gpt-6.1-terra': r('medium', true),
+  'gpt-6-sol': r('large', true),
+  'gpt-6-luna': r('small', true),
   'gpt-5.6-sol': r('large', true),
   'gpt-5.6-terra': r('medium', true),
   'gpt-5.6-luna': r('small', true),
@@ -52,13 +52,14 @@ const MODELS: Record<string, ModelInfo> = {
   'gpt-5-mini': r('medium', true),
   'gpt-5-nano': r('small', true),
   // Anthropic (JSON mode is provided through a forced tool, see anthropic/request.ts)
-  'claude-opus-5-5': m('large', true),
-  'claude-sonnet-5-5': m('large', true),
-  'claude-haiku-5-5': m('medium', true),
-  'claude-fable-5-2': m('large', true),
-  'claude-fable-5-1': m('large', true),
-  'claude-opus-5': m('large', true),
-  'claude-sonnet-5': m('large', true),
+  // The Claude 5 family thinks before it answers unless told not to (anthropic/model-rules.ts).
+  'claude-opus-5-5': r('large', true),
+  'claude-sonnet-5-5': r('large', true),
+  'claude-haiku-5-5': r('medium', true),
+  'claude-fable-5-2': r('large', true),
+  'claude-fable-5-1': r('large', true),
+  'claude-opus-5': r('large', true),
+  'claude-sonnet-5': r('large', true),
   'claude-opus-4-8': m('large', true),
   'claude-opus-4-7': m('large', true),
   'claude-opus-4-6': m('large', true),
@@ -72,11 +73,12 @@ const MODELS: Record<string, ModelInfo> = {
   'claude-haiku-4-5': m('medium', true),
   'claude-3-5-haiku-latest': m('small', false),
   // Google Gemini
-  'gemini-3.8-flash': m('medium', true),
-  'gemini-3.5-flash': m('medium', true),
-  'gemini-3.5-flash-lite': m('small', true),
-  'gemini-3.1-pro-preview': m('large', true),
-  'gemini-3.1-flash-lite': m('small', true),
+  // Gemini 3 always thinks, within maxOutputTokens.
+  'gemini-3.8-flash': r('medium', true),
+  'gemini-3.5-flash': r('medium', true),
+  'gemini-3.5-flash-lite': r('small', true),
+  'gemini-3.1-pro-preview': r('large', true),
+  'gemini-3.1-flash-lite': r('small', true),
   'gemini-2.5-pro': m('large', true),
   'gemini-2.5-flash': m('medium', true),
   'gemini-2.5-flash-lite': m('small', true),
@@ -84,7 +86,7 @@ const MODELS: Record<string, ModelInfo> = {
   'gemini-2.0-flash-lite': m('small', true),
   // Mistral
   'mistral-large-2512': m('large', false),
-  'mistral-medium-3.5': m('medium', true),
+  'mistral-medium-3-5': m('medium', true),
   'ministral-8b-2512': m('small', false),
   'ministral-14b-2512': m('small', false),
   'mistral-large-latest': m('large', false),
@@ -108,8 +110,8 @@ const MODELS: Record<string, ModelInfo> = {
   'deepseek-ai/DeepSeek-V3': m('large', false),
   'Qwen/Qwen2.5-72B-Instruct-Turbo': m('medium', false),
   // DeepSeek
-  'deepseek-flash': m('medium', false),
-  'deepseek-v4-pro': m('large', false),
+  'deepseek-flash': r('medium', false),
+  'deepseek-v4-pro': r('large', false),
   'deepseek-chat': m('large', false),
   'deepseek-reasoner': r('large', false, false, true),
   // xAI

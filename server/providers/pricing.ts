@@ -87,7 +87,7 @@ const PRICES: Record<string, ModelPrice> = {
   'mistral-large-2512': p(0.5, 1.5),
   'mistral-large-2411': p(2, 6),
   'mistral-medium-latest': p(1.5, 7.5),
-  'mistral-medium-3.5': p(1.5, 7.5),
+  'mistral-medium-3-5': p(1.5, 7.5),
   'mistral-small-latest': p(0.1, 0.3),
   'codestral-latest': p(0.3, 0.9),
   'ministral-8b-latest': p(0.15, 0.15),

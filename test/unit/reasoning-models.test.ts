@@ -55,13 +55,33 @@ describe('OpenAI reasoning models', () => {
 
 describe('xAI models', () => {
   it('Grok 4 loses the penalties and reasoning_effort; its reasoning models also refuse stop', () => {
-    for (const id of ['grok-4', 'grok-4-0709', 'grok-4-fast-reasoning', 'grok-4.5']) {
+    for (const id of ['grok-4', 'grok-4-0709', 'grok-4-fast-reasoning']) {
       const rules = xaiReasoningRules(id)!;
       expect(withAcceptedFields(full(id), rules, 'xai'), id).toEqual({ model: id, messages, max_tokens: 300, temperature: 0.2, top_p: 0.9, logit_bias: { '50256': -100 }, logprobs: false, top_logprobs: 0, seed: 3, n: 2 });
       expect(refusal({ model: id, messages, stop: ['END'] }, rules).message, id).toMatch(/^stop: /);
     }
     const plain = xaiReasoningRules('grok-4-fast-non-reasoning')!;
     expect(withAcceptedFields({ model: 'grok-4-fast-non-reasoning', messages, stop: ['END'], presence_penalty: 0 }, plain, 'xai')).toEqual({ model: 'grok-4-fast-non-reasoning', messages, stop: ['END'] });
+  });
+
+  it('Grok 4.3 onwards take reasoning_effort again, and still lose the penalties and stop', () => {
+    for (const id of ['grok-4.3', 'grok-4.5', 'grok-4.20-0309-reasoning']) {
+      const rules = xaiReasoningRules(id)!;
+      expect(withAcceptedFields(full(id), rules, 'xai'), id).toMatchObject({ reasoning_effort: 'low' });
+      expect(withAcceptedFields(full(id), rules, 'xai'), id).not.toHaveProperty('presence_penalty');
+      expect(refusal({ model: id, messages, stop: ['END'] }, rules).message, id).toMatch(/^stop: /);
+    }
+  });
+
+  it('GPT-6 is a reasoning model as GPT-5 is: no sampling settings, max_tokens as max_completion_tokens', () => {
+    for (const id of ['gpt-6.1-sol', 'gpt-6-luna', 'gpt-5.6-terra']) {
+      expect(openaiReasoningRules(id), id).toBeDefined();
+      expect(withAcceptedFields({ model: id, messages, temperature: 0, max_tokens: 16 }, openaiReasoningRules(id)!, 'openai'), id).toEqual({ model: id, messages, max_completion_tokens: 16 });
+    }
+  });
+
+  it('DeepSeek V4 and deepseek-flash refuse logprobs, as deepseek-reasoner did', () => {
+    for (const id of ['deepseek-flash', 'deepseek-v4-pro', 'deepseek-v4-flash']) expect(refusal({ model: id, messages, logprobs: true }, deepseekReasoningRules(id)!).message, id).toMatch(/logprobs/);
   });
 
   it('grok-3-mini and grok-code keep reasoning_effort and lose the penalties; grok-3 takes everything but reasoning_effort', () => {

@@ -2,9 +2,13 @@
 //
 // Decisions:
 // - max_tokens is required by Anthropic; when the caller sets neither max_completion_tokens nor
-//   max_tokens we send DEFAULT_MAX_TOKENS (4096).
+//   max_tokens we send DEFAULT_MAX_TOKENS (4096), or THINKING_DEFAULT_MAX_TOKENS to a model that
+//   thinks by default (model-rules.ts), whose thinking counts against it.
 // - temperature is clamped to Anthropic's 0..1 range; when both temperature and top_p are given only
-//   temperature is sent (newer Claude models reject requests that set both).
+//   temperature is sent (newer Claude models reject requests that set both). Models that refuse the
+//   sampling settings altogether (model-rules.ts) get none of them: hints they cannot follow.
+// - Models that refuse forced tool use (model-rules.ts) get JSON mode as an instruction (as when
+//   the caller sends tools), and a tool_choice that forces a tool is refused.
 // - JSON mode: Anthropic has no response_format. With no caller tools we force a single tool named
 //   JSON_TOOL_NAME whose input_schema is the requested schema (`{type:'object'}` for json_object);
 //   the model must answer through it, and the response/stream translators turn its input back into
@@ -29,8 +33,11 @@ import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
 import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOf, type Refuse } from '../util.js';
 import { narrowedTools, refuseOtherAnswerKinds, textOnlyContent } from '../translation-rules.js';
+import { takesForcedTool, takesSampling, thinksByDefault } from './model-rules.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
+/** The default for a model that thinks before answering: its thinking is part of max_tokens. */
+export const THINKING_DEFAULT_MAX_TOKENS = 16_384;
 export const JSON_TOOL_NAME = 'json_response';
 /** Description of a tool defined only because the history calls it (see toAnthropicRequest). */
 export const HISTORY_TOOL_DESCRIPTION = 'Called earlier in this conversation; not available now.';
@@ -96,12 +103,15 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   const body: AnthropicRequest = {
     model: req.model,
     messages: turns,
-    max_tokens: req.max_completion_tokens ?? req.max_tokens ?? DEFAULT_MAX_TOKENS,
+    max_tokens: req.max_completion_tokens ?? req.max_tokens ?? (thinksByDefault(req.model) ? THINKING_DEFAULT_MAX_TOKENS : DEFAULT_MAX_TOKENS),
   };
-  if (typeof req.temperature === 'number') body.temperature = Math.min(1, Math.max(0, req.temperature));
-  else if (typeof req.top_p === 'number') body.top_p = req.top_p;
-  // Anthropic's own sampling field, which OpenAI lacks: sent by callers who know the provider.
-  if (typeof req['top_k'] === 'number') body['top_k'] = req['top_k'];
+  if (takesSampling(req.model)) {
+    if (typeof req.temperature === 'number') body.temperature = Math.min(1, Math.max(0, req.temperature));
+    else if (typeof req.top_p === 'number') body.top_p = req.top_p;
+    // Anthropic's own sampling field, which OpenAI lacks: sent by callers who know the provider.
+    if (typeof req['top_k'] === 'number') body['top_k'] = req['top_k'];
+  }
+  const forcedToolTaken = takesForcedTool(req.model);
   const stops = stopList(req.stop);
   // Anthropic refuses a stop sequence of whitespace only; dropping it would let the answer run on
   // past the line or blank the caller meant to stop at.
@@ -119,6 +129,9 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
       return tool;
     });
     const choice = toolChoice(choiceAsked, req['parallel_tool_calls'] === false);
+    if (!forcedToolTaken && (choice?.['type'] === 'any' || choice?.['type'] === 'tool')) {
+      refuse(`tool_choice: ${req.model} does not take forced tool use (Anthropic refuses it); send "auto" and ask for the tool in the prompt`);
+    }
     if (choice) body.tool_choice = choice;
   } else if (called.length > 0) {
     // Anthropic refuses tool_use/tool_result blocks unless tools are defined: define what the
@@ -131,7 +144,7 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   const fmt = req.response_format;
   if (fmt && (fmt.type === 'json_object' || fmt.type === 'json_schema')) {
     const schema = fmt.type === 'json_schema' && isRecord(fmt.json_schema?.schema) ? objectSchema(fmt.json_schema.schema) : { type: 'object' };
-    if (tools.length === 0) {
+    if (tools.length === 0 && forcedToolTaken) {
       jsonTool = true;
       const answer: Block = { name: JSON_TOOL_NAME, description: 'Return the final answer as JSON matching this schema.', input_schema: schema };
       // Tools defined for the history (above) stay, so its tool blocks are accepted; names are unique.

@@ -17,7 +17,7 @@ import { getJson, postJson, postSse } from '../http.js';
 import { HttpAdapter } from '../http-adapter.js';
 import { settleStreamError } from '../stream-errors.js';
 import { toGeminiRequest } from './request.js';
-import { fromGeminiResponse, type GeminiResponse } from './response.js';
+import { FAILED_FINISH, fromGeminiResponse, type GeminiResponse } from './response.js';
 import { GeminiStreamTranslator } from './stream.js';
 
 interface ModelList { models?: Array<{ name?: unknown; supportedGenerationMethods?: unknown }> }
@@ -62,6 +62,9 @@ export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
     const res = await postJson<GeminiResponse>(this.modelUrl(req.model, 'generateContent'), this.headers, toGeminiRequest(req, this.name), this.http(opts));
     if (!res || typeof res !== 'object') {
       throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned an empty response` });
+    }
+    if (res.candidates?.some((c) => c.finishReason === FAILED_FINISH)) {
+      throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} finished its answer with ${FAILED_FINISH} (no usable answer)` });
     }
     return fromGeminiResponse(res, req.model);
   }

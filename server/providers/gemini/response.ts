@@ -82,12 +82,19 @@ export function mapFinishReason(reason: string | undefined): FinishReason {
     case 'IMAGE_SAFETY':
     case 'IMAGE_PROHIBITED_CONTENT':
     case 'IMAGE_RECITATION':
+    case 'MODEL_ARMOR':
       return 'content_filter';
     default:
       // STOP, OTHER, IMAGE_OTHER, NO_IMAGE, the tool-turn failures and reasons added later.
       return 'stop';
   }
 }
+
+/**
+ * A finish that means the model produced no usable answer (Google: "finished due to malformed
+ * response"): a failed call, to fall back from and not to cache, not an empty success.
+ */
+export const FAILED_FINISH = 'MALFORMED_RESPONSE';
 
 /** A natural end of a turn that produced function calls is OpenAI's 'tool_calls'; length and filters stay. */
 export function withToolCalls(finish: FinishReason, hasToolCalls: boolean): FinishReason {

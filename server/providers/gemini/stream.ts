@@ -15,7 +15,7 @@ import type { SseEvent } from '../http.js';
 import { accountRefusalOf, isRetryableStatus, redact } from '../http-errors.js';
 import { streamFailure } from '../stream-errors.js';
 import { isRecord, newId, nowSeconds, usageChunk } from '../util.js';
-import { mapFinishReason, tokenLogprobs, toolCallFrom, toUsage, withToolCalls, type GeminiCandidate, type GeminiResponse, type GeminiUsageMetadata } from './response.js';
+import { FAILED_FINISH, mapFinishReason, tokenLogprobs, toolCallFrom, toUsage, withToolCalls, type GeminiCandidate, type GeminiResponse, type GeminiUsageMetadata } from './response.js';
 
 type Delta = ChatChunk['choices'][number]['delta'];
 type ToolCallDelta = NonNullable<Delta['tool_calls']>[number];
@@ -100,6 +100,7 @@ export class GeminiStreamTranslator {
   }
 
   private candidateChoice(cand: GeminiCandidate, index: number): Choice | undefined {
+    if (cand.finishReason === FAILED_FINISH) throw streamFailure(this.provider, `finished its answer with ${FAILED_FINISH} (no usable answer)`);
     const state = this.stateOf(index);
     const delta: Delta = {};
     let text = '';

@@ -11,8 +11,8 @@ const LOGPROBS = ['logprobs', 'top_logprobs'];
 const reasoningModel = (model: string) => `${model} is a reasoning model and`;
 const refusing = (fields: string[], renamed?: Record<string, string>): AcceptedFields => ({ top: { except: new Set(fields) }, renamed, who: reasoningModel });
 
-/** OpenAI: the o-series and the GPT-5 family but its -chat variants. */
-const OPENAI_REASONING = /^(?:o\d|gpt-5)(?![\w.-]*-chat)/;
+/** OpenAI: the o-series and GPT-5 onwards (GPT-6 included), but their -chat variants. */
+const OPENAI_REASONING = /^(?:o\d|gpt-(?:[5-9]|\d{2,}))(?![\w.-]*-chat)/;
 // max_completion_tokens also bounds the hidden reasoning.
 const OPENAI_RULES = refusing([...SAMPLING, 'stop', ...LOGPROBS], { max_tokens: 'max_completion_tokens' });
 
@@ -24,14 +24,17 @@ export const openaiReasoningRules: AcceptedFieldsFor = (model) => (OPENAI_REASON
 
 /**
  * xAI: the Grok 4 family (its non-reasoning variants included) refuses the penalties, and Grok 4
- * `reasoning_effort`; its reasoning models, grok-3-mini and grok-code refuse the penalties and `stop`;
- * grok-3 refuses `reasoning_effort` (only grok-3-mini takes it, xAI's reasoning guide says).
+ * `reasoning_effort` up to Grok 4.3, which takes it again; its reasoning models, grok-3-mini and
+ * grok-code refuse the penalties and `stop`; grok-3 refuses `reasoning_effort` (only grok-3-mini
+ * takes it, xAI's reasoning guide says).
  */
 const XAI_GROK4 = /^grok-4/;
+const XAI_GROK4_EFFORT = /^grok-4\.(?:[3-9]|\d{2,})/;
 const XAI_GROK3 = /^grok-3(?!-mini)/;
 const XAI_REASONING = /^(?:grok-4(?![\w.-]*non-reasoning)|grok-3-mini|grok-code)/;
 const XAI_RULES = {
   reasoning4: refusing([...PENALTIES, 'reasoning_effort', 'stop']),
+  effort4: refusing([...PENALTIES, 'stop']),
   plain4: refusing([...PENALTIES, 'reasoning_effort']),
   reasoning: refusing([...PENALTIES, 'stop']),
   grok3: { top: { except: new Set(['reasoning_effort']) } },
@@ -39,11 +42,16 @@ const XAI_RULES = {
 
 export const xaiReasoningRules: AcceptedFieldsFor = (model) => {
   const reasoning = XAI_REASONING.test(model);
+  if (XAI_GROK4_EFFORT.test(model)) return XAI_RULES.effort4;
   if (XAI_GROK4.test(model)) return reasoning ? XAI_RULES.reasoning4 : XAI_RULES.plain4;
   if (XAI_GROK3.test(model)) return XAI_RULES.grok3;
   return reasoning ? XAI_RULES.reasoning : undefined;
 };
 
-/** DeepSeek: deepseek-reasoner takes the sampling settings (to no effect) but refuses logprobs. */
+/**
+ * DeepSeek: its thinking models (deepseek-reasoner; V4 and its deepseek-flash, which think unless
+ * told not to) take the sampling settings (to no effect) but refuse logprobs.
+ */
+const DEEPSEEK_THINKING = /^deepseek-(?:reasoner|flash|v4)/;
 const DEEPSEEK_RULES = refusing(LOGPROBS);
-export const deepseekReasoningRules: AcceptedFieldsFor = (model) => (model.startsWith('deepseek-reasoner') ? DEEPSEEK_RULES : undefined);
+export const deepseekReasoningRules: AcceptedFieldsFor = (model) => (DEEPSEEK_THINKING.test(model) ? DEEPSEEK_RULES : undefined);
