@@ -97,6 +97,7 @@ export interface ChatChunk {
       role?: 'assistant';
       content?: string | null;
       tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string }; extra_content?: ToolCallExtraContent }>;
+      refusal?: string | null;
     };
     finish_reason: FinishReason;
     logprobs?: ChoiceLogprobs | null;

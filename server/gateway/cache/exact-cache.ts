@@ -60,9 +60,24 @@ export class ExactCache {
     return { ...entry, completion };
   }
 
+  /** Keeps an answer worth replaying (see worthReplaying); others are not stored. */
   set(key: string, value: CachedCompletion): void {
-    this.lru.set(key, value);
+    if (worthReplaying(value.completion)) this.lru.set(key, value);
   }
+}
+
+/**
+ * Whether an answer may be served again from the cache: not one a filter withheld or the model
+ * refused (the same request may be answered on a retry, or by another model, as Anthropic advises
+ * for its refusals), nor one with nothing in it (a thinking model that spent its whole token limit
+ * before answering): replayed for the cache's lifetime, either would stand in for an answer.
+ */
+function worthReplaying(completion: ChatCompletion): boolean {
+  for (const c of completion.choices) {
+    if (c.finish_reason === 'content_filter' || c.message.refusal) return false;
+    if ((c.message.content === null || c.message.content === '') && !c.message.tool_calls?.length) return false;
+  }
+  return completion.choices.length > 0;
 }
 
 /** JSON text of a body field ('' for undefined), or null when it cannot be serialised. */

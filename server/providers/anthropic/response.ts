@@ -18,6 +18,8 @@ export interface AnthropicResponse {
   content: Array<{ type: string; text?: string; id?: string; name?: string; input?: unknown }>;
   stop_reason: string | null;
   stop_sequence?: string | null;
+  /** With stop_reason "refusal": why (`explanation`), and the policy's `category`. */
+  stop_details?: { type?: string; category?: string; explanation?: string } | null;
   usage?: AnthropicUsage;
 }
 
@@ -40,6 +42,16 @@ export function mapStopReason(reason: string | null | undefined): FinishReason {
     default:
       return 'stop';
   }
+}
+
+/**
+ * A refused answer's `message.refusal`, where OpenAI puts the model's refusal: Anthropic's
+ * explanation (`stop_details`), or a plain statement when it gave none. Null for any other answer.
+ */
+export function refusalOf(res: { stop_reason?: string | null; stop_details?: AnthropicResponse['stop_details'] }): string | null {
+  if (res.stop_reason !== 'refusal') return null;
+  const explanation = res.stop_details?.explanation;
+  return typeof explanation === 'string' && explanation !== '' ? explanation : 'The model declined to answer this request.';
 }
 
 /** Prompt tokens include cache writes and reads, as OpenAI's prompt_tokens includes cached tokens. */
@@ -85,7 +97,7 @@ export function fromAnthropicResponse(res: AnthropicResponse, jsonTool: boolean)
   }
   // `refusal` and `logprobs` are null where OpenAI has nothing to say, never missing: the OpenAI
   // SDKs type them as always present, and code tests `message.refusal !== null`.
-  const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: hasText ? text : null, refusal: null };
+  const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: hasText ? text : null, refusal: refusalOf(res) };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {
     id: res.id,

@@ -19,7 +19,7 @@ import { isRetryableStatus, redact } from '../http-errors.js';
 import { streamFailure } from '../stream-errors.js';
 import { isRecord, newId, nowSeconds, usageChunk } from '../util.js';
 import { JSON_TOOL_NAME } from './request.js';
-import { mapStopReason, promptTokens, toUsage, type AnthropicUsage } from './response.js';
+import { mapStopReason, promptTokens, refusalOf, toUsage, type AnthropicUsage } from './response.js';
 
 type Delta = ChatChunk['choices'][number]['delta'];
 
@@ -89,7 +89,9 @@ export class AnthropicStreamTranslator {
         this.finish = mapStopReason(delta['stop_reason'] as string | null | undefined);
         if (this.finish === 'tool_calls' && this.jsonBlocks.size > 0 && this.nextTool === 0) this.finish = 'stop';
         this.takeUsage(e['usage'] as AnthropicUsage | undefined);
-        return this.chunk({}, this.finish ?? 'stop');
+        // A refusal says why in the finish chunk, as OpenAI streams `delta.refusal`.
+        const refusal = refusalOf({ stop_reason: delta['stop_reason'] as string | null | undefined, stop_details: isRecord(delta['stop_details']) ? delta['stop_details'] : null });
+        return this.chunk(refusal === null ? {} : { refusal }, this.finish ?? 'stop');
       }
       case 'message_stop':
         // Anthropic always sends message_delta with the stop_reason first: a stream that carried
