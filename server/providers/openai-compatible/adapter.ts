@@ -36,6 +36,8 @@ export interface OpenAICompatibleOptions {
   acceptedFields?: AcceptedFields;
   /** The API knows the `developer` role (OpenAI's); when unset, such messages go as `system`. */
   developerRole?: boolean;
+  /** A provider's own change to a request, after the field rules (DeepSeek: see deepseekThinkingForHistory). */
+  adjustRequest?: (body: ChatRequest) => ChatRequest;
 }
 
 export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdapter, ListsModelKinds {
@@ -44,6 +46,7 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
   private readonly reasoningRules: AcceptedFieldsFor | undefined;
   private readonly acceptedFields: AcceptedFields | undefined;
   private readonly developerRole: boolean;
+  private readonly adjustRequest: ((body: ChatRequest) => ChatRequest) | undefined;
 
   constructor(settings: ProviderSettings, options: OpenAICompatibleOptions = {}) {
     super(settings, settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {});
@@ -51,13 +54,15 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
     this.reasoningRules = options.reasoningRules;
     this.acceptedFields = options.acceptedFields;
     this.developerRole = options.developerRole ?? false;
+    this.adjustRequest = options.adjustRequest;
   }
 
   /** `body` as the provider and model take it: as it is unless one of them needs it reshaped. */
   private shaped(body: ChatRequest): ChatRequest {
     const rules = this.reasoningRules?.(body.model);
     const shaped = rules ? withAcceptedFields(body, rules, this.name) : body;
-    return this.acceptedFields ? withAcceptedFields(shaped, this.acceptedFields, this.name) : shaped;
+    const accepted = this.acceptedFields ? withAcceptedFields(shaped, this.acceptedFields, this.name) : shaped;
+    return this.adjustRequest ? this.adjustRequest(accepted) : accepted;
   }
 
   async listModels(opts: CallOptions): Promise<string[]> {

@@ -1,3 +1,4 @@
+import type { ChatRequest } from '../types.js';
 import type { AcceptedFields, AcceptedFieldsFor } from './accepted-fields.js';
 
 // Reasoning models behind OpenAI-format APIs refuse parts of a Chat Completions request that other
@@ -55,3 +56,20 @@ export const xaiReasoningRules: AcceptedFieldsFor = (model) => {
 const DEEPSEEK_THINKING = /^deepseek-(?:reasoner|flash|v4)/;
 const DEEPSEEK_RULES = refusing(LOGPROBS);
 export const deepseekReasoningRules: AcceptedFieldsFor = (model) => (DEEPSEEK_THINKING.test(model) ? DEEPSEEK_RULES : undefined);
+
+/**
+ * DeepSeek's thinking mode needs, after a tool call, the `reasoning_content` of the assistant turn
+ * that made it, and refuses a history without it (400). A conversation whose tool turns another
+ * provider answered (a fallback, the router, an A/B test) has none to send: such a request goes with
+ * thinking turned off (`thinking: {type: "disabled"}`), which takes it. A caller's own `thinking`
+ * is left alone.
+ */
+export function deepseekThinkingForHistory(body: ChatRequest): ChatRequest {
+  if (body['thinking'] !== undefined || !DEEPSEEK_THINKING.test(body.model)) return body;
+  for (const m of body.messages) {
+    if (m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0 && typeof m['reasoning_content'] !== 'string') {
+      return Object.assign({}, body, { thinking: { type: 'disabled' } });
+    }
+  }
+  return body;
+}
