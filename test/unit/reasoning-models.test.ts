@@ -3,7 +3,7 @@
 // what would change the answer is refused before anything is sent.
 import { describe, expect, it } from 'vitest';
 import { withAcceptedFields, type AcceptedFields } from '../../server/providers/openai-compatible/accepted-fields.js';
-import { deepseekReasoningRules, isOpenAIReasoningModel, openaiReasoningRules, xaiReasoningRules } from '../../server/providers/openai-compatible/reasoning-models.js';
+import { deepseekReasoningRules, isOpenAIReasoningModel, openaiReasoningRules, openaiToolsOnChatCompletions, xaiReasoningRules } from '../../server/providers/openai-compatible/reasoning-models.js';
 import { ProviderError, type ChatRequest } from '../../server/providers/types.js';
 
 const messages: ChatRequest['messages'] = [{ role: 'user', content: 'hi' }];
@@ -78,6 +78,17 @@ describe('xAI models', () => {
       expect(openaiReasoningRules(id), id).toBeDefined();
       expect(withAcceptedFields({ model: id, messages, temperature: 0, max_tokens: 16 }, openaiReasoningRules(id)!, 'openai'), id).toEqual({ model: id, messages, max_completion_tokens: 16 });
     }
+  });
+
+  it('GPT-5.6 and gpt-6-sol get reasoning_effort "none" with tools (the only effort they take tools at on Chat Completions); another effort is refused', () => {
+    const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }];
+    for (const id of ['gpt-5.6-sol', 'gpt-5.6-luna', 'gpt-6-sol']) {
+      expect(openaiToolsOnChatCompletions({ model: id, messages, tools } as ChatRequest, 'openai'), id).toMatchObject({ reasoning_effort: 'none' });
+      expect(openaiToolsOnChatCompletions({ model: id, messages } as ChatRequest, 'openai'), id).not.toHaveProperty('reasoning_effort');
+      expect(() => openaiToolsOnChatCompletions({ model: id, messages, tools, reasoning_effort: 'high' } as ChatRequest, 'openai')).toThrow(ProviderError);
+    }
+    const other = { model: 'gpt-5.4', messages, tools } as ChatRequest;
+    expect(openaiToolsOnChatCompletions(other, 'openai')).toBe(other);
   });
 
   it('DeepSeek V4 and deepseek-flash refuse logprobs, as deepseek-reasoner did', () => {

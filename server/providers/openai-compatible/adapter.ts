@@ -36,8 +36,8 @@ export interface OpenAICompatibleOptions {
   acceptedFields?: AcceptedFields;
   /** The API knows the `developer` role (OpenAI's); when unset, such messages go as `system`. */
   developerRole?: boolean;
-  /** A provider's own change to a request, after the field rules (DeepSeek: see deepseekThinkingForHistory). */
-  adjustRequest?: (body: ChatRequest) => ChatRequest;
+  /** A provider's own change to a request, after the field rules (reasoning-models.ts); may refuse it. */
+  adjustRequest?: (body: ChatRequest, provider: string) => ChatRequest;
 }
 
 export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdapter, ListsModelKinds {
@@ -46,7 +46,7 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
   private readonly reasoningRules: AcceptedFieldsFor | undefined;
   private readonly acceptedFields: AcceptedFields | undefined;
   private readonly developerRole: boolean;
-  private readonly adjustRequest: ((body: ChatRequest) => ChatRequest) | undefined;
+  private readonly adjustRequest: ((body: ChatRequest, provider: string) => ChatRequest) | undefined;
 
   constructor(settings: ProviderSettings, options: OpenAICompatibleOptions = {}) {
     super(settings, settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {});
@@ -62,7 +62,7 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
     const rules = this.reasoningRules?.(body.model);
     const shaped = rules ? withAcceptedFields(body, rules, this.name) : body;
     const accepted = this.acceptedFields ? withAcceptedFields(shaped, this.acceptedFields, this.name) : shaped;
-    return this.adjustRequest ? this.adjustRequest(accepted) : accepted;
+    return this.adjustRequest ? this.adjustRequest(accepted, this.name) : accepted;
   }
 
   async listModels(opts: CallOptions): Promise<string[]> {

@@ -1,4 +1,5 @@
 import type { ChatRequest } from '../types.js';
+import { refuser } from '../util.js';
 import type { AcceptedFields, AcceptedFieldsFor } from './accepted-fields.js';
 
 // Reasoning models behind OpenAI-format APIs refuse parts of a Chat Completions request that other
@@ -22,6 +23,24 @@ export function isOpenAIReasoningModel(model: string): boolean {
 }
 
 export const openaiReasoningRules: AcceptedFieldsFor = (model) => (OPENAI_REASONING.test(model) ? OPENAI_RULES : undefined);
+
+/** OpenAI models that take function tools on Chat Completions only at reasoning effort "none". */
+const OPENAI_TOOLS_WITHOUT_REASONING = /^gpt-(?:5\.6|6-sol)/;
+
+/**
+ * The GPT-5.6 family and gpt-6-sol refuse function tools on Chat Completions unless
+ * `reasoning_effort` is "none" (their default is not): a request with tools that sets no effort
+ * gets "none"; one that asks for another effort is refused (a routed call moves to another target).
+ */
+export function openaiToolsOnChatCompletions(body: ChatRequest, provider: string): ChatRequest {
+  if (!OPENAI_TOOLS_WITHOUT_REASONING.test(body.model)) return body;
+  const tools = body['tools'];
+  if (!Array.isArray(tools) || tools.length === 0) return body;
+  const effort = body['reasoning_effort'];
+  if (effort === undefined) return Object.assign({}, body, { reasoning_effort: 'none' });
+  if (effort !== 'none') refuser(provider)(`reasoning_effort: ${body.model} takes function tools on Chat Completions only with reasoning_effort "none"`);
+  return body;
+}
 
 /**
  * xAI: the Grok 4 family (its non-reasoning variants included) refuses the penalties, and Grok 4
