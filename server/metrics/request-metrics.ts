@@ -27,13 +27,13 @@ export class RequestMetrics {
     const counter = (name: string, help: string, labelNames: string[]) => new CounterTally({ name, help, labelNames, registers });
     this.requests = counter(
       'gateway_requests_total',
-      'Chat completion and embeddings calls that got past authentication and validation, by the provider and model that served them (or were tried last), status (ok, error, client_closed) and cache (miss, exact, semantic).',
-      ['provider', 'model', 'status', 'cache'],
+      'Chat completion and embeddings calls that got past authentication and validation, by the provider and model that served them (or were tried last), status (ok, error, client_closed), cache (miss, exact, semantic) and endpoint (chat, embeddings).',
+      ['provider', 'model', 'status', 'cache', 'endpoint'],
     );
     this.duration = new HistogramTally({
       name: 'gateway_request_duration_seconds',
-      help: 'Whole chat completion and embeddings calls answered by a provider (cache hits excluded), to the last byte or chunk, in seconds.',
-      labelNames: ['provider', 'streamed'],
+      help: 'Whole chat completion and embeddings calls answered by a provider (cache hits excluded), to the last byte or chunk, in seconds, by provider, streamed and endpoint (chat, embeddings).',
+      labelNames: ['provider', 'streamed', 'endpoint'],
       buckets: DURATION_BUCKETS,
       registers,
     });
@@ -71,13 +71,13 @@ export class RequestMetrics {
 
   private countRequest(r: RequestLogRow): void {
     const provider = r.provider ?? '';
-    this.requests.add(1, provider, r.model ?? '', r.status, r.cached ? (r.cacheType ?? 'exact') : 'miss');
+    this.requests.add(1, provider, r.model ?? '', r.status, r.cached ? (r.cacheType ?? 'exact') : 'miss', r.endpoint);
     if (r.cached) {
       if (r.tokensSavedInput) this.tokensSaved.add(r.tokensSavedInput, 'input');
       if (r.tokensSavedOutput) this.tokensSaved.add(r.tokensSavedOutput, 'output');
       return;
     }
-    if (r.status === 'ok') this.duration.observe(r.latencyMs / 1000, provider, r.streamed ? 'true' : 'false');
+    if (r.status === 'ok') this.duration.observe(r.latencyMs / 1000, provider, r.streamed ? 'true' : 'false', r.endpoint);
     if (r.usedFallback) this.fallbacks.add(1, provider);
   }
 

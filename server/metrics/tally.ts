@@ -21,12 +21,13 @@ class LabelSets<L extends Leaf> {
   constructor(private readonly labelNames: readonly string[], private readonly newLeaf: (labels: Record<string, string>) => L) {}
 
   /** The leaf of these label values; looking up an existing one allocates nothing. */
-  get(a: string, b?: string, c?: string, d?: string): L {
+  get(a: string, b?: string, c?: string, d?: string, e?: string): L {
     let node: unknown = this.root.get(a);
     if (b !== undefined) node = (node as Map<string, unknown> | undefined)?.get(b);
     if (c !== undefined) node = (node as Map<string, unknown> | undefined)?.get(c);
     if (d !== undefined) node = (node as Map<string, unknown> | undefined)?.get(d);
-    return (node as L | undefined) ?? this.add([a, b, c, d].slice(0, this.labelNames.length) as string[]);
+    if (e !== undefined) node = (node as Map<string, unknown> | undefined)?.get(e);
+    return (node as L | undefined) ?? this.add([a, b, c, d, e].slice(0, this.labelNames.length) as string[]);
   }
 
   private add(values: string[]): L {
@@ -60,8 +61,8 @@ export class CounterTally {
   }
 
   /** Adds `by` to the label set given by its values, in the counter's label order. */
-  add(by: number, a: string, b?: string, c?: string, d?: string): void {
-    this.sets.get(a, b, c, d).pending += by;
+  add(by: number, a: string, b?: string, c?: string, d?: string, e?: string): void {
+    this.sets.get(a, b, c, d, e).pending += by;
   }
 
   /** Hands every pending increment to prom-client. */
@@ -92,8 +93,8 @@ export class HistogramTally {
     this.sets = new LabelSets(config.labelNames, (labels) => ({ labels, values: new Float64Array(HISTOGRAM_BUFFER), count: 0 }));
   }
 
-  observe(value: number, a: string, b?: string, c?: string, d?: string): void {
-    const leaf = this.sets.get(a, b, c, d);
+  observe(value: number, a: string, b?: string, c?: string, d?: string, e?: string): void {
+    const leaf = this.sets.get(a, b, c, d, e);
     leaf.values[leaf.count++] = value;
     if (leaf.count === HISTOGRAM_BUFFER) this.applyLeaf(leaf);
   }

@@ -42,14 +42,14 @@ describe('GET /metrics', () => {
   it('counts calls, upstream calls, tokens, cost, cache hits, fallbacks and error answers', async () => {
     const before = await scrape();
     const series = {
-      miss: 'gateway_requests_total{provider="openai",model="gpt-4o-mini",status="ok",cache="miss"}',
-      hit: 'gateway_requests_total{provider="openai",model="gpt-4o-mini",status="ok",cache="exact"}',
+      miss: 'gateway_requests_total{provider="openai",model="gpt-4o-mini",status="ok",cache="miss",endpoint="chat"}',
+      hit: 'gateway_requests_total{provider="openai",model="gpt-4o-mini",status="ok",cache="exact",endpoint="chat"}',
       calls: 'gateway_upstream_calls_total{provider="openai",model="gpt-4o-mini",status="ok"}',
       input: 'gateway_upstream_tokens_total{provider="openai",model="gpt-4o-mini",direction="input"}',
       output: 'gateway_upstream_tokens_total{provider="openai",model="gpt-4o-mini",direction="output"}',
       cost: 'gateway_upstream_cost_usd_total{provider="openai",model="gpt-4o-mini"}',
       saved: 'gateway_cache_tokens_saved_total{direction="output"}',
-      duration: 'gateway_request_duration_seconds_count{provider="openai",streamed="false"}',
+      duration: 'gateway_request_duration_seconds_count{provider="openai",streamed="false",endpoint="chat"}',
       failed: 'gateway_upstream_calls_total{provider="openai",model="gpt-4.1-mini",status="error"}',
       fallback: 'gateway_fallback_requests_total{provider="groq"}',
       auth: 'gateway_error_responses_total{type="auth_error"}',
@@ -124,6 +124,18 @@ describe('GET /metrics', () => {
     expect(delta('unavailable')).toBe(1);
     expect(delta('cut')).toBe(1);
     expect(delta('brokenStream')).toBe(1);
+  });
+
+  it('tells embeddings calls from chat calls (endpoint label), in the count and the duration', async () => {
+    const series = {
+      calls: 'gateway_requests_total{provider="openai",model="text-embedding-3-small",status="ok",cache="miss",endpoint="embeddings"}',
+      duration: 'gateway_request_duration_seconds_count{provider="openai",streamed="false",endpoint="embeddings"}',
+    };
+    const before = await scrape();
+    await c.openai().embeddings.create({ model: 'openai/text-embedding-3-small', input: 'metrics' });
+    const after = await scrape();
+    expect(value(after, series.calls) - value(before, series.calls)).toBe(1);
+    expect(value(after, series.duration) - value(before, series.duration)).toBe(1);
   });
 
   it('is absent with GATEWAY_METRICS=off', async () => {
