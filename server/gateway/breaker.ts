@@ -32,6 +32,8 @@ interface Circuit {
 
 export class CircuitBreakers {
   private readonly circuits = new Map<string, Circuit>();
+  /** Times each provider's circuit opened (metrics: an opening shorter than a scrape interval shows here). */
+  readonly openings = new Map<string, number>();
   private readonly threshold: number;
   private readonly baseCooldown: number;
   private readonly maxCooldown: number;
@@ -106,6 +108,7 @@ export class CircuitBreakers {
     const wasProbing = c.probeUntil !== 0;
     c.probeUntil = 0;
     const now = this.now();
+    const wasOpen = now < c.openUntil;
     if (retryAfterMs !== undefined && retryAfterMs > 0) {
       // The provider told us when to come back: do not send before then.
       c.openUntil = Math.max(c.openUntil, now + Math.min(retryAfterMs, this.maxCooldown));
@@ -117,6 +120,7 @@ export class CircuitBreakers {
       c.cooldownMs ||= this.baseCooldown;
       c.openUntil = now + c.cooldownMs;
     }
+    if (!wasOpen && now < c.openUntil) this.openings.set(provider, (this.openings.get(provider) ?? 0) + 1);
     this.circuits.set(provider, c);
   }
 

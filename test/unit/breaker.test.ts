@@ -39,6 +39,19 @@ describe('CircuitBreakers', () => {
     expect(breakers.mayTry('gemini')).toBe(false);
   });
 
+  it('counts each opening once, however many failures keep it open, a failed probe reopening it included', () => {
+    const time = clock();
+    const breakers = new CircuitBreakers({ now: time.now, baseCooldownMs: 5_000 });
+    for (let i = 0; i < 4; i++) breakers.failure('openai');
+    expect(breakers.openings.get('openai')).toBeUndefined();
+    for (let i = 0; i < 3; i++) breakers.failure('openai');
+    expect(breakers.openings.get('openai')).toBe(1);
+    time.advance(5_500);
+    expect(breakers.claim('openai', LEASE_MS)).toBe('probe');
+    breakers.failure('openai');
+    expect(breakers.openings.get('openai')).toBe(2);
+  });
+
   it('closes on the probe\'s success', () => {
     const { breakers, time } = openedFor(3_000);
     time.advance(3_500);
