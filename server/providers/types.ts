@@ -16,13 +16,15 @@ export interface ToolCall {
   function: { name: string; arguments: string };
   /**
    * Provider state the client must send back with the call, in Google's OpenAI-compatible form:
-   * Gemini's thought signature. Only the Gemini translation reads or writes it.
+   * Gemini's thought signature, Claude's thinking blocks. Only their translations read or write it.
    */
   extra_content?: ToolCallExtraContent;
 }
 
 export interface ToolCallExtraContent {
   google?: { thought_signature: string };
+  /** Claude's thinking blocks before this call, sent back to the model that wrote them (anthropic/thinking.ts). */
+  anthropic?: { model: string; thinking: Array<Record<string, unknown>> };
 }
 
 export interface ChatMessage {

@@ -3,8 +3,16 @@ import { asArray, defaultMessage, intOrUndef, isObj, stopList, str, type Exchang
 import { jsonFromHint } from './json-hint.js';
 import { sendJson, sseFrame, streamFrames, type Frame } from './sse.js';
 import { newId, plan, textChars, type GenRequest, type Plan, type ToolMode } from './text.js';
+import { takesSampling, thinksByDefault } from '../providers/anthropic/model-rules.js';
 
 const MODEL_CREATED_AT = '2025-01-01T00:00:00Z';
+
+/**
+ * The signature of the thinking block a model that thinks by default (the Claude 5 family) starts
+ * its answers with, its text omitted as the real API's default display leaves it. A tool loop must
+ * send the block back, first in the assistant turn that called the tool, or the request is refused.
+ */
+export const SIM_THINKING_SIGNATURE = Buffer.from('simulated thinking signature').toString('base64');
 
 /** A key starting with this is refused with 401 authentication_error, as the real API refuses a wrong key. */
 export const INVALID_KEY_PREFIX = 'invalid';
@@ -95,6 +103,16 @@ async function messages(x: Exchange): Promise<void> {
     return bad(x, 'Requests which include `tool_use` or `tool_result` blocks must define tools.');
   }
   // As the real API: an empty or whitespace-only stop sequence is refused.
+  // As the real API for Claude Opus 4.7 on and the Claude 5 family: no sampling settings.
+  if (!takesSampling(model)) {
+    const sampling = ['temperature', 'top_p', 'top_k'].find((k) => b[k] !== undefined);
+    if (sampling) return bad(x, `\`${sampling}\` is deprecated for this model.`);
+  }
+  const thinks = thinksByDefault(model);
+  if (thinks) {
+    const unsigned = unsignedToolTurn(msgs);
+    if (unsigned) return bad(x, unsigned);
+  }
   const stops = asArray(b.stop_sequences);
   if (stops.some((s) => s === '')) return bad(x, 'stop_sequences: each stop sequence must be non-empty');
   if (stops.some((s) => typeof s === 'string' && s.trim() === '')) return bad(x, 'stop_sequences: each stop sequence must contain non-whitespace');
@@ -106,10 +124,12 @@ async function messages(x: Exchange): Promise<void> {
 
   // FaultRule.omitUsage: every usage object left out.
   const usage = (output: number) => (x.omitUsage ? undefined : { input_tokens: p.promptTokens, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
+  const thinkingBlock = { type: 'thinking', thinking: '', signature: SIM_THINKING_SIGNATURE };
   if (b.stream !== true) {
-    const content = p.toolCall
+    const content: unknown[] = p.toolCall
       ? [{ type: 'tool_use', id: toolId, name: p.toolCall.name, input: p.toolCall.args }]
       : [{ type: 'text', text: p.text }];
+    if (thinks) content.unshift(thinkingBlock);
     return sendJson(x.res, 200, JSON.stringify({
       id, type: 'message', role: 'assistant', model, content,
       stop_reason: stopReason, stop_sequence: p.stopSequence,
@@ -127,24 +147,31 @@ async function messages(x: Exchange): Promise<void> {
       },
     }),
   }];
+  // The answer's own block follows the thinking block when there is one.
+  const at = thinks ? 1 : 0;
+  if (thinks) {
+    frames.push({ kind: 'pre', data: ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }) });
+    frames.push({ kind: 'pre', data: ev('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: SIM_THINKING_SIGNATURE } }) });
+    frames.push({ kind: 'pre', data: ev('content_block_stop', { index: 0 }) });
+  }
   if (p.toolCall) {
     // The block start names the call: content-bearing (clients turn it into the call's first
     // delta), so a cut after 0 chunks sends none of it.
-    frames.push({ kind: 'content', data: ev('content_block_start', { index: 0, content_block: { type: 'tool_use', id: toolId, name: p.toolCall.name, input: {} } }) });
+    frames.push({ kind: 'content', data: ev('content_block_start', { index: at, content_block: { type: 'tool_use', id: toolId, name: p.toolCall.name, input: {} } }) });
     frames.push({ kind: 'pre', data: ev('ping', {}) });
     // The real API streams a call without arguments as one empty fragment, never as "{}".
     const argPieces = p.toolCall.arguments === '{}' ? [''] : p.toolCall.argPieces;
     for (const a of argPieces) {
-      frames.push({ kind: 'content', data: ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: a } }) });
+      frames.push({ kind: 'content', data: ev('content_block_delta', { index: at, delta: { type: 'input_json_delta', partial_json: a } }) });
     }
   } else {
-    frames.push({ kind: 'pre', data: ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) });
+    frames.push({ kind: 'pre', data: ev('content_block_start', { index: at, content_block: { type: 'text', text: '' } }) });
     frames.push({ kind: 'pre', data: ev('ping', {}) });
     for (const piece of p.pieces) {
-      frames.push({ kind: 'content', data: ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } }) });
+      frames.push({ kind: 'content', data: ev('content_block_delta', { index: at, delta: { type: 'text_delta', text: piece } }) });
     }
   }
-  frames.push({ kind: 'post', data: ev('content_block_stop', { index: 0 }) });
+  frames.push({ kind: 'post', data: ev('content_block_stop', { index: at }) });
   frames.push({ kind: 'post', data: ev('message_delta', { delta: { stop_reason: stopReason, stop_sequence: p.stopSequence }, usage: x.omitUsage ? undefined : { output_tokens: p.outputTokens } }) });
   frames.push({ kind: 'post', data: ev('message_stop', {}) });
   await streamFrames(x.res, frames, { delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter, firstContentDelayMs: x.firstContentDelayMs });
@@ -176,6 +203,26 @@ function badToolSchema(tools: unknown): string | undefined {
     if (!isObj(schema)) return `tools.${i}.custom.input_schema: Field required`;
     if (schema.type === undefined) return `tools.${i}.custom.input_schema.type: Field required`;
     if (schema.type !== 'object') return `tools.${i}.custom.input_schema.type: Input should be 'object'`;
+  }
+  return undefined;
+}
+
+/**
+ * As the real API when the model thinks: the last assistant turn, when it called a tool, must begin
+ * with the thinking block the model wrote (its signature intact). The refusal, or undefined.
+ */
+function unsignedToolTurn(msgs: unknown[]): string | undefined {
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    const m = msgs[i];
+    if (!isObj(m) || m.role !== 'assistant') continue;
+    const blocks = asArray(m.content).filter(isObj);
+    if (!blocks.some((c) => c.type === 'tool_use')) return undefined;
+    const first = blocks[0]!;
+    if (first.type !== 'thinking' && first.type !== 'redacted_thinking') {
+      return `messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`;
+    }
+    if (first.type === 'thinking' && first.signature !== SIM_THINKING_SIGNATURE) return `messages.${i}.content.0: Invalid \`signature\` in \`thinking\` block`;
+    return undefined;
   }
   return undefined;
 }

@@ -42,7 +42,7 @@ export class AnthropicAdapter extends HttpAdapter implements ProviderAdapter {
     if (!res || !Array.isArray(res.content)) {
       throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned a message without content` });
     }
-    return fromAnthropicResponse(res, jsonTool);
+    return fromAnthropicResponse(res, jsonTool, req.model);
   }
 
   async *chatStream(req: ChatRequest, opts: CallOptions): AsyncGenerator<ChatChunk, void, undefined> {

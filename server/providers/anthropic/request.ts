@@ -34,6 +34,7 @@ import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
 import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOf, type Refuse } from '../util.js';
 import { narrowedTools, refuseOtherAnswerKinds, textOnlyContent } from '../translation-rules.js';
 import { takesForcedTool, takesSampling, thinksByDefault } from './model-rules.js';
+import { thinkingToSend } from './thinking.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
 /** The default for a model that thinks before answering: its thinking is part of max_tokens. */
@@ -84,7 +85,7 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
       continue;
     }
     const role = m.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = m.role === 'assistant' ? assistantBlocks(m, called, refuse) : m.role === 'tool' ? [toolResult(m, refuse)] : userBlocks(m.content, refuse);
+    const blocks = m.role === 'assistant' ? assistantBlocks(m, called, refuse, req.model) : m.role === 'tool' ? [toolResult(m, refuse)] : userBlocks(m.content, refuse);
     if (blocks.length === 0) continue;
     const prev = turns[turns.length - 1];
     // Anthropic wants alternating turns: consecutive same-role messages (e.g. several tool results)
@@ -259,14 +260,23 @@ function fileBlock(p: ContentPart, refuse: Refuse): Block {
 }
 
 /** `called`: collects the distinct names of the functions called. */
-function assistantBlocks(m: ChatMessage, called: string[], refuse: Refuse): Block[] {
+/**
+ * An assistant turn's blocks: its text, then its tool calls. The thinking blocks `model` wrote
+ * before a call go back with it (thinking.ts): the first call's ahead of everything else, as
+ * Anthropic wants a turn with thinking to begin with it, the others just before their call.
+ */
+function assistantBlocks(m: ChatMessage, called: string[], refuse: Refuse, model: string): Block[] {
   const out = textBlocks(textOnlyContent(m, refuse, 'Anthropic'));
-  for (const tc of m.tool_calls ?? []) {
+  let lead: Block[] = [];
+  (m.tool_calls ?? []).forEach((tc, i) => {
     const name = tc.function.name;
     if (!called.includes(name)) called.push(name);
+    const thinking = thinkingToSend(tc.extra_content, model);
+    if (i === 0) lead = thinking;
+    else out.push(...thinking);
     out.push({ type: 'tool_use', id: toolId(tc.id), name, input: parseArgs(tc.function.arguments) });
-  }
-  return out;
+  });
+  return lead.length > 0 ? lead.concat(out) : out;
 }
 
 function toolResult(m: ChatMessage, refuse: Refuse): Block {

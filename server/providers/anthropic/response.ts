@@ -2,6 +2,7 @@
 import type { ChatCompletion, FinishReason, ToolCall, Usage } from '../types.js';
 import { nowSeconds } from '../util.js';
 import { JSON_TOOL_NAME } from './request.js';
+import { isThinkingBlock, withThinking, type ThinkingBlock } from './thinking.js';
 
 export interface AnthropicUsage {
   input_tokens?: number;
@@ -70,11 +71,13 @@ export function toUsage(prompt: number, completion: number, cacheRead = 0): Usag
   return usage;
 }
 
-export function fromAnthropicResponse(res: AnthropicResponse, jsonTool: boolean): ChatCompletion {
+/** `requestedModel`: the model id the request named, which the tool calls' thinking blocks are kept for (thinking.ts). */
+export function fromAnthropicResponse(res: AnthropicResponse, jsonTool: boolean, requestedModel = res.model): ChatCompletion {
   let text = '';
   let hasText = false;
   const toolCalls: ToolCall[] = [];
   let json: string | undefined;
+  let thinking: ThinkingBlock[] = [];
   for (const block of res.content ?? []) {
     if (block.type === 'text' && typeof block.text === 'string') {
       text += block.text;
@@ -83,10 +86,16 @@ export function fromAnthropicResponse(res: AnthropicResponse, jsonTool: boolean)
       if (jsonTool && block.name === JSON_TOOL_NAME) {
         json = JSON.stringify(block.input ?? {});
       } else {
-        toolCalls.push({ id: block.id ?? '', type: 'function', function: { name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) } });
+        const call: ToolCall = { id: block.id ?? '', type: 'function', function: { name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) } };
+        const extra = withThinking(undefined, requestedModel, thinking);
+        if (extra) call.extra_content = extra;
+        thinking = [];
+        toolCalls.push(call);
       }
+    } else if (isThinkingBlock(block as Record<string, unknown>)) {
+      // Not shown (OpenAI has no place for them); kept with the next tool call, to be sent back.
+      thinking.push(block as Record<string, unknown>);
     }
-    // thinking / redacted_thinking blocks have no OpenAI equivalent and are dropped.
   }
   let finish = mapStopReason(res.stop_reason);
   // In JSON mode the forced tool's input is the answer; any stray text around it would break the JSON.

@@ -20,8 +20,10 @@ import { streamFailure } from '../stream-errors.js';
 import { isRecord, newId, nowSeconds, usageChunk } from '../util.js';
 import { JSON_TOOL_NAME } from './request.js';
 import { mapStopReason, promptTokens, refusalOf, toUsage, type AnthropicUsage } from './response.js';
+import { isThinkingBlock, withThinking } from './thinking.js';
 
 type Delta = ChatChunk['choices'][number]['delta'];
+type ToolCallDelta = NonNullable<Delta['tool_calls']>[number];
 
 /** The arguments of a call whose input is empty, as JSON.stringify({}) gives them unstreamed. */
 const EMPTY_INPUT = '{}';
@@ -50,6 +52,11 @@ export class AnthropicStreamTranslator {
   /** Tool and JSON-tool blocks (by block index) that have received argument text. */
   private readonly blocksWithInput = new Set<number>();
   private nextTool = 0;
+  /** The model the request named: the tool calls' thinking blocks are kept for it (thinking.ts). */
+  private readonly requestedModel: string;
+  /** Thinking blocks since the last tool call, by block index while they stream, in order. */
+  private thinking: Array<Record<string, unknown>> = [];
+  private readonly thinkingAt = new Map<number, Record<string, unknown>>();
   private input = 0;
   private cacheWrite = 0;
   private cacheRead = 0;
@@ -60,6 +67,7 @@ export class AnthropicStreamTranslator {
   /** `secrets`: credentials to keep out of error messages (an upstream may echo them back). */
   constructor(private readonly provider: string, model: string, private readonly jsonTool: boolean, private readonly secrets: readonly string[] = []) {
     this.model = model;
+    this.requestedModel = model;
   }
 
   get finished(): boolean {
@@ -117,6 +125,13 @@ export class AnthropicStreamTranslator {
       const text = block['text'];
       return typeof text === 'string' && text !== '' && !this.jsonTool ? this.chunk({ content: text }) : undefined;
     }
+    if (isThinkingBlock(block)) {
+      // Built up from its deltas, then kept with the next tool call (thinking.ts).
+      const copy = Object.assign({}, block);
+      this.thinkingAt.set(index, copy);
+      this.thinking.push(copy);
+      return undefined;
+    }
     if (block['type'] !== 'tool_use') return undefined;
     if (this.jsonTool && block['name'] === JSON_TOOL_NAME) {
       this.jsonBlocks.add(index);
@@ -124,10 +139,11 @@ export class AnthropicStreamTranslator {
     }
     const toolIdx = this.nextTool++;
     this.toolIndex.set(index, toolIdx);
-    return this.chunk({
-      content: null,
-      tool_calls: [{ index: toolIdx, id: String(block['id'] ?? ''), type: 'function', function: { name: String(block['name'] ?? ''), arguments: '' } }],
-    });
+    const call: ToolCallDelta = { index: toolIdx, id: String(block['id'] ?? ''), type: 'function', function: { name: String(block['name'] ?? ''), arguments: '' } };
+    const extra = withThinking(undefined, this.requestedModel, this.thinking);
+    if (extra) call.extra_content = extra;
+    this.thinking = [];
+    return this.chunk({ content: null, tool_calls: [call] });
   }
 
   private blockDelta(index: number, delta: Record<string, unknown>): ChatChunk | undefined {
@@ -144,7 +160,12 @@ export class AnthropicStreamTranslator {
       if (toolIdx === undefined) return undefined;
       return this.chunk({ tool_calls: [{ index: toolIdx, function: { arguments: part } }] });
     }
-    // thinking_delta, signature_delta, citations_delta: no OpenAI equivalent.
+    const thinking = this.thinkingAt.get(index);
+    if (thinking) {
+      if (delta['type'] === 'thinking_delta' && typeof delta['thinking'] === 'string') thinking['thinking'] = String(thinking['thinking'] ?? '') + delta['thinking'];
+      else if (delta['type'] === 'signature_delta' && typeof delta['signature'] === 'string') thinking['signature'] = delta['signature'];
+    }
+    // citations_delta: no OpenAI equivalent.
     return undefined;
   }
 
