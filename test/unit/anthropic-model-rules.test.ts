@@ -52,6 +52,16 @@ describe('Claude model rules', () => {
     expect(toAnthropicRequest(ask('claude-sonnet-4-5', { tools: [weather], tool_choice: 'required' } as Partial<ChatRequest>)).body.tool_choice).toEqual({ type: 'any' });
   });
 
+  it("sends reasoning_effort as Anthropic's effort to the models that take it, and leaves it out for the others", () => {
+    const effort = (model: string, reasoning_effort: string) => toAnthropicRequest(ask(model, { reasoning_effort } as Partial<ChatRequest>)).body['output_config'];
+    expect(effort('claude-opus-5-5', 'high')).toEqual({ effort: 'high' });
+    expect(effort('claude-haiku-5-5', 'minimal')).toEqual({ effort: 'low' });
+    expect(effort('claude-sonnet-4-6', 'none')).toEqual({ effort: 'low' });
+    expect(effort('claude-opus-4-5-20251101', 'medium')).toEqual({ effort: 'medium' });
+    expect(effort('claude-sonnet-4-5', 'high')).toBeUndefined();
+    expect(effort('claude-3-5-haiku-latest', 'low')).toBeUndefined();
+  });
+
   it('gives a model that thinks by default room for its thinking when the caller sets no limit', () => {
     expect(toAnthropicRequest(ask('claude-opus-5-5')).body.max_tokens).toBe(THINKING_DEFAULT_MAX_TOKENS);
     expect(toAnthropicRequest(ask('claude-haiku-5-5', { max_tokens: 300 })).body.max_tokens).toBe(300);

@@ -9,6 +9,8 @@
 const NO_SAMPLING = /^claude-(?:opus-4-(?:[7-9]|\d{2,})|(?:opus|sonnet|haiku)-(?:[5-9]|\d{2,})|fable)/;
 const NO_FORCED_TOOL = /^claude-(?:(?:opus|sonnet)-(?:5-(?:[5-9]|\d{2,})|[6-9]|\d{2,})|fable)/;
 const THINKS_BY_DEFAULT = /^claude-(?:(?:opus|sonnet|haiku)-(?:[5-9]|\d{2,})|fable)/;
+/** Anthropic's effort setting (`output_config.effort`): Opus 4.5 on, Sonnet 4.6 on, the Claude 5 family, Fable and Mythos. */
+const TAKES_EFFORT = /^claude-(?:opus-4-(?:[5-9]|\d{2,})|sonnet-4-(?:[6-9]|\d{2,})|(?:opus|sonnet|haiku)-(?:[5-9]|\d{2,})|fable|mythos)/;
 
 /** Whether the model takes temperature, top_p and top_k (newer ones refuse any of them). */
 export function takesSampling(model: string): boolean {
@@ -18,6 +20,11 @@ export function takesSampling(model: string): boolean {
 /** Whether the model takes a forced tool choice (tool_choice "any" or a named tool). */
 export function takesForcedTool(model: string): boolean {
   return !NO_FORCED_TOOL.test(model);
+}
+
+/** Whether the model takes `output_config.effort` (how many tokens it may spend, thinking included). */
+export function takesEffort(model: string): boolean {
+  return TAKES_EFFORT.test(model);
 }
 
 /** Whether the model thinks before answering unless told not to (its thinking counts against max_tokens). */

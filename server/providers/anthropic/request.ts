@@ -33,7 +33,7 @@ import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
 import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOf, type Refuse } from '../util.js';
 import { narrowedTools, refuseOtherAnswerKinds, textOnlyContent } from '../translation-rules.js';
-import { takesForcedTool, takesSampling, thinksByDefault } from './model-rules.js';
+import { takesEffort, takesForcedTool, takesSampling, thinksByDefault } from './model-rules.js';
 import { thinkingToSend } from './thinking.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -111,6 +111,12 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
     else if (typeof req.top_p === 'number') body.top_p = req.top_p;
     // Anthropic's own sampling field, which OpenAI lacks: sent by callers who know the provider.
     if (typeof req['top_k'] === 'number') body['top_k'] = req['top_k'];
+  }
+  // OpenAI's reasoning_effort as Anthropic's effort, on the models that take it: "none" and
+  // "minimal", which Anthropic lacks, as its lowest, "low"; its other values by the same names.
+  const effort = req['reasoning_effort'];
+  if (typeof effort === 'string' && effort !== '' && takesEffort(req.model)) {
+    body['output_config'] = { effort: effort === 'none' || effort === 'minimal' ? 'low' : effort };
   }
   const forcedToolTaken = takesForcedTool(req.model);
   const stops = stopList(req.stop);
