@@ -109,6 +109,18 @@ describe('structured-output narrowing', () => {
   });
 });
 
+describe("the judge's default grader", () => {
+  it('is the cheapest model that reasons when every model available does (as most current ones do), not none', async () => {
+    const { cheapestTarget } = await import('../../server/gateway/routing/targets.js');
+    const reasoning = await startChatEnv({ sim: { models: { openai: ['gpt-5-mini', 'gpt-5-nano'], anthropic: ['claude-haiku-5-5'], gemini: ['gemini-3.5-flash-lite'] } } });
+    try {
+      expect(cheapestTarget(reasoning.env.services.dataPlane.registry)).toBe('openai/gpt-5-nano');
+    } finally {
+      await reasoning.close();
+    }
+  });
+});
+
 describe('models that are not for chat', () => {
   it('are never routed to, explored or made the judge\'s cheapest grader, but stay pinnable', async () => {
     // What a real models endpoint lists beside the chat models (OpenAI's, here).

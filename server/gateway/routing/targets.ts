@@ -90,13 +90,16 @@ export function blendedPrice(t: Target): number {
 }
 
 /**
- * The cheapest priced target available now that answers without hidden reasoning (the judge's
- * default grader, which asks for a one-number answer under a small token limit), as `provider/model`.
+ * The cheapest priced target available now (the judge's default grader, which asks for a
+ * one-number answer), as `provider/model`: one that answers without hidden reasoning, under a
+ * small token limit, when there is any; else the cheapest that reasons (most current models do),
+ * which the judge gives room to think.
  */
 export function cheapestTarget(registry: ProviderRegistry): string | null {
-  const best = registry
+  const priced = registry
     .targets()
-    .filter((t) => Number.isFinite(blendedPrice(t)) && !isReasoningModel(t.model, t.provider))
-    .sort((a, b) => blendedPrice(a) - blendedPrice(b))[0];
+    .filter((t) => Number.isFinite(blendedPrice(t)))
+    .sort((a, b) => blendedPrice(a) - blendedPrice(b));
+  const best = priced.find((t) => !isReasoningModel(t.model, t.provider)) ?? priced[0];
   return best ? `${best.provider}/${best.model}` : null;
 }
