@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdapter } from '../../server/providers/factory.js';
 import { closeHttp } from '../../server/providers/http.js';
-import type { CallOptions, ChatMessage, ProviderAdapter } from '../../server/providers/types.js';
+import type { ChatMessage, ProviderAdapter } from '../../server/providers/types.js';
+import { callOptions as opts } from '../support/adapter-calls.js';
 import { StandIns } from '../support/stand-in.js';
 
 // DeepSeek V4 thinks unless told not to, and then needs the reasoning_content of every assistant
@@ -12,17 +13,12 @@ import { StandIns } from '../support/stand-in.js';
 const standIns = new StandIns();
 const received: Array<Record<string, unknown>> = [];
 let adapter: ProviderAdapter;
-const opts = (): CallOptions => ({ signal: new AbortController().signal, timeoutMs: 5_000 });
 
 beforeAll(async () => {
-  const baseUrl = await standIns.start((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c));
-    req.on('end', () => {
-      received.push(JSON.parse(body) as Record<string, unknown>);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'deepseek-flash', choices: [{ index: 0, message: { role: 'assistant', content: '12 °C in Oslo' }, finish_reason: 'stop' }], usage: { prompt_tokens: 30, completion_tokens: 5, total_tokens: 35 } }));
-    });
+  const baseUrl = await standIns.startJson((body, _req, res) => {
+    received.push(body);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'deepseek-flash', choices: [{ index: 0, message: { role: 'assistant', content: '12 °C in Oslo' }, finish_reason: 'stop' }], usage: { prompt_tokens: 30, completion_tokens: 5, total_tokens: 35 } }));
   });
   adapter = createAdapter({ name: 'deepseek', family: 'openai-compatible', baseUrl, apiKey: 'sk-deepseek-test-0123456789', builtinModels: ['deepseek-flash'] });
 });

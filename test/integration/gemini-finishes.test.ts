@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdapter } from '../../server/providers/factory.js';
 import { closeHttp } from '../../server/providers/http.js';
-import { ProviderError, type CallOptions, type ChatChunk, type ProviderAdapter } from '../../server/providers/types.js';
+import { ProviderError, type ProviderAdapter } from '../../server/providers/types.js';
+import { callOptions as opts, failureOf as failure, streamed } from '../support/adapter-calls.js';
 import { StandIns } from '../support/stand-in.js';
 
 // Gemini finishes that are not an answer, from a stand-in server answering as Google documents:
@@ -11,7 +12,6 @@ import { StandIns } from '../support/stand-in.js';
 const standIns = new StandIns();
 let candidate: Record<string, unknown> = {};
 let adapter: ProviderAdapter;
-const opts = (): CallOptions => ({ signal: new AbortController().signal, timeoutMs: 5_000 });
 const ask = { model: 'gemini-3.5-flash', messages: [{ role: 'user' as const, content: 'hi' }] };
 const usageMetadata = { promptTokenCount: 4, candidatesTokenCount: 0, totalTokenCount: 4 };
 
@@ -36,20 +36,7 @@ afterAll(async () => {
   await standIns.closeAll();
 });
 
-async function collect(): Promise<ChatChunk[]> {
-  const out: ChatChunk[] = [];
-  for await (const c of adapter.chatStream({ ...ask, stream: true }, opts())) out.push(c);
-  return out;
-}
-
-async function failure(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as ProviderError;
-  }
-  throw new Error('did not fail');
-}
+const collect = () => streamed(adapter, ask);
 
 describe('Gemini finishes', () => {
   it('fails a MALFORMED_RESPONSE answer instead of passing it as an empty success, whole and streamed', async () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdapter } from '../../server/providers/factory.js';
 import { closeHttp } from '../../server/providers/http.js';
-import { ProviderError, type CallOptions, type ChatChunk, type ProviderAdapter } from '../../server/providers/types.js';
+import { ProviderError, type ProviderAdapter } from '../../server/providers/types.js';
+import { callOptions as opts, failureOf as failure, streamed } from '../support/adapter-calls.js';
 import { StandIns } from '../support/stand-in.js';
 
 // OpenAI-compatible servers that answer outside OpenAI's format, each as its documentation shows,
@@ -11,23 +12,18 @@ import { StandIns } from '../support/stand-in.js';
 const standIns = new StandIns();
 let answer: { whole?: unknown; frames?: unknown[] } = {};
 let adapter: ProviderAdapter;
-const opts = (): CallOptions => ({ signal: new AbortController().signal, timeoutMs: 5_000 });
 
 beforeAll(async () => {
-  const baseUrl = await standIns.start((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c));
-    req.on('end', () => {
-      if (!(JSON.parse(body) as { stream?: boolean }).stream) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(answer.whole));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      // A stream that fails mid-answer ends without [DONE], as OpenRouter's does.
-      for (const f of answer.frames ?? []) res.write(`data: ${typeof f === 'string' ? f : JSON.stringify(f)}\n\n`);
-      res.end();
-    });
+  const baseUrl = await standIns.startJson((body, _req, res) => {
+    if (!body['stream']) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer.whole));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    // A stream that fails mid-answer ends without [DONE], as OpenRouter's does.
+    for (const f of answer.frames ?? []) res.write(`data: ${typeof f === 'string' ? f : JSON.stringify(f)}\n\n`);
+    res.end();
   });
   adapter = createAdapter({ name: 'xai', family: 'openai-compatible', baseUrl, apiKey: 'xai-test-key-0123456789', builtinModels: ['grok-4'] });
 });
@@ -39,20 +35,7 @@ afterAll(async () => {
 const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({ id: 'gen-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices, ...extra });
 const ask = { model: 'grok-4', messages: [{ role: 'user' as const, content: 'hi' }] };
 
-async function collect(): Promise<ChatChunk[]> {
-  const out: ChatChunk[] = [];
-  for await (const c of adapter.chatStream({ ...ask, stream: true }, opts())) out.push(c);
-  return out;
-}
-
-async function failure(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as ProviderError;
-  }
-  throw new Error('did not fail');
-}
+const collect = () => streamed(adapter, ask);
 
 describe('usage reported beside completion_tokens', () => {
   const xaiUsage = () => ({ prompt_tokens: 663, completion_tokens: 50, total_tokens: 837, completion_tokens_details: { reasoning_tokens: 124 } });

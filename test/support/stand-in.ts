@@ -15,6 +15,15 @@ export class StandIns {
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
+  /** A server answering every request with `handler`, given the request's JSON body once it is in. */
+  startJson(handler: (body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+    return this.start((req, res) => {
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c));
+      req.on('end', () => handler(JSON.parse(text) as Record<string, unknown>, req, res));
+    });
+  }
+
   async closeAll(): Promise<void> {
     for (const s of this.servers.splice(0)) {
       s.closeAllConnections();
