@@ -208,6 +208,10 @@ export class Authenticator {
     if (!known) {
       const answer = await settleWithin(read, UNKNOWN_READ_WAIT_MS);
       if (answer.ok) return answer.value;
+      // A read with no answer by now is likely stuck on a connection a partition left open (TCP
+      // may take minutes to give up on it): the next call starts a read of its own instead of
+      // waiting on this one, so the token works as soon as the database answers again.
+      if (this.reading.get(hash) === read) this.reading.delete(hash);
       throw new GatewayError('service_unavailable', 'API tokens cannot be checked: the database is unreachable', { cause: answer.error });
     }
     const fresh = await settleWithin(read, STALE_READ_WAIT_MS);
@@ -222,7 +226,7 @@ export class Authenticator {
     if (pending) return pending;
     const generation = this.generation;
     const asked = this.now();
-    const read = this.load(hash)
+    const read: Promise<Principal | null> = this.load(hash)
       .then((principal) => {
         // A change announced while this read ran may not be in it: answer with it, but do not keep it.
         if (generation !== this.generation) return principal;
@@ -231,7 +235,10 @@ export class Authenticator {
         this.cache.set(hash, { principal, loadedAt: asked, usedAt: entry?.usedAt ?? asked });
         return principal;
       })
-      .finally(() => this.reading.delete(hash));
+      .finally(() => {
+        // Not a later read's entry: this one may have been given up on (see lookup).
+        if (this.reading.get(hash) === read) this.reading.delete(hash);
+      });
     this.reading.set(hash, read);
     return read;
   }
