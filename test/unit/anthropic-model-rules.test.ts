@@ -17,7 +17,8 @@ describe('Claude model rules', () => {
       expect(body, model).not.toHaveProperty('top_p');
       expect(body, model).not.toHaveProperty('top_k');
     }
-    for (const model of ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-1', 'claude-3-5-haiku-latest']) {
+    // Dated snapshots: the date is not a version (claude-opus-4-20250514 is Opus 4, not Opus 4.20250514).
+    for (const model of ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-1', 'claude-3-5-haiku-latest', 'claude-opus-4-20250514', 'claude-sonnet-4-20250514', 'claude-opus-4-1-20250805']) {
       const { body } = toAnthropicRequest(ask(model, sampling));
       expect(body, model).toMatchObject({ temperature: 0, top_k: 40 });
     }
@@ -31,6 +32,8 @@ describe('Claude model rules', () => {
       expect(body, model).not.toHaveProperty('tool_choice');
       expect(body.system, model).toMatch(/reply with a single valid JSON object/);
     }
+    // Sonnet 5 and Opus 5 (dated or not) are not 5.5.
+    for (const model of ['claude-sonnet-5', 'claude-opus-5-20260724']) expect(toAnthropicRequest(ask(model, json)).jsonTool, model).toBe(true);
     const { body, jsonTool } = toAnthropicRequest(ask('claude-haiku-5-5', json));
     expect(jsonTool).toBe(true);
     expect(body.tool_choice).toEqual({ type: 'tool', name: JSON_TOOL_NAME });
@@ -59,6 +62,8 @@ describe('Claude model rules', () => {
     expect(effort('claude-sonnet-4-6', 'none')).toEqual({ effort: 'low' });
     expect(effort('claude-opus-4-5-20251101', 'medium')).toEqual({ effort: 'medium' });
     expect(effort('claude-sonnet-4-5', 'high')).toBeUndefined();
+    expect(effort('claude-sonnet-4-20250514', 'high')).toBeUndefined();
+    expect(effort('claude-opus-4-20250514', 'high')).toBeUndefined();
     expect(effort('claude-3-5-haiku-latest', 'low')).toBeUndefined();
   });
 

@@ -2,32 +2,59 @@
 // guides (2026): from Claude Opus 4.7 on, and across the Claude 5 family (Opus, Sonnet, Haiku,
 // Fable), requests that set temperature, top_p or top_k are refused; Opus 5.5, Sonnet 5.5 and Fable
 // refuse forced tool use (tool_choice "any" or a named tool); the Claude 5 family thinks before it
-// answers by default, and that thinking counts against max_tokens. Earlier models keep the
-// behaviour the translation was written for. Ids are matched as Anthropic spells them, dated
-// snapshots included.
+// answers by default, and that thinking counts against max_tokens; Opus 4.5 on, Sonnet 4.6 on, the
+// Claude 5 family, Fable and Mythos take an effort setting. Earlier models, and ids not in this
+// form (`claude-3-5-haiku-latest`), keep the behaviour the translation was written for.
 
-const NO_SAMPLING = /^claude-(?:opus-4-(?:[7-9]|\d{2,})|(?:opus|sonnet|haiku)-(?:[5-9]|\d{2,})|fable)/;
-const NO_FORCED_TOOL = /^claude-(?:(?:opus|sonnet)-(?:5-(?:[5-9]|\d{2,})|[6-9]|\d{2,})|fable)/;
-const THINKS_BY_DEFAULT = /^claude-(?:(?:opus|sonnet|haiku)-(?:[5-9]|\d{2,})|fable)/;
-/** Anthropic's effort setting (`output_config.effort`): Opus 4.5 on, Sonnet 4.6 on, the Claude 5 family, Fable and Mythos. */
-const TAKES_EFFORT = /^claude-(?:opus-4-(?:[5-9]|\d{2,})|sonnet-4-(?:[6-9]|\d{2,})|(?:opus|sonnet|haiku)-(?:[5-9]|\d{2,})|fable|mythos)/;
+interface ClaudeVersion {
+  family: string;
+  major: number;
+  minor: number;
+}
+
+/** `claude-<family>-<major>[-<minor>]`, a dated snapshot's date or `-latest` set aside: a date is not a version. */
+const CLAUDE_ID = /^claude-(opus|sonnet|haiku|fable|mythos)-(\d{1,2})(?:-(\d{1,2}))?$/;
+
+function versionOf(model: string): ClaudeVersion | undefined {
+  const m = CLAUDE_ID.exec(model.replace(/-(?:\d{8}|latest)$/, ''));
+  return m ? { family: m[1]!, major: Number(m[2]), minor: Number(m[3] ?? 0) } : undefined;
+}
+
+/** At least major.minor. */
+const atLeast = (v: ClaudeVersion, major: number, minor = 0): boolean => v.major > major || (v.major === major && v.minor >= minor);
 
 /** Whether the model takes temperature, top_p and top_k (newer ones refuse any of them). */
 export function takesSampling(model: string): boolean {
-  return !NO_SAMPLING.test(model);
+  const v = versionOf(model);
+  if (!v) return true;
+  if (v.family === 'fable') return false;
+  if (v.family === 'opus') return !atLeast(v, 4, 7);
+  return v.family === 'mythos' || !atLeast(v, 5);
 }
 
 /** Whether the model takes a forced tool choice (tool_choice "any" or a named tool). */
 export function takesForcedTool(model: string): boolean {
-  return !NO_FORCED_TOOL.test(model);
+  const v = versionOf(model);
+  if (!v) return true;
+  if (v.family === 'fable') return false;
+  return !((v.family === 'opus' || v.family === 'sonnet') && atLeast(v, 5, 5));
 }
 
 /** Whether the model takes `output_config.effort` (how many tokens it may spend, thinking included). */
 export function takesEffort(model: string): boolean {
-  return TAKES_EFFORT.test(model);
+  const v = versionOf(model);
+  if (!v) return false;
+  switch (v.family) {
+    case 'opus': return atLeast(v, 4, 5);
+    case 'sonnet': return atLeast(v, 4, 6);
+    case 'haiku': return atLeast(v, 5);
+    default: return true;
+  }
 }
 
 /** Whether the model thinks before answering unless told not to (its thinking counts against max_tokens). */
 export function thinksByDefault(model: string): boolean {
-  return THINKS_BY_DEFAULT.test(model);
+  const v = versionOf(model);
+  if (!v) return false;
+  return v.family === 'fable' || (v.family !== 'mythos' && atLeast(v, 5));
 }
