@@ -56,7 +56,7 @@ export class StreamAccumulator {
         if (d.tool_calls) {
           for (const t of d.tool_calls) {
             const slot = this.callFor(t);
-            if (t.id) slot.id = t.id;
+            if (t.id && !slot.id) slot.id = t.id;
             if (t.function?.name) slot.function.name += t.function.name;
             if (t.function?.arguments) slot.function.arguments += t.function.arguments;
             if (t.extra_content) slot.extra_content = t.extra_content;
@@ -81,7 +81,7 @@ export class StreamAccumulator {
     const indexed = Number.isInteger(index) && index >= 0;
     const current = indexed ? this.callAtIndex?.[index] : this.lastCall;
     let call = current;
-    if (!call || startsAnotherCall(call, t.id)) {
+    if (!call || startsAnotherCall(call, t)) {
       call = { id: '', type: 'function', function: { name: '', arguments: '' } };
       this.tools.push(call);
       if (indexed) (this.callAtIndex ??= [])[index] = call;
@@ -110,12 +110,13 @@ export class StreamAccumulator {
 type ToolCallDelta = NonNullable<ChatChunk['choices'][number]['delta']['tool_calls']>[number];
 
 /**
- * Whether a delta with this id belongs to a call other than `call`: it names an id, and `call`
+ * Whether a delta belongs to a call other than `call`: it names a function under an id, and `call`
  * already has a different one. A delta without an id, or one naming a call whose first delta had
- * none, continues it.
+ * none, continues it; so does a fragment with a fresh id but no name (some servers send a new id
+ * with every fragment of one call).
  */
-function startsAnotherCall(call: ToolCall, id: string | undefined): boolean {
-  return !!id && call.id !== '' && call.id !== id;
+function startsAnotherCall(call: ToolCall, t: ToolCallDelta): boolean {
+  return !!t.id && call.id !== '' && call.id !== t.id && !!t.function?.name;
 }
 
 /** The delta fields toCompletion() represents; a delta with a value in any other it cannot. */

@@ -69,6 +69,16 @@ describe('OpenAIStreamNormalizer: tool-call indexes', () => {
     expect(kept.every(Boolean)).toBe(true);
   });
 
+  it('keeps one call whose every fragment comes with a fresh id but no name (as some servers send it)', () => {
+    const { sent } = wire([
+      frame([call('call_1', 0, 'get_weather', '{"city":')]),
+      frame([call('frag_2', 0, undefined, '"Oslo"')]),
+      frame([call('frag_3', 0, undefined, '}')]),
+      finish,
+    ]);
+    expect(sent.map((c) => c.choices[0]!.delta.tool_calls?.[0]?.index).filter((i) => i !== undefined)).toEqual([0, 0, 0]);
+  });
+
   it('numbers each choice on its own (n > 1)', () => {
     const { sent } = wire([
       frame([call('call_x', 0, 'f', '{}')], null, 0),

@@ -38,6 +38,17 @@ describe('StreamAccumulator tool calls', () => {
     expect(acc.producedText()).toBe('get_weather{"city":"Paris"}get_time{"tz":"CET"}');
   });
 
+  it('continues a call whose fragments each come with a fresh id but no name', () => {
+    const { completion } = toolCallsOf([
+      calls([{ index: 0, id: 'call_1', type: 'function', function: fn('get_weather', '{"city":') }]),
+      calls([{ index: 0, id: 'frag_2', function: fn(undefined, '"Oslo"') }]),
+      calls([{ index: 0, id: 'frag_3', function: fn(undefined, '}') }]),
+      finish(),
+    ]);
+    expect(completion!.choices[0]!.message.tool_calls).toHaveLength(1);
+    expect(completion!.choices[0]!.message.tool_calls![0]).toMatchObject({ id: 'call_1', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } });
+  });
+
   it('continues a call whose every delta repeats its id', () => {
     const { completion } = toolCallsOf([
       calls([{ index: 0, id: 'call_1', function: fn('f', '{"a":') }]),

@@ -6,8 +6,10 @@ import type { ChatChunk } from '../types.js';
 // index), so a server that departs from this breaks them. Ollama does: it may send several whole
 // calls all under index 0, each with its own id (the client saw one call named
 // `file_writefile_write` with both arguments glued), or deltas with no index at all. A delta that
-// carries an id other than the call at its index starts a call of its own; one without an index
-// continues the last call. Streams that number calls as OpenAI does pass unchanged.
+// names a function under an id other than the call at its index starts a call of its own (some
+// servers send a fresh id with every fragment of one call: without a name, a fragment continues
+// it); one without an index continues the last call. Streams that number calls as OpenAI does pass
+// unchanged.
 
 type ChoiceDelta = ChatChunk['choices'][number]['delta'];
 
@@ -46,7 +48,7 @@ export class ToolCallNumbering {
       let clientIndex = indexed ? calls.clientIndexAt[index] : calls.lastIndex >= 0 ? calls.lastIndex : undefined;
       const currentId = indexed ? (calls.idAt[index] ?? '') : calls.lastId;
       let callId = currentId;
-      if (clientIndex === undefined || (id !== '' && currentId !== '' && id !== currentId)) {
+      if (clientIndex === undefined || (id !== '' && currentId !== '' && id !== currentId && !!t.function?.name)) {
         clientIndex = calls.next++;
         callId = id;
       } else if (id !== '' && currentId === '') {
