@@ -85,9 +85,13 @@ const PRICES: Record<string, ModelPrice> = {
   // Mistral (-latest aliases as they resolve now: Large 3, Medium 3.5, Ministral 3 8B)
   'mistral-large-latest': p(0.5, 1.5),
   'mistral-large-2512': p(0.5, 1.5),
+  // Earlier snapshots keep their own prices (a dated id otherwise takes the -latest alias's).
   'mistral-large-2411': p(2, 6),
+  'mistral-large-2407': p(2, 6),
   'mistral-medium-latest': p(1.5, 7.5),
   'mistral-medium-3-5': p(1.5, 7.5),
+  'mistral-medium-2508': p(0.4, 2),
+  'mistral-medium-2505': p(0.4, 2),
   'mistral-small-latest': p(0.1, 0.3),
   'codestral-latest': p(0.3, 0.9),
   'ministral-8b-latest': p(0.15, 0.15),

@@ -71,6 +71,8 @@ describe('pricing', () => {
     // Mistral's YYMM snapshots: the one -latest names now, and the one it named before.
     expect(priceFor('mistral-large-2512')).toEqual(priceFor('mistral-large-latest'));
     expect(priceFor('mistral-large-2411')).toEqual({ input: 2, output: 6 });
+    expect(priceFor('mistral-large-2407')).toEqual({ input: 2, output: 6 });
+    expect(priceFor('mistral-medium-2505')).toEqual({ input: 0.4, output: 2 });
     expect(priceFor('gemini-2.0-flash-001')).toEqual(priceFor('gemini-2.0-flash'));
     expect(priceFor('groq/llama-3.3-70b-versatile')).toEqual({ input: 0.59, output: 0.79 });
     expect(priceFor('META-LLAMA/llama-3.3-70b-instruct-turbo')).toEqual({ input: 0.88, output: 0.88 });

@@ -85,6 +85,7 @@ describe('xAI models', () => {
     for (const id of ['gpt-5.6-sol', 'gpt-5.6-luna', 'gpt-6-sol']) {
       expect(openaiToolsOnChatCompletions({ model: id, messages, tools } as ChatRequest, 'openai'), id).toMatchObject({ reasoning_effort: 'none' });
       expect(openaiToolsOnChatCompletions({ model: id, messages } as ChatRequest, 'openai'), id).not.toHaveProperty('reasoning_effort');
+      expect(openaiToolsOnChatCompletions({ model: id, messages, tools, reasoning_effort: null } as unknown as ChatRequest, 'openai'), id).toMatchObject({ reasoning_effort: 'none' });
       expect(() => openaiToolsOnChatCompletions({ model: id, messages, tools, reasoning_effort: 'high' } as ChatRequest, 'openai')).toThrow(ProviderError);
     }
     const other = { model: 'gpt-5.4', messages, tools } as ChatRequest;

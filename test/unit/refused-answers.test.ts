@@ -51,6 +51,8 @@ describe('the exact cache', () => {
     expect(stored(answer({ content: 'Paris.' }))).toBe(true);
     expect(stored(answer({ tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, 'tool_calls'))).toBe(true);
     expect(stored(answer({ content: 'A long answer cut' }, 'length'))).toBe(true);
+    // OpenAI's legacy function calling: the call is the answer.
+    expect(stored(answer({ function_call: { name: 'f', arguments: '{}' } } as never, 'function_call' as never))).toBe(true);
   });
 
   it('does not keep a filtered or refused answer, nor an empty one', () => {

@@ -75,7 +75,8 @@ export class ExactCache {
 function worthReplaying(completion: ChatCompletion): boolean {
   for (const c of completion.choices) {
     if (c.finish_reason === 'content_filter' || c.message.refusal) return false;
-    if ((c.message.content === null || c.message.content === '') && !c.message.tool_calls?.length) return false;
+    const m = c.message as ChatCompletion['choices'][number]['message'] & { function_call?: unknown; audio?: unknown };
+    if ((m.content === null || m.content === '') && !m.tool_calls?.length && !m.function_call && !m.audio) return false;
   }
   return completion.choices.length > 0;
 }

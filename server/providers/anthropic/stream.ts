@@ -54,9 +54,10 @@ export class AnthropicStreamTranslator {
   private nextTool = 0;
   /** The model the request named: the tool calls' thinking blocks are kept for it (thinking.ts). */
   private readonly requestedModel: string;
-  /** Thinking blocks since the last tool call, by block index while they stream, in order. */
-  private thinking: Array<Record<string, unknown>> = [];
-  private readonly thinkingAt = new Map<number, Record<string, unknown>>();
+  /** Thinking blocks since the last tool call, in order (allocated with a stream's first one). */
+  private thinking: Array<Record<string, unknown>> | undefined;
+  /** Those blocks by block index, while their deltas stream. */
+  private thinkingAt: Map<number, Record<string, unknown>> | undefined;
   private input = 0;
   private cacheWrite = 0;
   private cacheRead = 0;
@@ -128,8 +129,8 @@ export class AnthropicStreamTranslator {
     if (isThinkingBlock(block)) {
       // Built up from its deltas, then kept with the next tool call (thinking.ts).
       const copy = Object.assign({}, block);
-      this.thinkingAt.set(index, copy);
-      this.thinking.push(copy);
+      (this.thinkingAt ??= new Map()).set(index, copy);
+      (this.thinking ??= []).push(copy);
       return undefined;
     }
     if (block['type'] !== 'tool_use') return undefined;
@@ -140,9 +141,10 @@ export class AnthropicStreamTranslator {
     const toolIdx = this.nextTool++;
     this.toolIndex.set(index, toolIdx);
     const call: ToolCallDelta = { index: toolIdx, id: String(block['id'] ?? ''), type: 'function', function: { name: String(block['name'] ?? ''), arguments: '' } };
-    const extra = withThinking(undefined, this.requestedModel, this.thinking);
-    if (extra) call.extra_content = extra;
-    this.thinking = [];
+    if (this.thinking) {
+      call.extra_content = withThinking(undefined, this.requestedModel, this.thinking);
+      this.thinking = undefined;
+    }
     return this.chunk({ content: null, tool_calls: [call] });
   }
 
@@ -160,7 +162,7 @@ export class AnthropicStreamTranslator {
       if (toolIdx === undefined) return undefined;
       return this.chunk({ tool_calls: [{ index: toolIdx, function: { arguments: part } }] });
     }
-    const thinking = this.thinkingAt.get(index);
+    const thinking = this.thinkingAt?.get(index);
     if (thinking) {
       if (delta['type'] === 'thinking_delta' && typeof delta['thinking'] === 'string') thinking['thinking'] = String(thinking['thinking'] ?? '') + delta['thinking'];
       else if (delta['type'] === 'signature_delta' && typeof delta['signature'] === 'string') thinking['signature'] = delta['signature'];

@@ -37,7 +37,7 @@ export function openaiToolsOnChatCompletions(body: ChatRequest, provider: string
   const tools = body['tools'];
   if (!Array.isArray(tools) || tools.length === 0) return body;
   const effort = body['reasoning_effort'];
-  if (effort === undefined) return Object.assign({}, body, { reasoning_effort: 'none' });
+  if (effort === undefined || effort === null) return Object.assign({}, body, { reasoning_effort: 'none' });
   if (effort !== 'none') refuser(provider)(`reasoning_effort: ${body.model} takes function tools on Chat Completions only with reasoning_effort "none"`);
   return body;
 }
