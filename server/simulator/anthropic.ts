@@ -3,7 +3,7 @@ import { asArray, defaultMessage, intOrUndef, isObj, stopList, str, type Exchang
 import { jsonFromHint } from './json-hint.js';
 import { sendJson, sseFrame, streamFrames, type Frame } from './sse.js';
 import { newId, plan, textChars, type GenRequest, type Plan, type ToolMode } from './text.js';
-import { takesSampling, thinksByDefault } from '../providers/anthropic/model-rules.js';
+import { canDisableThinking, takesSampling, thinksByDefault } from '../providers/anthropic/model-rules.js';
 
 const MODEL_CREATED_AT = '2025-01-01T00:00:00Z';
 
@@ -108,7 +108,9 @@ async function messages(x: Exchange): Promise<void> {
     const sampling = ['temperature', 'top_p', 'top_k'].find((k) => b[k] !== undefined);
     if (sampling) return bad(x, `\`${sampling}\` is deprecated for this model.`);
   }
-  const thinks = thinksByDefault(model);
+  const thinkingOff = isObj(b.thinking) && b.thinking.type === 'disabled';
+  if (thinkingOff && thinksByDefault(model) && !canDisableThinking(model)) return bad(x, `thinking: thinking cannot be disabled for ${model}`);
+  const thinks = thinksByDefault(model) && !thinkingOff;
   if (thinks) {
     const unsigned = unsignedToolTurn(msgs);
     if (unsigned) return bad(x, unsigned);

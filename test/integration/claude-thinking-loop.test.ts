@@ -14,7 +14,7 @@ const weather = { type: 'function' as const, function: { name: 'get_weather', pa
 let c: ChatEnv;
 
 beforeAll(async () => {
-  c = await startChatEnv({ sim: { models: { anthropic: [...DEFAULT_MODELS.anthropic, 'claude-opus-5-5'] } } });
+  c = await startChatEnv({ sim: { models: { anthropic: [...DEFAULT_MODELS.anthropic, 'claude-opus-5-5', 'claude-sonnet-5-5'] } } });
   c.sim.configure({ chunkDelayMs: 0 });
 });
 afterAll(() => c?.close());
@@ -35,6 +35,20 @@ describe('a Claude tool loop with thinking', () => {
     expect(second.choices[0]!.finish_reason).toBe('stop');
     const sent = c.sim.requests[c.sim.requests.length - 1]!.body as { messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
     expect(sent.messages[1]!.content[0]).toEqual({ type: 'thinking', thinking: '', signature: SIM_THINKING_SIGNATURE });
+  });
+
+  it("continues a tool loop another model started: with thinking off where the model allows it, refused before sending where it does not", async () => {
+    const question: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Tromsø?' }];
+    // The tool turn came from another provider: no thinking blocks to send back.
+    const foreign = { role: 'assistant' as const, content: null, tool_calls: [{ id: 'call_x1', type: 'function' as const, function: { name: 'get_weather', arguments: '{"city":"Tromsø"}' } }] };
+    const history = [...question, foreign, { role: 'tool' as const, tool_call_id: 'call_x1', content: '{"temp_c":-8}' }];
+    const sonnet = await c.openai().chat.completions.create({ model: 'anthropic/claude-sonnet-5-5', tools: [weather], messages: history });
+    expect(sonnet.choices[0]!.finish_reason).toBe('stop');
+    expect((c.sim.requests[c.sim.requests.length - 1]!.body as Record<string, unknown>)['thinking']).toEqual({ type: 'disabled' });
+    // Opus 5.5 cannot turn thinking off: a clear 400 before anything is sent.
+    const sent = c.sim.requests.length;
+    await expect(c.openai().chat.completions.create({ model: MODEL, tools: [weather], messages: history })).rejects.toMatchObject({ status: 400 });
+    expect(c.sim.requests.length).toBe(sent);
   });
 
   it('streams the thinking block on the tool call, and the next turn built from the stream is taken', async () => {

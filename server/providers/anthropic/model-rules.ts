@@ -52,6 +52,14 @@ export function takesEffort(model: string): boolean {
   }
 }
 
+/** Whether a model that thinks by default may be told not to (Opus 5.5 and Fable 5.1 may not, Anthropic says). */
+export function canDisableThinking(model: string): boolean {
+  const v = versionOf(model);
+  if (!v) return true;
+  if (v.family === 'opus') return !atLeast(v, 5, 5);
+  return !(v.family === 'fable' && v.major === 5 && v.minor === 1);
+}
+
 /** Whether the model thinks before answering unless told not to (its thinking counts against max_tokens). */
 export function thinksByDefault(model: string): boolean {
   const v = versionOf(model);

@@ -33,7 +33,7 @@ import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
 import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOf, type Refuse } from '../util.js';
 import { narrowedTools, refuseOtherAnswerKinds, textOnlyContent } from '../translation-rules.js';
-import { takesEffort, takesForcedTool, takesSampling, thinksByDefault } from './model-rules.js';
+import { canDisableThinking, takesEffort, takesForcedTool, takesSampling, thinksByDefault } from './model-rules.js';
 import { thinkingToSend } from './thinking.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -118,6 +118,7 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   if (typeof effort === 'string' && effort !== '' && takesEffort(req.model)) {
     body['output_config'] = { effort: effort === 'none' || effort === 'minimal' ? 'low' : effort };
   }
+  if (thinksByDefault(req.model) && req['thinking'] === undefined) unthoughtToolTurn(req, body, refuse);
   const forcedToolTaken = takesForcedTool(req.model);
   const stops = stopList(req.stop);
   // Anthropic refuses a stop sequence of whitespace only; dropping it would let the answer run on
@@ -266,6 +267,22 @@ function fileBlock(p: ContentPart, refuse: Refuse): Block {
 }
 
 /** `called`: collects the distinct names of the functions called. */
+/**
+ * A model that thinks by default needs the thinking blocks of the tool call it is continuing from
+ * (thinking.ts); when that call came from another provider or model, or its blocks were not kept,
+ * there are none to send, and Anthropic refuses the request. Such a request goes with thinking
+ * turned off, which the model then takes; a model that cannot turn it off (Opus 5.5, Fable 5.1) is
+ * refused before sending, so a routed call moves to another target.
+ */
+function unthoughtToolTurn(req: ChatRequest, body: AnthropicRequest, refuse: Refuse): void {
+  let last: ChatMessage | undefined;
+  for (const m of req.messages) if (m.role === 'assistant') last = m;
+  const first = last?.tool_calls?.[0];
+  if (!first || thinkingToSend(first.extra_content, req.model).length > 0) return;
+  if (canDisableThinking(req.model)) body['thinking'] = { type: 'disabled' };
+  else refuse(`messages: ${req.model} continues a tool call only with the thinking blocks it wrote before it, and the last tool call has none (another model made it, or extra_content was not sent back)`);
+}
+
 /**
  * An assistant turn's blocks: its text, then its tool calls. The thinking blocks `model` wrote
  * before a call go back with it (thinking.ts): the first call's ahead of everything else, as
