@@ -111,6 +111,8 @@ async function messages(x: Exchange): Promise<void> {
   const thinkingOff = isObj(b.thinking) && b.thinking.type === 'disabled';
   if (thinkingOff && thinksByDefault(model) && !canDisableThinking(model)) return bad(x, `thinking: thinking cannot be disabled for ${model}`);
   const thinks = thinksByDefault(model) && !thinkingOff;
+  const choice = isObj(b.tool_choice) ? b.tool_choice.type : undefined;
+  if (thinks && (choice === 'any' || choice === 'tool')) return bad(x, 'Thinking may not be enabled when tool_choice forces tool use.');
   if (thinks) {
     const unsigned = unsignedToolTurn(msgs);
     if (unsigned) return bad(x, unsigned);

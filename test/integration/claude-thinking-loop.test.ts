@@ -14,7 +14,7 @@ const weather = { type: 'function' as const, function: { name: 'get_weather', pa
 let c: ChatEnv;
 
 beforeAll(async () => {
-  c = await startChatEnv({ sim: { models: { anthropic: [...DEFAULT_MODELS.anthropic, 'claude-opus-5-5', 'claude-sonnet-5-5'] } } });
+  c = await startChatEnv({ sim: { models: { anthropic: [...DEFAULT_MODELS.anthropic, 'claude-opus-5-5', 'claude-sonnet-5-5', 'claude-sonnet-5'] } } });
   c.sim.configure({ chunkDelayMs: 0 });
 });
 afterAll(() => c?.close());
@@ -49,6 +49,13 @@ describe('a Claude tool loop with thinking', () => {
     const sent = c.sim.requests.length;
     await expect(c.openai().chat.completions.create({ model: MODEL, tools: [weather], messages: history })).rejects.toMatchObject({ status: 400 });
     expect(c.sim.requests.length).toBe(sent);
+  });
+
+  it('answers a forced tool call and JSON mode on a model that thinks by default (thinking off for them, as Anthropic requires)', async () => {
+    const forced = await c.openai().chat.completions.create({ model: 'anthropic/claude-sonnet-5', messages: [{ role: 'user', content: 'Weather in Bodø?' }], tools: [weather], tool_choice: 'required' });
+    expect(forced.choices[0]!.finish_reason).toBe('tool_calls');
+    const json = await c.openai().chat.completions.create({ model: 'anthropic/claude-sonnet-5', messages: [{ role: 'user', content: 'A JSON object, please' }], response_format: { type: 'json_object' } });
+    expect(() => JSON.parse(json.choices[0]!.message.content!)).not.toThrow();
   });
 
   it('streams the thinking block on the tool call, and the next turn built from the stream is taken', async () => {

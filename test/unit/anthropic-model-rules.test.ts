@@ -37,6 +37,9 @@ describe('Claude model rules', () => {
     const { body, jsonTool } = toAnthropicRequest(ask('claude-haiku-5-5', json));
     expect(jsonTool).toBe(true);
     expect(body.tool_choice).toEqual({ type: 'tool', name: JSON_TOOL_NAME });
+    // Thinking may not be on when a tool is forced: this model, which thinks by default, is told not to.
+    expect(body['thinking']).toEqual({ type: 'disabled' });
+    expect(toAnthropicRequest(ask('claude-sonnet-4-5', json)).body).not.toHaveProperty('thinking');
   });
 
   it('refuses a tool choice that forces a tool on those models (a routed call moves to another target), and sends "auto" as it is', () => {

@@ -164,6 +164,12 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
     }
   }
 
+  // Anthropic: thinking may not be on when tool_choice forces a tool. A model that thinks by default
+  // (and may be told not to: the others refuse forced tool use, above) answers a forced call, JSON
+  // mode's included, without thinking.
+  const forced = body.tool_choice?.['type'] === 'any' || body.tool_choice?.['type'] === 'tool';
+  if (forced && thinksByDefault(req.model) && req['thinking'] === undefined) body['thinking'] = { type: 'disabled' };
+
   if (system.length > 0) {
     body.system = system.every((b) => b['cache_control'] === undefined) ? system.map((b) => b['text'] as string).join('\n\n') : system;
   }
