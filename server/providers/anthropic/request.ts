@@ -272,7 +272,6 @@ function fileBlock(p: ContentPart, refuse: Refuse): Block {
   return refuse(`file: media type '${mediaType.slice(0, 60)}' is not supported by Anthropic (application/pdf and JPEG, PNG, GIF, WebP images)`);
 }
 
-/** `called`: collects the distinct names of the functions called. */
 /**
  * A model that thinks by default needs the thinking blocks of the tool call it is continuing from
  * (thinking.ts); when that call came from another provider or model, or its blocks were not kept,
@@ -293,6 +292,7 @@ function unthoughtToolTurn(req: ChatRequest, body: AnthropicRequest, refuse: Ref
  * An assistant turn's blocks: its text, then its tool calls. The thinking blocks `model` wrote
  * before a call go back with it (thinking.ts): the first call's ahead of everything else, as
  * Anthropic wants a turn with thinking to begin with it, the others just before their call.
+ * `called`: collects the distinct names of the functions called.
  */
 function assistantBlocks(m: ChatMessage, called: string[], refuse: Refuse, model: string): Block[] {
   const out = textBlocks(textOnlyContent(m, refuse, 'Anthropic'));
