@@ -1,5 +1,5 @@
 import type { ChatChunk, ChatCompletion, FinishReason, ToolCall, Usage } from '../providers/types.js';
-import { emptyBesides, isEmptyValue } from '../providers/util.js';
+import { emptyBesides, isEmptyValue, startsAnotherCall } from '../providers/util.js';
 
 // Follows a chunk stream so that a streamed call can be costed exactly (upstream usage, or a count
 // of what was streamed) and, when it completed cleanly, cached as a whole completion, log
@@ -81,7 +81,7 @@ export class StreamAccumulator {
     const indexed = Number.isInteger(index) && index >= 0;
     const current = indexed ? this.callAtIndex?.[index] : this.lastCall;
     let call = current;
-    if (!call || startsAnotherCall(call, t)) {
+    if (!call || startsAnotherCall(call.id, t)) {
       call = { id: '', type: 'function', function: { name: '', arguments: '' } };
       this.tools.push(call);
       if (indexed) (this.callAtIndex ??= [])[index] = call;
@@ -109,15 +109,6 @@ export class StreamAccumulator {
 
 type ToolCallDelta = NonNullable<ChatChunk['choices'][number]['delta']['tool_calls']>[number];
 
-/**
- * Whether a delta belongs to a call other than `call`: it names a function under an id, and `call`
- * already has a different one. A delta without an id, or one naming a call whose first delta had
- * none, continues it; so does a fragment with a fresh id but no name (some servers send a new id
- * with every fragment of one call).
- */
-function startsAnotherCall(call: ToolCall, t: ToolCallDelta): boolean {
-  return !!t.id && call.id !== '' && call.id !== t.id && !!t.function?.name;
-}
 
 /** The delta fields toCompletion() represents; a delta with a value in any other it cannot. */
 const REPRESENTED: ReadonlySet<string> = new Set(['role', 'content', 'tool_calls']);

@@ -142,3 +142,13 @@ export function emptyBesides(fields: object, except: ReadonlySet<string>): boole
   for (const key in record) if (!except.has(key) && !isEmptyValue(record[key])) return false;
   return true;
 }
+
+/**
+ * Whether a tool-call delta starts a call other than the one whose id is `currentId`: it names a
+ * function under another id. A delta without an id continues the call, and so does a fragment with
+ * a fresh id but no name (some servers send a new id with every fragment of one call). Shared by the
+ * OpenAI-format adapter's numbering and the core's StreamAccumulator.
+ */
+export function startsAnotherCall(currentId: string, t: { id?: string; function?: { name?: string } }): boolean {
+  return !!t.id && currentId !== '' && t.id !== currentId && !!t.function?.name;
+}

@@ -101,10 +101,12 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
     if (only && only['type'] === 'text' && only['cache_control'] === undefined) t.content = only['text'] as string;
   }
 
+  /** The model thinks before answering unless told not to (model-rules.ts). */
+  const thinks = thinksByDefault(req.model);
   const body: AnthropicRequest = {
     model: req.model,
     messages: turns,
-    max_tokens: req.max_completion_tokens ?? req.max_tokens ?? (thinksByDefault(req.model) ? THINKING_DEFAULT_MAX_TOKENS : DEFAULT_MAX_TOKENS),
+    max_tokens: req.max_completion_tokens ?? req.max_tokens ?? (thinks ? THINKING_DEFAULT_MAX_TOKENS : DEFAULT_MAX_TOKENS),
   };
   if (takesSampling(req.model)) {
     if (typeof req.temperature === 'number') body.temperature = Math.min(1, Math.max(0, req.temperature));
@@ -118,7 +120,7 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   if (typeof effort === 'string' && effort !== '' && takesEffort(req.model)) {
     body['output_config'] = { effort: effort === 'none' || effort === 'minimal' ? 'low' : effort };
   }
-  if (thinksByDefault(req.model) && req['thinking'] === undefined) unthoughtToolTurn(req, body, refuse);
+  if (thinks && req['thinking'] === undefined) unthoughtToolTurn(req, body, refuse);
   const forcedToolTaken = takesForcedTool(req.model);
   const stops = stopList(req.stop);
   // Anthropic refuses a stop sequence of whitespace only; dropping it would let the answer run on
@@ -168,7 +170,7 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   // (and may be told not to: the others refuse forced tool use, above) answers a forced call, JSON
   // mode's included, without thinking.
   const forced = body.tool_choice?.['type'] === 'any' || body.tool_choice?.['type'] === 'tool';
-  if (forced && thinksByDefault(req.model) && req['thinking'] === undefined) body['thinking'] = { type: 'disabled' };
+  if (forced && thinks && req['thinking'] === undefined) body['thinking'] = { type: 'disabled' };
 
   if (system.length > 0) {
     body.system = system.every((b) => b['cache_control'] === undefined) ? system.map((b) => b['text'] as string).join('\n\n') : system;

@@ -1,4 +1,5 @@
 import type { ChatChunk } from '../types.js';
+import { startsAnotherCall } from '../util.js';
 
 // Streamed tool calls as OpenAI numbers them: each call under its own index, 0, 1, ... in the
 // order the calls start, every later delta of a call under the same index. Clients merge deltas by
@@ -48,7 +49,7 @@ export class ToolCallNumbering {
       let clientIndex = indexed ? calls.clientIndexAt[index] : calls.lastIndex >= 0 ? calls.lastIndex : undefined;
       const currentId = indexed ? (calls.idAt[index] ?? '') : calls.lastId;
       let callId = currentId;
-      if (clientIndex === undefined || (id !== '' && currentId !== '' && id !== currentId && !!t.function?.name)) {
+      if (clientIndex === undefined || startsAnotherCall(currentId, t)) {
         clientIndex = calls.next++;
         callId = id;
       } else if (id !== '' && currentId === '') {
