@@ -16,6 +16,8 @@
 // thinking model's does, and a gemini-3 (or later) model refuses a request whose current turn
 // has a step whose first function call comes back without one.
 //
+// Thinking: generationConfig.thinkingConfig is checked as Gemini checks it (gemini-thinking.ts).
+//
 // Penalties: as the real API, only gemini-1.5 and gemini-2.0 models take a non-zero
 // presencePenalty / frequencyPenalty; others answer 400 "Penalty is not enabled for models/<m>".
 import { isEmbeddingModel } from '../providers/model-kind.js';
@@ -23,6 +25,7 @@ import {
   asArray, bearer, defaultMessage, intOrUndef, isObj, queryParam, stopList, str,
   type Exchange, type FormatApi,
 } from './exchange.js';
+import { thinkingConfigError } from './gemini-thinking.js';
 import { jsonFromHint } from './json-hint.js';
 import { geminiLogprobs, MAX_TOP } from './logprobs.js';
 import { sendJson, streamFrames, type Frame } from './sse.js';
@@ -141,6 +144,8 @@ async function generate(x: Exchange): Promise<void> {
   if (!takesPenalties(model) && (isPenalty(gc.presencePenalty) || isPenalty(gc.frequencyPenalty))) {
     return bad(x, `Penalty is not enabled for models/${model}`);
   }
+  const thinkingError = thinkingConfigError(model, gc.thinkingConfig);
+  if (thinkingError) return bad(x, thinkingError);
   const candidateCount = gc.candidateCount === undefined ? 1 : intOrUndef(gc.candidateCount);
   if (candidateCount === undefined || candidateCount < 1 || candidateCount > 8) return bad(x, '* GenerationConfig.candidate_count: must be between 1 and 8');
   const wantLogprobs = gc.responseLogprobs === true;

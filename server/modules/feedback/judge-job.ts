@@ -20,9 +20,9 @@ const REASONING_BUDGET = 1_024;
 /** The grading request: one number, so a small limit, unless the model reasons before it answers. */
 export function judgeRequest(model: string, messages: ChatMessage[]): Record<string, unknown> {
   if (isReasoningModel(model)) {
-    // OpenAI's, xAI's and Anthropic's reasoning models take an effort (the Anthropic translation
-    // leaves it out for the Claude models that do not); others may refuse the field.
-    const effort = /^(?:openai|xai|anthropic)\//.test(model) ? { reasoning_effort: 'low' } : {};
+    // OpenAI's, xAI's, Anthropic's and Google's reasoning models take an effort (the Anthropic and
+    // Gemini translations leave it out for the models that do not); others may refuse the field.
+    const effort = /^(?:openai|xai|anthropic|gemini)\//.test(model) ? { reasoning_effort: 'low' } : {};
     // max_tokens, which every provider takes; OpenAI's adapter sends it as max_completion_tokens.
     return { model, messages, max_tokens: REASONING_BUDGET, ...effort };
   }

@@ -13,6 +13,7 @@
 //   of its functionCall part. Gemini 3 rejects a step whose first function call has none, so when
 //   the history has no signature for it (calls made by another provider, or by a model that gave
 //   none) the placeholder Google documents for such history is sent instead.
+// - reasoning_effort becomes a thinking level or budget, as the model takes one (thinking.ts).
 // - n becomes candidateCount and logprobs/top_logprobs become responseLogprobs/logprobs; the
 //   answer translations map every candidate and its logprobsResult back.
 // - Media: base64 data URLs go inline; http(s) URLs go as fileData, which Gemini fetches itself
@@ -30,6 +31,7 @@
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
 import { imageSource, isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, type Refuse } from '../util.js';
 import { narrowedTools, refuseOtherAnswerKinds, textOnlyContent } from '../translation-rules.js';
+import { geminiThinkingConfig } from './thinking.js';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent { role: 'user' | 'model'; parts: Part[] }
@@ -126,6 +128,8 @@ export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRe
     if (typeof req['presence_penalty'] === 'number') gen['presencePenalty'] = req['presence_penalty'];
     if (typeof req['frequency_penalty'] === 'number') gen['frequencyPenalty'] = req['frequency_penalty'];
   }
+  const thinking = geminiThinkingConfig(req.model, req['reasoning_effort'], refuse);
+  if (thinking) gen['thinkingConfig'] = thinking;
   if (typeof req['n'] === 'number' && req['n'] > 1) gen['candidateCount'] = req['n'];
   if (req['logprobs'] === true) {
     gen['responseLogprobs'] = true;
