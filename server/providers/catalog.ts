@@ -3,7 +3,7 @@
 import type { ProviderFamily, ProviderSettings } from './types.js';
 import type { OpenAICompatibleOptions } from './openai-compatible/adapter.js';
 import { GROQ_FIELDS, MISTRAL_FIELDS } from './openai-compatible/accepted-fields.js';
-import { deepseekReasoningRules, deepseekThinkingForHistory, openaiReasoningRules, openaiToolsOnChatCompletions, xaiReasoningRules } from './openai-compatible/reasoning-models.js';
+import { deepseekReasoningRules, deepseekThinkingForHistory, mistralReasoningEffort, openaiReasoningRules, openaiToolsOnChatCompletions, xaiReasoningRules } from './openai-compatible/reasoning-models.js';
 
 export interface ProviderDefinition {
   /** Registry name (`provider/model` prefix, GET /v1/providers). */
@@ -44,7 +44,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     builtinModels: ['mistral-large-latest', 'mistral-medium-latest', 'mistral-small-latest', 'codestral-latest', 'ministral-8b-latest', 'mistral-embed'],
     // Mistral refuses fields it does not define (stream_options among them) with 422, and always
     // reports usage on its last chunk.
-    openaiCompat: { streamUsageOption: false, acceptedFields: MISTRAL_FIELDS },
+    openaiCompat: { streamUsageOption: false, acceptedFields: MISTRAL_FIELDS, adjustRequest: mistralReasoningEffort },
   },
   {
     name: 'groq', family: 'openai-compatible', apiKeyEnv: 'GROQ_API_KEY', baseUrlEnv: 'GROQ_BASE_URL',

@@ -1,5 +1,6 @@
-// Rules the translated providers (Anthropic, Gemini) share for what OpenAI requests ask: what a
-// provider without OpenAI's form gets instead, and what it cannot honour and refuses.
+// Rules the translated providers (Anthropic, Gemini, and Mistral's reasoning effort) share for what
+// OpenAI requests ask: what a provider without OpenAI's form gets instead, and what it cannot honour
+// and refuses.
 import type { ChatMessage, ChatRequest, ContentPart } from './types.js';
 import { isEmptyValue, isRecord, type Refuse } from './util.js';
 
@@ -58,4 +59,22 @@ export function refuseOtherAnswerKinds(req: ChatRequest, refuse: Refuse, who: st
   if (req['web_search_options'] !== undefined && req['web_search_options'] !== null) {
     refuse(`web_search_options: ${who} has no web search through this endpoint; pick a model whose provider has it (OpenAI's search models)`);
   }
+}
+
+/** The efforts OpenAI's Chat Completions takes, lowest first. */
+export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+/**
+ * The request's `reasoning_effort`, for a provider that maps it onto its own setting: undefined
+ * when unset or null; a value OpenAI does not have is refused, since dropping a typo would leave the
+ * caller paying for the model's default thinking without knowing.
+ */
+export function askedEffort(req: ChatRequest, refuse: Refuse): ReasoningEffort | undefined {
+  const effort = req['reasoning_effort'];
+  if (effort === undefined || effort === null) return undefined;
+  if (typeof effort !== 'string' || !(REASONING_EFFORTS as readonly string[]).includes(effort)) {
+    refuse(`reasoning_effort: expected one of ${REASONING_EFFORTS.join(', ')}`);
+  }
+  return effort as ReasoningEffort;
 }

@@ -102,6 +102,17 @@ describe('bad input', () => {
     expect(upstream).toMatchObject({ seed: 42, logit_bias: { '50256': -100 }, user: 'u-1', model: 'gpt-4o-mini' });
     expect(upstream.cache).toBeUndefined();
   });
+
+  it('takes an answer sent back with `tool_calls: null` (as Mistral answers, as the Python SDK dumps messages) as one without calls, for every provider family', async () => {
+    const history = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'Hello!', tool_calls: null, refusal: null }, { role: 'user', content: 'and again' }];
+    for (const model of ['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5', 'gemini/gemini-2.5-flash']) {
+      c.sim.resetRequests();
+      const res = await post({ model, messages: history, cache: false });
+      expect([model, res.status]).toEqual([model, 200]);
+      const upstream = c.sim.requests[0]!.body as { messages?: Array<Record<string, unknown>> };
+      if (model.startsWith('openai/')) expect(upstream.messages![1]).not.toHaveProperty('tool_calls');
+    }
+  });
 });
 
 describe('auth and limits', () => {

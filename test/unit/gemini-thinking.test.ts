@@ -45,7 +45,8 @@ describe('Gemini thinking from reasoning_effort', () => {
     expect(thinking('gemini-3.8-flash', null)).toBeUndefined();
   });
 
-  it('refuses an effort OpenAI does not have, before sending', () => {
+  it('refuses an effort OpenAI does not have, before sending, where the model takes one', () => {
+    expect(thinking('gemini-2.0-flash', 'hgih')).toBeUndefined();
     for (const effort of ['hgih', '', 3]) {
       let err: unknown;
       try { toGeminiRequest(req('gemini-3.8-flash', effort)); } catch (e) { err = e; }

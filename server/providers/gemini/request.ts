@@ -128,7 +128,7 @@ export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRe
     if (typeof req['presence_penalty'] === 'number') gen['presencePenalty'] = req['presence_penalty'];
     if (typeof req['frequency_penalty'] === 'number') gen['frequencyPenalty'] = req['frequency_penalty'];
   }
-  const thinking = geminiThinkingConfig(req.model, req['reasoning_effort'], refuse);
+  const thinking = geminiThinkingConfig(req, refuse);
   if (thinking) gen['thinkingConfig'] = thinking;
   if (typeof req['n'] === 'number' && req['n'] > 1) gen['candidateCount'] = req['n'];
   if (req['logprobs'] === true) {

@@ -7,20 +7,18 @@
 // - Gemini 3 Flash and Flash-Lite: minimal, low, medium and high. "minimal" is the closest they
 //   come to not thinking, so "none" asks for it.
 // - Gemini 2.5: Flash and Flash-Lite stop thinking at a budget of 0; Pro thinks at least 128
-//   tokens. The budgets are those Google's OpenAI-compatible endpoint uses for the same efforts
-//   (low 1,024, medium 8,192, high 24,576), and 512 for "minimal" (Flash-Lite's smallest).
+//   tokens. The budgets are the ones OpenAI-format layers over Gemini commonly use for the same
+//   efforts (low 1,024, medium 8,192, high 24,576), and 512 for "minimal" (Flash-Lite's smallest).
 // An effort a model has no level for takes the nearest it has: "minimal" the Pro's "low", and
 // "medium" Gemini 3 Pro's "high" (its default). Models before 2.5, and names this cannot place
 // (aliases such as gemini-flash-latest), get no thinking setting: the effort is a hint they lack.
+import type { ChatRequest } from '../types.js';
+import { askedEffort, type ReasoningEffort } from '../translation-rules.js';
 import type { Refuse } from '../util.js';
 
 export type GeminiThinkingConfig = { thinkingLevel: string } | { thinkingBudget: number };
 
-/** The efforts OpenAI's Chat Completions takes, lowest first ("xhigh" the newest). */
-const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
-type Effort = (typeof EFFORTS)[number];
-
-const BUDGETS: Record<Effort, number> = { none: 0, minimal: 512, low: 1_024, medium: 8_192, high: 24_576, xhigh: 24_576 };
+const BUDGETS: Record<ReasoningEffort, number> = { none: 0, minimal: 512, low: 1_024, medium: 8_192, high: 24_576, xhigh: 24_576 };
 /** Gemini 2.5 Pro's smallest budget: it cannot turn thinking off. */
 const PRO_MIN_BUDGET = 128;
 
@@ -32,7 +30,7 @@ function parseModel(model: string): GeminiModel | undefined {
   return { major: Number(m[1]), minor: Number(m[2] ?? 0), tier: m[3] as GeminiModel['tier'] };
 }
 
-function levelFor(model: GeminiModel, effort: Effort): string {
+function levelFor(model: GeminiModel, effort: ReasoningEffort): string {
   if (model.tier !== 'pro') {
     return effort === 'none' ? 'minimal' : effort === 'xhigh' ? 'high' : effort;
   }
@@ -42,22 +40,16 @@ function levelFor(model: GeminiModel, effort: Effort): string {
 }
 
 /**
- * The thinking setting for `effort` on `model`, or undefined when the model takes none (or no
- * effort was asked for). An effort OpenAI does not know is refused: dropping a typo would leave
- * the caller paying for the model's default thinking without knowing.
+ * The thinking setting for the request's reasoning_effort, or undefined when none was asked for or
+ * the model takes none (then the effort, a hint it lacks, is not even checked).
  */
-export function geminiThinkingConfig(model: string, effort: unknown, refuse: Refuse): GeminiThinkingConfig | undefined {
-  if (effort === undefined || effort === null) return undefined;
-  if (typeof effort !== 'string' || !(EFFORTS as readonly string[]).includes(effort)) {
-    refuse(`reasoning_effort: expected one of ${EFFORTS.join(', ')}`);
-  }
-  const parsed = parseModel(model);
-  if (!parsed) return undefined;
-  const asked = effort as Effort;
-  if (parsed.major >= 3) return { thinkingLevel: levelFor(parsed, asked) };
-  if (parsed.major === 2 && parsed.minor >= 5) {
-    const budget = BUDGETS[asked];
-    return { thinkingBudget: parsed.tier === 'pro' ? Math.max(PRO_MIN_BUDGET, budget) : budget };
-  }
-  return undefined;
+export function geminiThinkingConfig(req: ChatRequest, refuse: Refuse): GeminiThinkingConfig | undefined {
+  if (req['reasoning_effort'] == null) return undefined;
+  const model = parseModel(req.model);
+  const thinks = model !== undefined && (model.major >= 3 || (model.major === 2 && model.minor >= 5));
+  if (!thinks) return undefined;
+  const effort = askedEffort(req, refuse)!;
+  if (model.major >= 3) return { thinkingLevel: levelFor(model, effort) };
+  const budget = BUDGETS[effort];
+  return { thinkingBudget: model.tier === 'pro' ? Math.max(PRO_MIN_BUDGET, budget) : budget };
 }

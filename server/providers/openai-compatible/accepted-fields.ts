@@ -45,6 +45,8 @@ export const MISTRAL_FIELDS: AcceptedFields = {
     only: new Set([
       'model', 'messages', 'temperature', 'top_p', 'max_tokens', 'stream', 'stop', 'random_seed', 'response_format', 'tools',
       'tool_choice', 'presence_penalty', 'frequency_penalty', 'n', 'prediction', 'parallel_tool_calls', 'prompt_mode', 'safe_prompt',
+      // Per model: see mistralReasoningEffort in reasoning-models.ts.
+      'reasoning_effort',
     ]),
   },
   renamed: { max_completion_tokens: 'max_tokens', seed: 'random_seed' },

@@ -18,6 +18,7 @@ import { settleStreamError } from '../stream-errors.js';
 import { forgetRawJson } from '../raw-json.js';
 import { isRecord } from '../util.js';
 import { isErrorFinish, renamedFinish, withReasoningInCompletion } from './answer-rules.js';
+import { flattenContentChunks } from './content-chunks.js';
 import { withAcceptedFields, type AcceptedFields, type AcceptedFieldsFor } from './accepted-fields.js';
 import { forOpenAIFormat } from './request.js';
 import { modelListingOf } from './models.js';
@@ -113,6 +114,8 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
         choice.finish_reason = renamed;
         forgetRawJson(res);
       }
+      // Mistral's thinking and text chunks, as OpenAI's content and reasoning_content (content-chunks.ts).
+      if (flattenContentChunks(choice.message as unknown as Record<string, unknown>, false)) forgetRawJson(res);
     }
     if (res.usage && withReasoningInCompletion(res.usage)) forgetRawJson(res);
     return res;

@@ -1,4 +1,5 @@
 import type { ChatRequest } from '../types.js';
+import { askedEffort } from '../translation-rules.js';
 import { refuser } from '../util.js';
 import type { AcceptedFields, AcceptedFieldsFor } from './accepted-fields.js';
 
@@ -91,4 +92,28 @@ export function deepseekThinkingForHistory(body: ChatRequest): ChatRequest {
     }
   }
   return body;
+}
+
+/**
+ * Mistral: `reasoning_effort` is taken by Mistral Small 4 (mistral-small-latest, mistral-small-2603
+ * on) and Medium 3.5 (mistral-medium-3-5, mistral-medium-latest), as "none" (the thinking left out
+ * of the answer) or "high", and by Large 4 (mistral-large-4), which thinks by default, as "low",
+ * "medium" or "high" (Mistral's reasoning guide). OpenAI's other efforts go as the nearest of those;
+ * every other Mistral model refuses the field, so it is left out for them, as a hint they lack.
+ */
+const MISTRAL_NONE_OR_HIGH = /^mistral-(?:small-(?:latest|4|26(?:0[3-9]|[1-9]\d)|2[7-9]\d\d)|medium-(?:3-5|latest))/;
+const MISTRAL_LEVELS = /^mistral-large-4/;
+
+export function mistralReasoningEffort(body: ChatRequest, provider: string): ChatRequest {
+  if (body['reasoning_effort'] === undefined) return body;
+  const twoLevels = MISTRAL_NONE_OR_HIGH.test(body.model);
+  const effort = twoLevels || MISTRAL_LEVELS.test(body.model) ? askedEffort(body, refuser(provider)) : undefined;
+  if (effort === undefined) {
+    const { reasoning_effort: _left, ...rest } = body;
+    return rest as ChatRequest;
+  }
+  const sent = twoLevels
+    ? (effort === 'none' || effort === 'minimal' ? 'none' : 'high')
+    : (effort === 'none' || effort === 'minimal' ? 'low' : effort === 'xhigh' ? 'high' : effort);
+  return sent === effort ? body : Object.assign({}, body, { reasoning_effort: sent });
 }

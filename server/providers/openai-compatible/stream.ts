@@ -13,7 +13,8 @@
 //   without any content, tool call, finish_reason or usage as broken (see end());
 // - finish reasons and usage as OpenAI names and counts them (answer-rules.ts): an error frame or
 //   a finish_reason "error" fails the stream;
-// - tool calls numbered as OpenAI numbers them, one index per call (tool-call-numbering.ts).
+// - tool calls numbered as OpenAI numbers them, one index per call (tool-call-numbering.ts);
+// - Mistral's lists of thinking and text chunks as OpenAI's strings (content-chunks.ts).
 import { ProviderError, type ChatChunk, type Usage } from '../types.js';
 import type { SseEvent } from '../http.js';
 import { isRetryableStatus, redact } from '../http-errors.js';
@@ -21,6 +22,7 @@ import { forgetRawJson, keepRawJson } from '../raw-json.js';
 import { streamFailure } from '../stream-errors.js';
 import { emptyBesides, isRecord, nowSeconds, usageChunk } from '../util.js';
 import { isErrorFinish, renamedFinish, withReasoningInCompletion } from './answer-rules.js';
+import { flattenContentChunks } from './content-chunks.js';
 import { ToolCallNumbering } from './tool-call-numbering.js';
 
 export class OpenAIStreamNormalizer {
@@ -78,6 +80,10 @@ export class OpenAIStreamNormalizer {
         return chunk;
       }
       return undefined;
+    }
+    // Mistral's thinking and text chunks, as OpenAI's content and reasoning_content (content-chunks.ts).
+    for (const c of choices) {
+      if (c.delta && Array.isArray(c.delta.content) && flattenContentChunks(c.delta as unknown as Record<string, unknown>, true)) forgetRawJson(chunk);
     }
     if (!this.started) {
       const first = choices[0];
