@@ -20,7 +20,7 @@ export interface ChildHandle {
 const OUTPUT_KEEP = 64 * 1024;
 
 /** The V8 flags of `npm start` and `npm run start:prod` (young-generation size and old-generation growth: see the README's Performance section). */
-export const GATEWAY_NODE_ARGS = ['--max-semi-space-size=16', '--heap-growing-percent=100'];
+export const GATEWAY_NODE_ARGS = ['--max-semi-space-size=16', '--heap-growing-percent=75'];
 
 /**
  * V8 flags for the benchmark's own processes (simulator, bare proxy; the load generator gets them from
