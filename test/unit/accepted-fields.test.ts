@@ -19,6 +19,8 @@ describe('Mistral accepted fields', () => {
     expect(withAcceptedFields(req, MISTRAL_FIELDS, 'mistral')).toEqual({
       model: 'mistral-small-latest', messages: req.messages, temperature: 0.3, top_p: 0.9, max_tokens: 200, random_seed: 7, stop: ['END'], n: 1,
       presence_penalty: 0.1, response_format: { type: 'json_object' }, parallel_tool_calls: false,
+      // Kept here; mistralReasoningEffort (reasoning-models.ts) sends or drops it per model.
+      reasoning_effort: 'low',
     });
     expect(req).toEqual(copy);
   });
