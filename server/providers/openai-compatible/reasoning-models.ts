@@ -94,6 +94,10 @@ export function deepseekThinkingForHistory(body: ChatRequest): ChatRequest {
   return body;
 }
 
+/** Mistral's models that take `reasoning_effort` (see mistralReasoningEffort). */
+const MISTRAL_NONE_OR_HIGH = /^mistral-(?:small-(?:latest|4|26(?:0[3-9]|[1-9]\d)|2[7-9]\d\d)|medium-(?:3-5|latest))/;
+const MISTRAL_LEVELS = /^mistral-large-4/;
+
 /**
  * Mistral: `reasoning_effort` is taken by Mistral Small 4 (mistral-small-latest, mistral-small-2603
  * on) and Medium 3.5 (mistral-medium-3-5, mistral-medium-latest), as "none" (the thinking left out
@@ -101,9 +105,6 @@ export function deepseekThinkingForHistory(body: ChatRequest): ChatRequest {
  * "medium" or "high" (Mistral's reasoning guide). OpenAI's other efforts go as the nearest of those;
  * every other Mistral model refuses the field, so it is left out for them, as a hint they lack.
  */
-const MISTRAL_NONE_OR_HIGH = /^mistral-(?:small-(?:latest|4|26(?:0[3-9]|[1-9]\d)|2[7-9]\d\d)|medium-(?:3-5|latest))/;
-const MISTRAL_LEVELS = /^mistral-large-4/;
-
 export function mistralReasoningEffort(body: ChatRequest, provider: string): ChatRequest {
   if (body['reasoning_effort'] === undefined) return body;
   const twoLevels = MISTRAL_NONE_OR_HIGH.test(body.model);
