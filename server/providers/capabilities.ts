@@ -58,6 +58,7 @@ const MODELS: Record<string, ModelInfo> = {
   'claude-haiku-5-5': r('medium', true),
   'claude-fable-5-2': r('large', true),
   'claude-fable-5-1': r('large', true),
+  'claude-fable-5': r('large', true),
   'claude-opus-5': r('large', true),
   'claude-sonnet-5': r('large', true),
   'claude-opus-4-8': m('large', true),

@@ -55,6 +55,7 @@ const PRICES: Record<string, ModelPrice> = {
   'claude-haiku-5-5': p(0.1, 0.5),
   'claude-fable-5-2': p(8, 40),
   'claude-fable-5-1': p(10, 50),
+  'claude-fable-5': p(10, 50),
   'claude-opus-5': p(5, 25),
   'claude-sonnet-5': p(2, 10),
   'claude-opus-4-8': p(5, 25),

@@ -75,4 +75,15 @@ describe('Claude model rules', () => {
     expect(toAnthropicRequest(ask('claude-haiku-5-5', { max_tokens: 300 })).body.max_tokens).toBe(300);
     expect(toAnthropicRequest(ask('claude-sonnet-4-5')).body.max_tokens).toBe(DEFAULT_MAX_TOKENS);
   });
+
+  it('continues a tool loop whose last tool call has no thinking for the model with thinking off, or refuses it where thinking cannot be turned off (Opus 5.5, every Fable)', () => {
+    const foreign = { role: 'assistant' as const, content: null, tool_calls: [{ id: 'call_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{}' } }] };
+    const history = { tools: [weather], messages: [{ role: 'user' as const, content: 'Weather?' }, foreign, { role: 'tool' as const, tool_call_id: 'call_1', content: '{}' }] } as Partial<ChatRequest>;
+    for (const model of ['claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-opus-5']) {
+      expect(toAnthropicRequest(ask(model, history)).body['thinking'], model).toEqual({ type: 'disabled' });
+    }
+    for (const model of ['claude-opus-5-5', 'claude-fable-5', 'claude-fable-5-1', 'claude-fable-5-2']) {
+      expect(() => toAnthropicRequest(ask(model, history)), model).toThrow(/continues a tool call only with the thinking blocks/);
+    }
+  });
 });

@@ -2,7 +2,8 @@
 // guides (2026): from Claude Opus 4.7 on, and across the Claude 5 family (Opus, Sonnet, Haiku,
 // Fable), requests that set temperature, top_p or top_k are refused; Opus 5.5, Sonnet 5.5 and Fable
 // refuse forced tool use (tool_choice "any" or a named tool); the Claude 5 family thinks before it
-// answers by default, and that thinking counts against max_tokens; Opus 4.5 on, Sonnet 4.6 on, the
+// answers by default, and that thinking counts against max_tokens (Opus 5.5 and Fable cannot be
+// told not to); Opus 4.5 on, Sonnet 4.6 on, the
 // Claude 5 family, Fable and Mythos take an effort setting. Earlier models, and ids not in this
 // form (`claude-3-5-haiku-latest`), keep the behaviour the translation was written for.
 
@@ -52,12 +53,16 @@ export function takesEffort(model: string): boolean {
   }
 }
 
-/** Whether a model that thinks by default may be told not to (Opus 5.5 and Fable 5.1 may not, Anthropic says). */
+/**
+ * Whether a model that thinks by default may be told not to (`thinking: {type: "disabled"}`). Opus
+ * 5.5 may not, Anthropic says, nor any Fable model: Fable 5 answers the setting with a 400, thinking
+ * being its only mode (guides to Fable 5's breaking changes, June 2026).
+ */
 export function canDisableThinking(model: string): boolean {
   const v = versionOf(model);
   if (!v) return true;
   if (v.family === 'opus') return !atLeast(v, 5, 5);
-  return !(v.family === 'fable' && v.major === 5 && v.minor === 1);
+  return v.family !== 'fable';
 }
 
 /** Whether the model thinks before answering unless told not to (its thinking counts against max_tokens). */

@@ -278,7 +278,7 @@ function fileBlock(p: ContentPart, refuse: Refuse): Block {
  * A model that thinks by default needs the thinking blocks of the tool call it is continuing from
  * (thinking.ts); when that call came from another provider or model, or its blocks were not kept,
  * there are none to send, and Anthropic refuses the request. Such a request goes with thinking
- * turned off, which the model then takes; a model that cannot turn it off (Opus 5.5, Fable 5.1) is
+ * turned off, which the model then takes; a model that cannot turn it off (Opus 5.5, Fable) is
  * refused before sending, so a routed call moves to another target.
  */
 function unthoughtToolTurn(req: ChatRequest, body: AnthropicRequest, refuse: Refuse): void {
