@@ -22,8 +22,9 @@ const Message = z.looseObject({
   role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
   content: z.union([z.string(), z.array(ContentPart), z.null()]).optional(),
   name: z.string().optional(),
-  // null: an answer sent back as it came (Mistral's answers carry `tool_calls: null`; the OpenAI
-  // Python SDK's message objects dump it so), read as no calls and not sent on (parseChatBody).
+  // null or []: an answer sent back as it came (Mistral's answers carry `tool_calls: null`; the
+  // OpenAI Python SDK's message objects dump it so; some clients keep an empty list), read as no
+  // calls and not sent on (parseChatBody): OpenAI refuses an empty list.
   tool_calls: z.array(ToolCall).nullish(),
   tool_call_id: z.string().optional(),
 });
@@ -87,7 +88,7 @@ export function parseChatBody(raw: unknown): ChatBody {
     }
     if (m.role === 'tool' && !m.tool_call_id) throw new GatewayError('invalid_request_error', `messages.${i}.tool_call_id: required for role tool`);
     if (m.role === 'function' && !m.name) throw new GatewayError('invalid_request_error', `messages.${i}.name: required for role function`);
-    if (m.tool_calls === null) delete m.tool_calls;
+    if (m.tool_calls === null || m.tool_calls?.length === 0) delete m.tool_calls;
   }
   return parsed.data;
 }

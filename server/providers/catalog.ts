@@ -3,7 +3,7 @@
 import type { ProviderFamily, ProviderSettings } from './types.js';
 import type { OpenAICompatibleOptions } from './openai-compatible/adapter.js';
 import { GROQ_FIELDS, MISTRAL_FIELDS } from './openai-compatible/accepted-fields.js';
-import { deepseekReasoningRules, deepseekThinkingForHistory, mistralReasoningEffort, openaiReasoningRules, openaiToolsOnChatCompletions, xaiReasoningRules } from './openai-compatible/reasoning-models.js';
+import { deepseekReasoningRules, deepseekThinkingForHistory, mistralReasoningEffort, openaiReasoningRules, openaiRequest, xaiReasoningEffort, xaiReasoningRules } from './openai-compatible/reasoning-models.js';
 
 export interface ProviderDefinition {
   /** Registry name (`provider/model` prefix, GET /v1/providers). */
@@ -26,7 +26,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     name: 'openai', family: 'openai-compatible', apiKeyEnv: 'OPENAI_API_KEY', baseUrlEnv: 'OPENAI_BASE_URL',
     defaultBaseUrl: 'https://api.openai.com/v1',
     builtinModels: ['gpt-6.1-sol', 'gpt-6.1-terra', 'gpt-6-luna', 'gpt-5.4', 'gpt-5.4-mini', 'gpt-5.4-nano', 'gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'text-embedding-3-small', 'text-embedding-3-large'],
-    openaiCompat: { reasoningRules: openaiReasoningRules, developerRole: true, adjustRequest: openaiToolsOnChatCompletions },
+    openaiCompat: { reasoningRules: openaiReasoningRules, developerRole: true, adjustRequest: openaiRequest },
   },
   {
     name: 'anthropic', family: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY', baseUrlEnv: 'ANTHROPIC_BASE_URL',
@@ -68,7 +68,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     name: 'xai', family: 'openai-compatible', apiKeyEnv: 'XAI_API_KEY', baseUrlEnv: 'XAI_BASE_URL',
     defaultBaseUrl: 'https://api.x.ai/v1',
     builtinModels: ['grok-4.5', 'grok-4.3', 'grok-3-mini'],
-    openaiCompat: { reasoningRules: xaiReasoningRules },
+    openaiCompat: { reasoningRules: xaiReasoningRules, adjustRequest: xaiReasoningEffort },
   },
   {
     name: 'openrouter', family: 'openai-compatible', apiKeyEnv: 'OPENROUTER_API_KEY', baseUrlEnv: 'OPENROUTER_BASE_URL',

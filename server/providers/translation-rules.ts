@@ -8,9 +8,13 @@ import { isEmptyValue, isRecord, type Refuse } from './util.js';
  * The content of a system, developer or assistant message, for a provider that takes text only in
  * those (Anthropic, Gemini). A part of another kind would be dropped, and the model asked to
  * describe an image it never got, or the assistant's turn lost: it is refused instead. OpenAI's
- * `refusal` part, the assistant's refusal text, is its text.
+ * `refusal` part, or `refusal` field beside empty content, the assistant's refusal text, is its text.
  */
 export function textOnlyContent(m: ChatMessage, refuse: Refuse, provider: string): ChatMessage['content'] {
+  // OpenAI's shape for a refused answer: no content, the refusal beside it. Dropping it would merge
+  // the turns around it and leave the model unaware that it refused.
+  const refusal = (m as { refusal?: unknown }).refusal;
+  if (m.role === 'assistant' && (m.content == null || m.content === '') && typeof refusal === 'string' && refusal !== '') return refusal;
   if (!Array.isArray(m.content)) return m.content;
   let out: ContentPart[] | undefined;
   for (let i = 0; i < m.content.length; i++) {

@@ -7,6 +7,8 @@
 // Claude 5 family, Fable and Mythos take an effort setting. Earlier models, and ids not in this
 // form (`claude-3-5-haiku-latest`), keep the behaviour the translation was written for.
 
+import type { ReasoningEffort } from '../translation-rules.js';
+
 interface ClaudeVersion {
   family: string;
   major: number;
@@ -51,6 +53,18 @@ export function takesEffort(model: string): boolean {
     case 'haiku': return atLeast(v, 5);
     default: return true;
   }
+}
+
+/**
+ * OpenAI's effort as Anthropic's: "none" and "minimal", which Anthropic lacks, as its lowest, "low";
+ * "xhigh" as "high" for the models before it (Opus 4.5 and 4.6, Sonnet 4.6); the others by name.
+ */
+export function anthropicEffort(model: string, effort: ReasoningEffort): string {
+  if (effort === 'none' || effort === 'minimal') return 'low';
+  if (effort !== 'xhigh') return effort;
+  const v = versionOf(model);
+  const beforeXhigh = v !== undefined && (v.family === 'opus' || v.family === 'sonnet') && v.major === 4 && v.minor <= 6;
+  return beforeXhigh ? 'high' : effort;
 }
 
 /**

@@ -29,11 +29,12 @@
 //   is not translated: the model would answer in text instead of calling the function.
 // - Dropped, as hints Anthropic lacks and OpenAI treats as optional: seed, presence_penalty,
 //   frequency_penalty, logit_bias, service_tier, store, metadata, top_p when temperature is set.
+//   Text of whitespace only (a "\n\n" before a tool call) is left out: Anthropic refuses such blocks.
 import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
 import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOf, type Refuse } from '../util.js';
-import { narrowedTools, refuseOtherAnswerKinds, textOnlyContent } from '../translation-rules.js';
-import { canDisableThinking, takesEffort, takesForcedTool, takesSampling, thinksByDefault } from './model-rules.js';
+import { askedEffort, narrowedTools, refuseOtherAnswerKinds, textOnlyContent } from '../translation-rules.js';
+import { anthropicEffort, canDisableThinking, takesEffort, takesForcedTool, takesSampling, thinksByDefault } from './model-rules.js';
 import { thinkingToSend } from './thinking.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -114,12 +115,9 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
     // Anthropic's own sampling field, which OpenAI lacks: sent by callers who know the provider.
     if (typeof req['top_k'] === 'number') body['top_k'] = req['top_k'];
   }
-  // OpenAI's reasoning_effort as Anthropic's effort, on the models that take it: "none" and
-  // "minimal", which Anthropic lacks, as its lowest, "low"; its other values by the same names.
-  const effort = req['reasoning_effort'];
-  if (typeof effort === 'string' && effort !== '' && takesEffort(req.model)) {
-    body['output_config'] = { effort: effort === 'none' || effort === 'minimal' ? 'low' : effort };
-  }
+  // OpenAI's reasoning_effort as Anthropic's effort, on the models that take it (model-rules.ts).
+  const effort = takesEffort(req.model) ? askedEffort(req, refuse) : undefined;
+  if (effort !== undefined) body['output_config'] = { effort: anthropicEffort(req.model, effort) };
   if (thinks && req['thinking'] === undefined) unthoughtToolTurn(req, body, refuse);
   const forcedToolTaken = takesForcedTool(req.model);
   const stops = stopList(req.stop);
@@ -211,9 +209,12 @@ function toolChoice(choice: unknown, noParallel: boolean): Block | undefined {
   return out;
 }
 
+/** Anthropic refuses a text block without a visible character ("text content blocks must contain non-whitespace text"). */
+const VISIBLE = /\S/;
+
 function textBlocks(content: ChatMessage['content']): Block[] {
   if (content == null) return [];
-  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
+  if (typeof content === 'string') return VISIBLE.test(content) ? [{ type: 'text', text: content }] : [];
   const out: Block[] = [];
   for (const p of content) {
     const b = textBlock(p);
@@ -224,7 +225,7 @@ function textBlocks(content: ChatMessage['content']): Block[] {
 
 function textBlock(p: ContentPart): Block | undefined {
   const text = (p as { text?: unknown }).text;
-  if (p.type !== 'text' || typeof text !== 'string' || text === '') return undefined;
+  if (p.type !== 'text' || typeof text !== 'string' || !VISIBLE.test(text)) return undefined;
   const b: Block = { type: 'text', text };
   // Prompt-caching hints written in Anthropic's own style pass straight through.
   const cache = (p as { cache_control?: unknown }).cache_control;

@@ -73,13 +73,22 @@ function mistralToolCallId(id: string): string {
 const MISTRAL_TOOL_ID = /^[a-zA-Z0-9]{9}$/;
 
 /**
- * Groq: every OpenAI field but the few its compatibility notes list as a 400, and an assistant
- * turn's `reasoning_content` (or `reasoning`), which clients echo back from DeepSeek (whose docs
- * ask for it after tool calls) and Groq refuses: "property 'reasoning_content' is unsupported".
+ * Groq: every OpenAI field but the few its compatibility notes list as a 400. In messages it takes
+ * only the fields its API defines ("property 'refusal' is unsupported"), and clients send back
+ * answers with more: OpenAI's `refusal` and `annotations`, the Python SDK's `audio` and
+ * `function_call` nulls, DeepSeek's `reasoning_content`, a framework's `id`. A message's `name` is
+ * refused too (its compatibility notes), but a legacy `function` result's, which needs it.
  */
 export const GROQ_FIELDS: AcceptedFields = {
   top: { except: new Set(['logprobs', 'top_logprobs', 'logit_bias']) },
-  message: { '*': { except: new Set(['name', 'reasoning_content', 'reasoning']) } },
+  message: {
+    system: { only: new Set(['role', 'content']) },
+    developer: { only: new Set(['role', 'content']) },
+    user: { only: new Set(['role', 'content']) },
+    assistant: { only: new Set(['role', 'content', 'tool_calls', 'function_call']) },
+    tool: { only: new Set(['role', 'content', 'tool_call_id']) },
+    function: { only: new Set(['role', 'content', 'name']) },
+  },
   maxChoices: 1,
 };
 
@@ -130,11 +139,22 @@ function withToolCallIds(m: ChatMessage, form: (id: string) => string): ChatMess
   return { ...m, tool_calls: calls.map((c) => ({ ...c, id: form(c.id) })) };
 }
 
+/**
+ * `m` with only the fields the target takes. An optional field sent as null (the Python SDK's
+ * dumps: `function_call: null`) is absent in OpenAI's format, and is left out too. An assistant
+ * turn that holds only a refusal (`content: null, refusal: "..."`, OpenAI's shape for a refused
+ * answer) keeps it as its content: without it the turn would be empty, which strict APIs refuse.
+ */
 function onlyAccepted(m: ChatMessage, fields: FieldSet): ChatMessage {
+  const source = m as Record<string, unknown>;
   let extra = false;
-  for (const key in m) if (!takes(fields, key)) extra = true;
+  for (const key in m) if (!takes(fields, key) || (source[key] === null && key !== 'content')) extra = true;
   if (!extra) return m;
-  const out = {} as ChatMessage;
-  for (const key in m) if (takes(fields, key)) (out as Record<string, unknown>)[key] = (m as Record<string, unknown>)[key];
-  return out;
+  const out = {} as Record<string, unknown>;
+  for (const key in m) if (takes(fields, key) && (source[key] !== null || key === 'content')) out[key] = source[key];
+  const refusal = source['refusal'];
+  if (m.role === 'assistant' && !takes(fields, 'refusal') && typeof refusal === 'string' && (m.content == null || m.content === '') && !m.tool_calls?.length) {
+    out['content'] = refusal;
+  }
+  return out as ChatMessage;
 }

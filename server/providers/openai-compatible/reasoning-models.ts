@@ -25,6 +25,20 @@ export function isOpenAIReasoningModel(model: string): boolean {
 
 export const openaiReasoningRules: AcceptedFieldsFor = (model) => (OPENAI_REASONING.test(model) ? OPENAI_RULES : undefined);
 
+/**
+ * OpenAI's own request changes: `reasoning_effort` is left out for its models that do not reason
+ * (gpt-4o, gpt-4.1, the -chat variants), which refuse it ("Unsupported parameter"), as a hint they
+ * lack: the router or a fallback may give them a request written for a reasoning model. Then the
+ * tools rule below.
+ */
+export function openaiRequest(body: ChatRequest, provider: string): ChatRequest {
+  if (body['reasoning_effort'] !== undefined && !OPENAI_REASONING.test(body.model)) {
+    const { reasoning_effort: _left, ...rest } = body;
+    return rest as ChatRequest;
+  }
+  return openaiToolsOnChatCompletions(body, provider);
+}
+
 /** OpenAI models that take function tools on Chat Completions only at reasoning effort "none". */
 const OPENAI_TOOLS_WITHOUT_REASONING = /^gpt-(?:5\.6|6-sol)/;
 
@@ -68,6 +82,27 @@ export const xaiReasoningRules: AcceptedFieldsFor = (model) => {
   if (XAI_GROK3.test(model)) return XAI_RULES.grok3;
   return reasoning ? XAI_RULES.reasoning : undefined;
 };
+
+/**
+ * xAI: the models that take `reasoning_effort` take only some of OpenAI's values (xAI's reasoning
+ * guide): grok-3-mini "low" or "high", Grok 4.3 on "none", "low", "medium" or "high". OpenAI's
+ * others go as the nearest of those; a value OpenAI does not have is refused. (The models that
+ * take no effort lose the field to xaiReasoningRules first.)
+ */
+export function xaiReasoningEffort(body: ChatRequest, provider: string): ChatRequest {
+  if (body['reasoning_effort'] === undefined) return body;
+  const effort = askedEffort(body, refuser(provider));
+  let sent: string | undefined = effort;
+  if (effort !== undefined && /^grok-3-mini/.test(body.model)) sent = effort === 'none' || effort === 'minimal' || effort === 'low' ? 'low' : 'high';
+  else if (effort === 'minimal') sent = 'low';
+  else if (effort === 'xhigh') sent = 'high';
+  if (sent === body['reasoning_effort']) return body;
+  if (sent === undefined) {
+    const { reasoning_effort: _left, ...rest } = body;
+    return rest as ChatRequest;
+  }
+  return Object.assign({}, body, { reasoning_effort: sent });
+}
 
 /**
  * DeepSeek: its thinking models (deepseek-reasoner; V4 and its deepseek-flash, which think unless
