@@ -74,7 +74,8 @@ export interface ChatCompletion {
   model: string;
   choices: Array<{
     index: number;
-    message: { role: 'assistant'; content: string | null; tool_calls?: ToolCall[]; refusal?: string | null };
+    /** reasoning_content: the model's reasoning where its provider shows it (DeepSeek's field; Mistral's and Claude's thinking go there too). */
+    message: { role: 'assistant'; content: string | null; tool_calls?: ToolCall[]; refusal?: string | null; reasoning_content?: string };
     finish_reason: FinishReason;
     logprobs?: ChoiceLogprobs | null;
   }>;
@@ -100,6 +101,7 @@ export interface ChatChunk {
       content?: string | null;
       tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string }; extra_content?: ToolCallExtraContent }>;
       refusal?: string | null;
+      reasoning_content?: string;
     };
     finish_reason: FinishReason;
     logprobs?: ChoiceLogprobs | null;

@@ -3,7 +3,8 @@ import { asArray, defaultMessage, intOrUndef, isObj, stopList, str, type Exchang
 import { jsonFromHint } from './json-hint.js';
 import { sendJson, sseFrame, streamFrames, type Frame } from './sse.js';
 import { newId, plan, textChars, type GenRequest, type Plan, type ToolMode } from './text.js';
-import { canDisableThinking, takesSampling, thinksByDefault } from '../providers/anthropic/model-rules.js';
+import { takesSampling } from '../providers/anthropic/model-rules.js';
+import { thinkingOf } from './anthropic-thinking.js';
 
 const MODEL_CREATED_AT = '2025-01-01T00:00:00Z';
 
@@ -13,6 +14,9 @@ const MODEL_CREATED_AT = '2025-01-01T00:00:00Z';
  * send the block back, first in the assistant turn that called the tool, or the request is refused.
  */
 export const SIM_THINKING_SIGNATURE = Buffer.from('simulated thinking signature').toString('base64');
+
+/** The thinking summary a model asked to think (adaptive thinking, or a budget) shows before its answer. */
+export const SIM_THINKING_TEXT = 'Weighing the question before answering.';
 
 /** A key starting with this is refused with 401 authentication_error, as the real API refuses a wrong key. */
 export const INVALID_KEY_PREFIX = 'invalid';
@@ -108,9 +112,9 @@ async function messages(x: Exchange): Promise<void> {
     const sampling = ['temperature', 'top_p', 'top_k'].find((k) => b[k] !== undefined);
     if (sampling) return bad(x, `\`${sampling}\` is deprecated for this model.`);
   }
-  const thinkingOff = isObj(b.thinking) && b.thinking.type === 'disabled';
-  if (thinkingOff && thinksByDefault(model) && !canDisableThinking(model)) return bad(x, `thinking: thinking cannot be disabled for ${model}`);
-  const thinks = thinksByDefault(model) && !thinkingOff;
+  const thinking = thinkingOf(model, b, maxTokens);
+  if (typeof thinking === 'string') return bad(x, thinking);
+  const thinks = thinking.thinks;
   const choice = isObj(b.tool_choice) ? b.tool_choice.type : undefined;
   if (thinks && (choice === 'any' || choice === 'tool')) return bad(x, 'Thinking may not be enabled when tool_choice forces tool use.');
   if (thinks) {
@@ -128,7 +132,9 @@ async function messages(x: Exchange): Promise<void> {
 
   // FaultRule.omitUsage: every usage object left out.
   const usage = (output: number) => (x.omitUsage ? undefined : { input_tokens: p.promptTokens, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
-  const thinkingBlock = { type: 'thinking', thinking: '', signature: SIM_THINKING_SIGNATURE };
+  // A model asked to think shows a summary of it; one that thinks by default omits it.
+  const thinkingText = thinking.askedFor ? SIM_THINKING_TEXT : '';
+  const thinkingBlock = { type: 'thinking', thinking: thinkingText, signature: SIM_THINKING_SIGNATURE };
   if (b.stream !== true) {
     const content: unknown[] = p.toolCall
       ? [{ type: 'tool_use', id: toolId, name: p.toolCall.name, input: p.toolCall.args }]
@@ -155,6 +161,7 @@ async function messages(x: Exchange): Promise<void> {
   const at = thinks ? 1 : 0;
   if (thinks) {
     frames.push({ kind: 'pre', data: ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }) });
+    if (thinkingText) frames.push({ kind: 'content', data: ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: thinkingText } }) });
     frames.push({ kind: 'pre', data: ev('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: SIM_THINKING_SIGNATURE } }) });
     frames.push({ kind: 'pre', data: ev('content_block_stop', { index: 0 }) });
   }

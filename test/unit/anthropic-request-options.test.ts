@@ -174,7 +174,7 @@ describe('anthropic stream usage', () => {
     expect(usage).toEqual({ prompt_tokens: 120, completion_tokens: 7, total_tokens: 127, prompt_tokens_details: { cached_tokens: 100 } });
   });
 
-  it('ignores thinking, redacted thinking and ping events, and counts no text from them', () => {
+  it('shows thinking as reasoning_content, ignores redacted thinking and ping events, and counts no answer text from them', () => {
     const tr = new AnthropicStreamTranslator('anthropic', 'claude-sonnet-4-5', false);
     const chunks: ChatChunk[] = [];
     const events = [
@@ -196,7 +196,7 @@ describe('anthropic stream usage', () => {
       if (c) chunks.push(c);
     }
     tr.end();
-    expect(chunks.map((c) => c.choices[0]?.delta.content ?? null)).toEqual(['Answer', null, null]);
-    expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? null)).toEqual([null, 'Answer', null, null]);
+    expect(chunks[0]!.choices[0]!.delta).toEqual({ role: 'assistant', reasoning_content: 'hmm' });
   });
 });

@@ -79,6 +79,31 @@ export function canDisableThinking(model: string): boolean {
   return v.family !== 'fable';
 }
 
+/**
+ * How the model's thinking is turned on when the caller asks for reasoning: it thinks by default
+ * ('default', the Claude 5 family and Fable); adaptive thinking on request, the model choosing how
+ * much (`thinking: {type: "adaptive"}`: Opus and Sonnet 4.6 on, Mythos); a thinking budget on
+ * request (`thinking: {type: "enabled", budget_tokens}`: Opus and Sonnet 4 to 4.5, Haiku 4.5, which
+ * take no adaptive thinking); or not at all ('none': earlier models, ids not in this form).
+ */
+export type ThinkingSwitch = 'default' | 'adaptive' | 'budget' | 'none';
+
+export function thinkingSwitch(model: string): ThinkingSwitch {
+  if (thinksByDefault(model)) return 'default';
+  const v = versionOf(model);
+  if (!v || v.major < 4) return 'none';
+  if (v.family === 'mythos') return 'adaptive';
+  if (v.family === 'haiku') return atLeast(v, 4, 5) ? 'budget' : 'none';
+  return atLeast(v, 4, 6) ? 'adaptive' : 'budget';
+}
+
+/** Whether the model takes a thinking budget (`type: "enabled"`): Opus 4.7 on, the Claude 5 family and Fable refuse it. */
+export function takesThinkingBudget(model: string): boolean {
+  const v = versionOf(model);
+  if (!v || thinksByDefault(model) || v.family === 'mythos') return false;
+  return v.major === 4 && (v.family !== 'opus' || v.minor <= 6);
+}
+
 /** Whether the model thinks before answering unless told not to (its thinking counts against max_tokens). */
 export function thinksByDefault(model: string): boolean {
   const v = versionOf(model);

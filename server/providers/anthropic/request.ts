@@ -7,6 +7,8 @@
 // - temperature is clamped to Anthropic's 0..1 range; when both temperature and top_p are given only
 //   temperature is sent (newer Claude models reject requests that set both). Models that refuse the
 //   sampling settings altogether (model-rules.ts) get none of them: hints they cannot follow.
+// - reasoning_effort: Anthropic's effort on the models that take it; on the models that think only
+//   when asked, it also turns their thinking on (optInThinking).
 // - Models that refuse forced tool use (model-rules.ts) get JSON mode as an instruction (as when
 //   the caller sends tools), and a tool_choice that forces a tool is refused.
 // - JSON mode: Anthropic has no response_format. With no caller tools we force a single tool named
@@ -33,8 +35,8 @@
 import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
 import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOf, type Refuse } from '../util.js';
-import { askedEffort, narrowedTools, refuseOtherAnswerKinds, textOnlyContent } from '../translation-rules.js';
-import { anthropicEffort, canDisableThinking, takesEffort, takesForcedTool, takesSampling, thinksByDefault } from './model-rules.js';
+import { askedEffort, narrowedTools, refuseOtherAnswerKinds, textOnlyContent, type ReasoningEffort } from '../translation-rules.js';
+import { anthropicEffort, canDisableThinking, takesEffort, takesForcedTool, takesSampling, thinkingSwitch, thinksByDefault } from './model-rules.js';
 import { thinkingToSend } from './thinking.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -115,9 +117,10 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
     // Anthropic's own sampling field, which OpenAI lacks: sent by callers who know the provider.
     if (typeof req['top_k'] === 'number') body['top_k'] = req['top_k'];
   }
-  // OpenAI's reasoning_effort as Anthropic's effort, on the models that take it (model-rules.ts).
-  const effort = takesEffort(req.model) ? askedEffort(req, refuse) : undefined;
-  if (effort !== undefined) body['output_config'] = { effort: anthropicEffort(req.model, effort) };
+  // OpenAI's reasoning_effort as Anthropic's effort, on the models that take it, and as thinking on
+  // the models that think only when asked to (optInThinking, below).
+  const effort = takesEffort(req.model) || thinkingSwitch(req.model) !== 'none' ? askedEffort(req, refuse) : undefined;
+  if (effort !== undefined && takesEffort(req.model)) body['output_config'] = { effort: anthropicEffort(req.model, effort) };
   if (thinks && req['thinking'] === undefined) unthoughtToolTurn(req, body, refuse);
   const forcedToolTaken = takesForcedTool(req.model);
   const stops = stopList(req.stop);
@@ -169,6 +172,7 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   // mode's included, without thinking.
   const forced = body.tool_choice?.['type'] === 'any' || body.tool_choice?.['type'] === 'tool';
   if (forced && thinks && req['thinking'] === undefined) body['thinking'] = { type: 'disabled' };
+  else if (!thinks && effort !== undefined) optInThinking(req, body, effort, forced);
 
   if (system.length > 0) {
     body.system = system.every((b) => b['cache_control'] === undefined) ? system.map((b) => b['text'] as string).join('\n\n') : system;
@@ -283,12 +287,50 @@ function fileBlock(p: ContentPart, refuse: Refuse): Block {
  * refused before sending, so a routed call moves to another target.
  */
 function unthoughtToolTurn(req: ChatRequest, body: AnthropicRequest, refuse: Refuse): void {
+  if (!continuesUnthoughtCall(req)) return;
+  if (canDisableThinking(req.model)) body['thinking'] = { type: 'disabled' };
+  else refuse(`messages: ${req.model} continues a tool call only with the thinking blocks it wrote before it, and the last tool call has none (another model made it, or extra_content was not sent back)`);
+}
+
+/** Whether the last assistant turn called a tool without thinking blocks of the request's model before it. */
+function continuesUnthoughtCall(req: ChatRequest): boolean {
   let last: ChatMessage | undefined;
   for (const m of req.messages) if (m.role === 'assistant') last = m;
   const first = last?.tool_calls?.[0];
-  if (!first || thinkingToSend(first.extra_content, req.model).length > 0) return;
-  if (canDisableThinking(req.model)) body['thinking'] = { type: 'disabled' };
-  else refuse(`messages: ${req.model} continues a tool call only with the thinking blocks it wrote before it, and the last tool call has none (another model made it, or extra_content was not sent back)`);
+  return first !== undefined && thinkingToSend(first.extra_content, req.model).length === 0;
+}
+
+/** Thinking budgets for OpenAI's efforts on the models that think within one (model-rules.ts). */
+const THINKING_BUDGETS: Record<Exclude<ReasoningEffort, 'none'>, number> = { minimal: 1_024, low: 1_024, medium: 4_096, high: 12_288, xhigh: 24_576 };
+/** Anthropic's smallest thinking budget. */
+const MIN_THINKING_BUDGET = 1_024;
+
+/**
+ * Turns on the thinking of a model that thinks only when asked to (model-rules.ts thinkingSwitch),
+ * for a reasoning effort other than "none": adaptive thinking where the model has it, else a budget
+ * by effort (1,024 for low and minimal, 4,096 medium, 12,288 high, 24,576 xhigh), with max_tokens
+ * raised by it when the caller set none, or halved into it when the caller did (no thinking when
+ * that leaves less than Anthropic's 1,024). Not when a tool is forced, or when the turn continues a
+ * tool call the model made without thinking: Anthropic refuses thinking in either case, and the
+ * effort is a hint. Thinking takes no sampling settings (those are left out, as hints too).
+ */
+function optInThinking(req: ChatRequest, body: AnthropicRequest, effort: ReasoningEffort, forced: boolean): void {
+  const kind = thinkingSwitch(req.model);
+  if (effort === 'none' || (kind !== 'adaptive' && kind !== 'budget') || forced || continuesUnthoughtCall(req)) return;
+  const asked = req.max_completion_tokens ?? req.max_tokens;
+  if (kind === 'adaptive') {
+    body['thinking'] = { type: 'adaptive' };
+    if (asked == null) body.max_tokens = THINKING_DEFAULT_MAX_TOKENS;
+  } else {
+    let budget = THINKING_BUDGETS[effort];
+    if (asked != null) budget = Math.min(budget, Math.floor(asked / 2));
+    else body.max_tokens = budget + DEFAULT_MAX_TOKENS;
+    if (budget < MIN_THINKING_BUDGET) return;
+    body['thinking'] = { type: 'enabled', budget_tokens: budget };
+  }
+  delete body.temperature;
+  delete body.top_p;
+  delete body['top_k'];
 }
 
 /**

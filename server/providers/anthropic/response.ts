@@ -78,6 +78,7 @@ export function fromAnthropicResponse(res: AnthropicResponse, jsonTool: boolean,
   const toolCalls: ToolCall[] = [];
   let json: string | undefined;
   let thinking: ThinkingBlock[] = [];
+  let reasoning = '';
   for (const block of res.content ?? []) {
     if (block.type === 'text' && typeof block.text === 'string') {
       text += block.text;
@@ -93,8 +94,11 @@ export function fromAnthropicResponse(res: AnthropicResponse, jsonTool: boolean,
         toolCalls.push(call);
       }
     } else if (isThinkingBlock(block as Record<string, unknown>)) {
-      // Not shown (OpenAI has no place for them); kept with the next tool call, to be sent back.
+      // Kept with the next tool call, to be sent back; its text (a summary, when the model shows
+      // one) is the answer's reasoning_content.
       thinking.push(block as Record<string, unknown>);
+      const text = (block as Record<string, unknown>)['thinking'];
+      if (typeof text === 'string') reasoning += text;
     }
   }
   let finish = mapStopReason(res.stop_reason);
@@ -108,6 +112,7 @@ export function fromAnthropicResponse(res: AnthropicResponse, jsonTool: boolean,
   // SDKs type them as always present, and code tests `message.refusal !== null`.
   const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: hasText ? text : null, refusal: refusalOf(res) };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  if (reasoning !== '') message.reasoning_content = reasoning;
   return {
     id: res.id,
     object: 'chat.completion',

@@ -4,7 +4,9 @@
 //                             with the first real delta so a stream that dies right after message_start
 //                             has yielded nothing and can still fall back)
 // content_block_start      -> tool_use: tool-call delta with index, id, type, name and empty arguments
-// content_block_delta      -> text_delta: content delta; input_json_delta: tool-call argument fragment
+// content_block_delta      -> text_delta: content delta; input_json_delta: tool-call argument fragment;
+//                             thinking_delta: reasoning_content delta (the block itself is kept for
+//                             the next tool call, thinking.ts)
 // content_block_stop       -> for a tool_use block that got no argument text: arguments "{}"
 // message_delta            -> finish chunk (stop_reason mapped), output tokens remembered
 // message_stop             -> final usage chunk with `choices: []`
@@ -164,8 +166,13 @@ export class AnthropicStreamTranslator {
     }
     const thinking = this.thinkingAt?.get(index);
     if (thinking) {
-      if (delta['type'] === 'thinking_delta' && typeof delta['thinking'] === 'string') thinking['thinking'] = String(thinking['thinking'] ?? '') + delta['thinking'];
-      else if (delta['type'] === 'signature_delta' && typeof delta['signature'] === 'string') thinking['signature'] = delta['signature'];
+      if (delta['type'] === 'thinking_delta' && typeof delta['thinking'] === 'string') {
+        thinking['thinking'] = String(thinking['thinking'] ?? '') + delta['thinking'];
+        // Shown as it comes, as the answer's reasoning_content.
+        if (delta['thinking'] !== '') return this.chunk({ reasoning_content: delta['thinking'] });
+      } else if (delta['type'] === 'signature_delta' && typeof delta['signature'] === 'string') {
+        thinking['signature'] = delta['signature'];
+      }
     }
     // citations_delta: no OpenAI equivalent.
     return undefined;
