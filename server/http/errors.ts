@@ -6,7 +6,8 @@ import { toGatewayError } from '../trpc/errors.js';
 import { openApiDocument } from '../trpc/openapi.js';
 import { existingRequestId, setRequestIdHeaders } from './request-id.js';
 
-// Every error on every path leaves as {"error": {"type", "message"}} with the SPEC.md status.
+// Every error outside the /trpc transport (which has its own format) leaves as {"error": {"type",
+// "message"}} with the SPEC.md status.
 
 /** Plain node API, so the hand-written fast paths and Express share it. */
 export function sendError(res: ServerResponse, err: GatewayError): void {
