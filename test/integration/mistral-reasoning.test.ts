@@ -1,7 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
+import { openaiFormatStandIn, type OpenAIFormatStandIn, type Refusal } from '../support/openai-format-stand-in.js';
 import { StandIns } from '../support/stand-in.js';
 
 // Mistral's reasoning, through the official OpenAI client, against a stand-in answering as
@@ -14,80 +15,61 @@ import { StandIns } from '../support/stand-in.js';
 
 const standIns = new StandIns();
 let c: ChatEnv;
-const received: Array<Record<string, unknown>> = [];
+let mistral: OpenAIFormatStandIn;
 
 const TWO_LEVELS = new Set(['mistral-medium-3-5', 'mistral-small-latest']);
 const THINKING = 'The user asks 17 x 23. 17 x 20 = 340, 17 x 3 = 51, so 391.';
 const thinkingChunk = (text: string) => ({ type: 'thinking', thinking: [{ type: 'text', text }] });
 const usage = { prompt_tokens: 14, completion_tokens: 40, total_tokens: 54 };
 
-/** Mistral's 422 for a field or value the model does not take, else whether the answer thinks. */
-function check(body: Record<string, unknown>): string | boolean {
+/** Mistral's 422 for a field or value the model does not take. */
+function check(body: Record<string, unknown>): Refusal {
   const model = String(body['model']);
   const effort = body['reasoning_effort'];
-  if (TWO_LEVELS.has(model)) {
-    if (effort !== undefined && effort !== 'none' && effort !== 'high') return `reasoning_effort: Input should be 'none' or 'high'`;
-    return effort === 'high';
-  }
-  if (model === 'mistral-large-4') {
-    if (effort !== undefined && !['low', 'medium', 'high'].includes(effort as string)) return `reasoning_effort: Input should be 'low', 'medium' or 'high'`;
-    return true;
-  }
-  if (effort !== undefined) return 'reasoning_effort: Extra inputs are not permitted';
-  return false;
+  if (effort === undefined) return undefined;
+  const allowed = TWO_LEVELS.has(model) ? ['none', 'high'] : model === 'mistral-large-4' ? ['low', 'medium', 'high'] : [];
+  if (allowed.includes(String(effort))) return undefined;
+  const message = allowed.length ? `reasoning_effort: Input should be ${allowed.map((a) => `'${a}'`).join(' or ')}` : 'reasoning_effort: Extra inputs are not permitted';
+  return [422, { object: 'error', message, type: 'invalid_request_error', param: null, code: null }];
 }
 
-function mistral(req: IncomingMessage, res: ServerResponse): void {
-  if (req.method === 'GET' && req.url === '/v1/models') {
+/** Whether the model thinks for this request (Large 4 always, the others at "high"). */
+const thinks = (body: Record<string, unknown>): boolean => body['model'] === 'mistral-large-4' || body['reasoning_effort'] === 'high';
+
+/** Mistral's answer: a thinking model's content as thinking and text chunks; streamed, the thinking as such lists, the text as strings. */
+function answer(body: Record<string, unknown>, res: ServerResponse): void {
+  const base = { id: 'cmpl-7f3a', created: 1764000000, model: body['model'] };
+  if (body['stream'] !== true) {
+    const content = thinks(body) ? [thinkingChunk(THINKING), { type: 'text', text: '391' }] : '391';
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ object: 'list', data: ['mistral-medium-3-5', 'mistral-small-latest', 'mistral-large-4', 'mistral-small-2506'].map((id) => ({ id, object: 'model', owned_by: 'mistralai' })) }));
+    res.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content, tool_calls: null, prefix: false }, finish_reason: 'stop' }], usage }));
     return;
   }
-  let raw = '';
-  req.setEncoding('utf8');
-  req.on('data', (d: string) => { raw += d; });
-  req.on('end', () => {
-    const body = JSON.parse(raw) as Record<string, unknown>;
-    received.push(body);
-    const verdict = check(body);
-    if (typeof verdict === 'string') {
-      res.writeHead(422, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'error', message: verdict, type: 'invalid_request_error', param: null, code: null }));
-      return;
-    }
-    const base = { id: 'cmpl-7f3a', created: 1764000000, model: body['model'] };
-    if (body['stream'] !== true) {
-      const content = verdict ? [thinkingChunk(THINKING), { type: 'text', text: '391' }] : '391';
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content, tool_calls: null, prefix: false }, finish_reason: 'stop' }], usage }));
-      return;
-    }
-    const frame = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}) =>
-      `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(frame({ role: 'assistant', content: '' }));
-    if (verdict) {
-      res.write(frame({ content: [thinkingChunk(THINKING.slice(0, 20))] }));
-      res.write(frame({ content: [thinkingChunk(THINKING.slice(20))] }));
-    }
-    res.write(frame({ content: '39' }));
-    res.write(frame({ content: '1' }, 'stop', { usage }));
-    res.end('data: [DONE]\n\n');
-  });
+  const frame = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.write(frame({ role: 'assistant', content: '' }));
+  if (thinks(body)) {
+    res.write(frame({ content: [thinkingChunk(THINKING.slice(0, 20))] }));
+    res.write(frame({ content: [thinkingChunk(THINKING.slice(20))] }));
+  }
+  res.write(frame({ content: '39' }));
+  res.write(frame({ content: '1' }, 'stop', { usage }));
+  res.end('data: [DONE]\n\n');
 }
 
 beforeAll(async () => {
-  const base = await standIns.start(mistral);
-  c = await startChatEnv({ env: { MISTRAL_API_KEY: 'mistral-test-key', MISTRAL_BASE_URL: `${base}/v1` } });
+  mistral = await openaiFormatStandIn(standIns, ['mistral-medium-3-5', 'mistral-small-latest', 'mistral-large-4', 'mistral-small-2506'], check, answer);
+  c = await startChatEnv({ env: { MISTRAL_API_KEY: 'mistral-test-key', MISTRAL_BASE_URL: `${mistral.base}/v1` } });
 });
 afterAll(async () => {
   await c?.close();
   await standIns.closeAll();
 });
-beforeEach(() => { received.length = 0; });
+beforeEach(() => { mistral.received.length = 0; });
 
 const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is 17 times 23?' }];
-const lastSent = () => received[received.length - 1]!;
+const lastSent = () => mistral.last();
 
 describe('reasoning on Mistral', () => {
   it('answers a thinking model in OpenAI\'s shape: the text as content, the thinking as reasoning_content', async () => {
@@ -142,6 +124,6 @@ describe('reasoning on Mistral', () => {
   it('refuses an effort OpenAI does not have with a 400, sending nothing', async () => {
     await expect(c.openai().chat.completions.create({ model: 'mistral/mistral-medium-3-5', messages, reasoning_effort: 'max' as 'high' }))
       .rejects.toMatchObject({ status: 400, error: { type: 'invalid_request_error' } });
-    expect(received).toEqual([]);
+    expect(mistral.received).toEqual([]);
   });
 });
