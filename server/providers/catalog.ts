@@ -3,7 +3,7 @@
 import type { ProviderFamily, ProviderSettings } from './types.js';
 import type { OpenAICompatibleOptions } from './openai-compatible/adapter.js';
 import { GROQ_FIELDS, MISTRAL_FIELDS } from './openai-compatible/accepted-fields.js';
-import { deepseekReasoningRules, deepseekThinkingForHistory, mistralReasoningEffort, openaiReasoningRules, openaiRequest, xaiReasoningEffort, xaiReasoningRules } from './openai-compatible/reasoning-models.js';
+import { deepseekReasoningRules, deepseekThinking, mistralReasoningEffort, openaiReasoningRules, openaiRequest, xaiReasoningEffort, xaiReasoningRules } from './openai-compatible/reasoning-models.js';
 
 export interface ProviderDefinition {
   /** Registry name (`provider/model` prefix, GET /v1/providers). */
@@ -62,7 +62,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     name: 'deepseek', family: 'openai-compatible', apiKeyEnv: 'DEEPSEEK_API_KEY', baseUrlEnv: 'DEEPSEEK_BASE_URL',
     defaultBaseUrl: 'https://api.deepseek.com/v1',
     builtinModels: ['deepseek-flash', 'deepseek-v4-pro'],
-    openaiCompat: { reasoningRules: deepseekReasoningRules, adjustRequest: deepseekThinkingForHistory },
+    openaiCompat: { reasoningRules: deepseekReasoningRules, adjustRequest: deepseekThinking },
   },
   {
     name: 'xai', family: 'openai-compatible', apiKeyEnv: 'XAI_API_KEY', baseUrlEnv: 'XAI_BASE_URL',

@@ -47,4 +47,13 @@ describe('DeepSeek thinking and tool histories', () => {
     await adapter.chat({ model: 'deepseek-flash', messages: [{ role: 'user', content: 'Hi' }] }, opts());
     expect(received.at(-1)).not.toHaveProperty('thinking');
   });
+
+  it('turns thinking off for reasoning_effort "none", which DeepSeek\'s effort lacks, and sends the other efforts on', async () => {
+    await adapter.chat({ model: 'deepseek-flash', messages: [{ role: 'user', content: 'Hi' }], reasoning_effort: 'none' }, opts());
+    expect(received.at(-1)!['thinking']).toEqual({ type: 'disabled' });
+    expect(received.at(-1)).not.toHaveProperty('reasoning_effort');
+    await adapter.chat({ model: 'deepseek-flash', messages: [{ role: 'user', content: 'Hi' }], reasoning_effort: 'low' }, opts());
+    expect(received.at(-1)).toMatchObject({ reasoning_effort: 'low' });
+    expect(received.at(-1)).not.toHaveProperty('thinking');
+  });
 });

@@ -113,14 +113,21 @@ const DEEPSEEK_RULES = refusing(LOGPROBS);
 export const deepseekReasoningRules: AcceptedFieldsFor = (model) => (DEEPSEEK_THINKING.test(model) ? DEEPSEEK_RULES : undefined);
 
 /**
- * DeepSeek's thinking mode needs, after a tool call, the `reasoning_content` of the assistant turn
- * that made it, and refuses a history without it (400). A conversation whose tool turns another
- * provider answered (a fallback, the router, an A/B test) has none to send: such a request goes with
- * thinking turned off (`thinking: {type: "disabled"}`), which takes it. A caller's own `thinking`
- * is left alone.
+ * DeepSeek's thinking models think unless told not to (`thinking: {type: "disabled"}`), and its
+ * `reasoning_effort` takes low, high and max, mapping OpenAI's other values but "none" (DeepSeek's
+ * thinking-mode guide): "none" goes as thinking turned off. In thinking mode DeepSeek also needs,
+ * after a tool call, the `reasoning_content` of the assistant turn that made it, and refuses a
+ * history without it (400). A conversation whose tool turns another provider answered (a fallback,
+ * the router, an A/B test) has none to send: such a request goes with thinking turned off too. A
+ * caller's own `thinking` is left alone.
  */
-export function deepseekThinkingForHistory(body: ChatRequest): ChatRequest {
+export function deepseekThinking(body: ChatRequest): ChatRequest {
   if (body['thinking'] !== undefined || !DEEPSEEK_THINKING.test(body.model)) return body;
+  // OpenAI's "none", which DeepSeek's effort lacks (low, high, max): its thinking turned off.
+  if (body['reasoning_effort'] === 'none') {
+    const { reasoning_effort: _none, ...rest } = body;
+    return Object.assign(rest, { thinking: { type: 'disabled' } }) as ChatRequest;
+  }
   for (const m of body.messages) {
     if (m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0 && typeof m['reasoning_content'] !== 'string') {
       return Object.assign({}, body, { thinking: { type: 'disabled' } });
