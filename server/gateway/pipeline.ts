@@ -244,7 +244,14 @@ export function withFallback(decision: RoutingDecision, usedFallback: boolean): 
 
 /** Upstream usage when reported; otherwise counted from the prompt and the answer. */
 export async function usageOf(call: ChatCall, completion: ChatCompletion): Promise<Usage> {
-  return reportedUsage(completion.usage) ?? estimateUsage(upstreamBody(call, completion.model, false), answerText(completion));
+  return reportedUsage(completion.usage) ?? estimateUsage(upstreamBody(call, completion.model, false), answerText(completion) + reasoningText(completion));
+}
+
+/** The reasoning the answer shows (reasoning_content): output the provider bills, counted as a stream's is. */
+function reasoningText(completion: ChatCompletion): string {
+  let out = '';
+  for (const c of completion.choices) if (typeof c.message.reasoning_content === 'string') out += c.message.reasoning_content;
+  return out;
 }
 
 /** Everything the model produced: text and tool calls. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countTokens } from '../../server/providers/token-count.js';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 
 // A provider that reports no token usage (some OpenAI-compatible servers and proxies): the call is
@@ -56,6 +57,26 @@ describe('a provider that reports no usage', () => {
     expect(usage!.completion_tokens).toBeGreaterThan(0);
     expect(estimated).toBe(true);
     expect(await costRow(id)).toMatchObject({ input_tokens: usage!.prompt_tokens, output_tokens: usage!.completion_tokens });
+  });
+});
+
+describe('a provider that reports no usage, on an answer with reasoning (Claude thinking asked for)', () => {
+  it('counts the reasoning_content as output, whole as streamed', async () => {
+    const params = { model: 'anthropic/claude-sonnet-4-5', messages: messages(), reasoning_effort: 'medium' as const };
+    const whole = await c.openai().chat.completions.create(params);
+    const message = whole.choices[0]!.message as { content: string | null; reasoning_content?: string };
+    expect(message.reasoning_content).toBeTruthy();
+    expect(whole.usage!.completion_tokens).toBe(await countTokens((message.content ?? '') + message.reasoning_content));
+
+    const stream = await c.openai().chat.completions.create({ ...params, messages: messages(), stream: true, stream_options: { include_usage: true } });
+    let produced = '';
+    let completion = 0;
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as { content?: string | null; reasoning_content?: string } | undefined;
+      produced += (delta?.reasoning_content ?? '') + (delta?.content ?? '');
+      if (chunk.usage) completion = chunk.usage.completion_tokens;
+    }
+    expect(completion).toBe(await countTokens(produced));
   });
 });
 

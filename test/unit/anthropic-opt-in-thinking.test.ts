@@ -33,7 +33,7 @@ describe('thinking asked for with reasoning_effort', () => {
     expect(body('claude-sonnet-4-6', { reasoning_effort: 'high', max_tokens: 3_000 })).toMatchObject({ thinking: { type: 'adaptive' }, max_tokens: 3_000 });
   });
 
-  it('turns nothing on for "none", for models that think by default or not at all, with a forced tool, or after a tool call made without thinking', () => {
+  it('turns nothing on for "none", for models that think by default or not at all, with a forced tool, a prefill, or after a tool call made without thinking', () => {
     expect(body('claude-sonnet-4-6', { reasoning_effort: 'none' })).not.toHaveProperty('thinking');
     expect(body('claude-sonnet-4-6', { reasoning_effort: 'none' })['output_config']).toEqual({ effort: 'low' });
     expect(body('claude-sonnet-5-5', { reasoning_effort: 'high' })).not.toHaveProperty('thinking');
@@ -46,6 +46,8 @@ describe('thinking asked for with reasoning_effort', () => {
       { role: 'tool', tool_call_id: 'call_1', content: '{}' },
     ];
     expect(body('claude-sonnet-4-5', { reasoning_effort: 'high', tools: [weather], messages: loop })).not.toHaveProperty('thinking');
+    // A prefill (the conversation ends with an assistant message): Anthropic takes none with thinking.
+    expect(body('claude-sonnet-4-5', { reasoning_effort: 'medium', messages: [{ role: 'user', content: 'A JSON cat?' }, { role: 'assistant', content: '{' }] })).not.toHaveProperty('thinking');
   });
 
   it('sends only what Anthropic takes (the simulator checks as Anthropic does)', () => {

@@ -40,7 +40,9 @@ describe('Gemini thinking from reasoning_effort', () => {
   });
 
   it('sends nothing to models that do not think or that it cannot place, nor when no effort is asked', () => {
-    for (const model of ['gemini-2.0-flash', 'gemini-1.5-pro', 'gemini-flash-latest', 'gemma-3-27b-it']) expect(thinking(model, 'low')).toBeUndefined();
+    for (const model of ['gemini-2.0-flash', 'gemini-1.5-pro', 'gemini-flash-latest', 'gemma-3-27b-it', 'gemini-2.5-flash-image', 'gemini-2.5-flash-preview-tts', 'gemini-3-pro-image-preview', 'gemini-2.5-flash-native-audio-dialog']) {
+      expect(thinking(model, 'low'), model).toBeUndefined();
+    }
     expect(thinking('gemini-3.8-flash', undefined)).toBeUndefined();
     expect(thinking('gemini-3.8-flash', null)).toBeUndefined();
   });

@@ -3,7 +3,7 @@
 // what would change the answer is refused before anything is sent.
 import { describe, expect, it } from 'vitest';
 import { withAcceptedFields, type AcceptedFields } from '../../server/providers/openai-compatible/accepted-fields.js';
-import { deepseekReasoningRules, isOpenAIReasoningModel, openaiReasoningRules, openaiToolsOnChatCompletions, xaiReasoningRules } from '../../server/providers/openai-compatible/reasoning-models.js';
+import { deepseekReasoningRules, isOpenAIReasoningModel, mistralReasoningEffort, openaiReasoningRules, openaiToolsOnChatCompletions, xaiReasoningEffort, xaiReasoningRules } from '../../server/providers/openai-compatible/reasoning-models.js';
 import { ProviderError, type ChatRequest } from '../../server/providers/types.js';
 
 const messages: ChatRequest['messages'] = [{ role: 'user', content: 'hi' }];
@@ -64,8 +64,10 @@ describe('xAI models', () => {
     expect(withAcceptedFields({ model: 'grok-4-fast-non-reasoning', messages, stop: ['END'], presence_penalty: 0 }, plain, 'xai')).toEqual({ model: 'grok-4-fast-non-reasoning', messages, stop: ['END'] });
   });
 
-  it('Grok 4.3 onwards take reasoning_effort again, and still lose the penalties and stop', () => {
-    for (const id of ['grok-4.3', 'grok-4.5', 'grok-4.20-0309-reasoning']) {
+  it('Grok 4.3 onwards take reasoning_effort again, and still lose the penalties and stop; Grok 4.20 (before 4.3) does not', () => {
+    expect(withAcceptedFields(full('grok-4.20-0309-reasoning'), xaiReasoningRules('grok-4.20-0309-reasoning')!, 'xai')).not.toHaveProperty('reasoning_effort');
+    expect(withAcceptedFields(full('grok-4.20-multi-agent'), xaiReasoningRules('grok-4.20-multi-agent')!, 'xai')).toMatchObject({ reasoning_effort: 'low' });
+    for (const id of ['grok-4.3', 'grok-4.5']) {
       const rules = xaiReasoningRules(id)!;
       expect(withAcceptedFields(full(id), rules, 'xai'), id).toMatchObject({ reasoning_effort: 'low' });
       expect(withAcceptedFields(full(id), rules, 'xai'), id).not.toHaveProperty('presence_penalty');
@@ -96,11 +98,11 @@ describe('xAI models', () => {
     for (const id of ['deepseek-flash', 'deepseek-v4-pro', 'deepseek-v4-flash']) expect(refusal({ model: id, messages, logprobs: true }, deepseekReasoningRules(id)!).message, id).toMatch(/logprobs/);
   });
 
-  it('grok-3-mini and grok-code keep reasoning_effort and lose the penalties; grok-3 takes everything but reasoning_effort', () => {
-    for (const id of ['grok-3-mini', 'grok-code-fast-1']) {
-      expect(withAcceptedFields(full(id), xaiReasoningRules(id)!, 'xai')).toMatchObject({ reasoning_effort: 'low', max_tokens: 300 });
-      expect(withAcceptedFields(full(id), xaiReasoningRules(id)!, 'xai')).not.toHaveProperty('presence_penalty');
-    }
+  it('grok-3-mini keeps reasoning_effort and loses the penalties; grok-code loses both; grok-3 takes everything but reasoning_effort', () => {
+    expect(withAcceptedFields(full('grok-3-mini'), xaiReasoningRules('grok-3-mini')!, 'xai')).toMatchObject({ reasoning_effort: 'low', max_tokens: 300 });
+    for (const id of ['grok-3-mini', 'grok-code-fast-1']) expect(withAcceptedFields(full(id), xaiReasoningRules(id)!, 'xai')).not.toHaveProperty('presence_penalty');
+    // xAI refuses reasoning_effort on grok-code-fast-1 (its models table; reported 400s).
+    expect(withAcceptedFields(full('grok-code-fast-1'), xaiReasoningRules('grok-code-fast-1')!, 'xai')).not.toHaveProperty('reasoning_effort');
     // xAI: "Only grok-3-mini supports reasoning_effort"; grok-3 answers it with an error.
     const { reasoning_effort: _r, ...rest } = full('grok-3');
     expect(withAcceptedFields(full('grok-3'), xaiReasoningRules('grok-3')!, 'xai')).toEqual(rest);
@@ -115,5 +117,18 @@ describe('DeepSeek models', () => {
     const { logprobs: _l, top_logprobs: _t, ...rest } = full('deepseek-reasoner');
     expect(withAcceptedFields(full('deepseek-reasoner'), rules, 'deepseek')).toEqual(rest);
     expect(deepseekReasoningRules('deepseek-chat')).toBeUndefined();
+  });
+});
+
+describe('reasoning_effort mapped per model', () => {
+  const effortFor = (fn: (b: ChatRequest, p: string) => ChatRequest, model: string, effort: string) => fn({ model, messages, reasoning_effort: effort } as ChatRequest, 'x')['reasoning_effort'];
+  it('sends Mistral Medium 3.5 under its dated ids the values it takes', () => {
+    expect(effortFor(mistralReasoningEffort, 'mistral-medium-2604', 'medium')).toBe('high');
+    expect(effortFor(mistralReasoningEffort, 'mistral-medium-2508', 'medium')).toBeUndefined();
+  });
+  it('sends Grok 4.5 no "none" (it cannot stop reasoning), and Grok 4.3 its "none"', () => {
+    expect(effortFor(xaiReasoningEffort, 'grok-4.5', 'none')).toBe('low');
+    expect(effortFor(xaiReasoningEffort, 'grok-4.3', 'none')).toBe('none');
+    expect(effortFor(xaiReasoningEffort, 'grok-4.20-multi-agent', 'xhigh')).toBe('xhigh');
   });
 });

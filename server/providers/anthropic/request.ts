@@ -292,6 +292,11 @@ function unthoughtToolTurn(req: ChatRequest, body: AnthropicRequest, refuse: Ref
   else refuse(`messages: ${req.model} continues a tool call only with the thinking blocks it wrote before it, and the last tool call has none (another model made it, or extra_content was not sent back)`);
 }
 
+/** Whether the conversation ends with an assistant message, which Anthropic takes as a prefill (refused with thinking). */
+function endsWithPrefill(req: ChatRequest): boolean {
+  return req.messages[req.messages.length - 1]?.role === 'assistant';
+}
+
 /** Whether the last assistant turn called a tool without thinking blocks of the request's model before it. */
 function continuesUnthoughtCall(req: ChatRequest): boolean {
   let last: ChatMessage | undefined;
@@ -310,13 +315,13 @@ const MIN_THINKING_BUDGET = 1_024;
  * for a reasoning effort other than "none": adaptive thinking where the model has it, else a budget
  * by effort (1,024 for low and minimal, 4,096 medium, 12,288 high, 24,576 xhigh), with max_tokens
  * raised by it when the caller set none, or halved into it when the caller did (no thinking when
- * that leaves less than Anthropic's 1,024). Not when a tool is forced, or when the turn continues a
- * tool call the model made without thinking: Anthropic refuses thinking in either case, and the
- * effort is a hint. Thinking takes no sampling settings (those are left out, as hints too).
+ * that leaves less than Anthropic's 1,024). Not when a tool is forced, when the conversation ends
+ * with a prefill (an assistant message), or when the turn continues a tool call the model made
+ * without thinking: Anthropic refuses thinking in each case, and the effort is a hint. Thinking takes no sampling settings (those are left out, as hints too).
  */
 function optInThinking(req: ChatRequest, body: AnthropicRequest, effort: ReasoningEffort, forced: boolean): void {
   const kind = thinkingSwitch(req.model);
-  if (effort === 'none' || (kind !== 'adaptive' && kind !== 'budget') || forced || continuesUnthoughtCall(req)) return;
+  if (effort === 'none' || (kind !== 'adaptive' && kind !== 'budget') || forced || endsWithPrefill(req) || continuesUnthoughtCall(req)) return;
   const asked = req.max_completion_tokens ?? req.max_tokens;
   if (kind === 'adaptive') {
     body['thinking'] = { type: 'adaptive' };

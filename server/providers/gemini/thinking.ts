@@ -10,8 +10,9 @@
 //   tokens. The budgets are the ones OpenAI-format layers over Gemini commonly use for the same
 //   efforts (low 1,024, medium 8,192, high 24,576), and 512 for "minimal" (Flash-Lite's smallest).
 // An effort a model has no level for takes the nearest it has: "minimal" the Pro's "low", and
-// "medium" Gemini 3 Pro's "high" (its default). Models before 2.5, and names this cannot place
-// (aliases such as gemini-flash-latest), get no thinking setting: the effort is a hint they lack.
+// "medium" Gemini 3 Pro's "high" (its default). Models before 2.5, image, speech and live-audio
+// variants, and names this cannot place (aliases such as gemini-flash-latest) get no thinking
+// setting: the effort is a hint they lack.
 import type { ChatRequest } from '../types.js';
 import { askedEffort, type ReasoningEffort } from '../translation-rules.js';
 import type { Refuse } from '../util.js';
@@ -24,9 +25,12 @@ const PRO_MIN_BUDGET = 128;
 
 interface GeminiModel { major: number; minor: number; tier: 'pro' | 'flash' | 'flash-lite' }
 
+/** Variants that generate images, speech or live audio, which do not think (Gemini: "Thinking is not enabled for this model"). */
+const NOT_THINKING = /-(?:image|tts|audio|live)(?:-|$)/;
+
 function parseModel(model: string): GeminiModel | undefined {
   const m = /^(?:models\/)?gemini-(\d+)(?:\.(\d+))?-(pro|flash-lite|flash)(?:-|$)/.exec(model);
-  if (!m) return undefined;
+  if (!m || NOT_THINKING.test(model)) return undefined;
   return { major: Number(m[1]), minor: Number(m[2] ?? 0), tier: m[3] as GeminiModel['tier'] };
 }
 

@@ -58,43 +58,69 @@ export function openaiToolsOnChatCompletions(body: ChatRequest, provider: string
 }
 
 /**
- * xAI: the Grok 4 family (its non-reasoning variants included) refuses the penalties, and Grok 4
- * `reasoning_effort` up to Grok 4.3, which takes it again; its reasoning models, grok-3-mini and
- * grok-code refuse the penalties and `stop`; grok-3 refuses `reasoning_effort` (only grok-3-mini
- * takes it, xAI's reasoning guide says).
+ * xAI: the Grok 4 family (its non-reasoning variants included) refuses the penalties, and
+ * `reasoning_effort` but on Grok 4.3 on (4.20, read as a decimal, comes before 4.3 and refuses it;
+ * its multi-agent model takes it); its reasoning models, grok-3-mini and grok-code refuse the
+ * penalties and `stop`; grok-3 and grok-code refuse `reasoning_effort` (only grok-3-mini takes it,
+ * xAI's reasoning guide says).
  */
 const XAI_GROK4 = /^grok-4/;
-const XAI_GROK4_EFFORT = /^grok-4\.(?:[3-9]|\d{2,})/;
+const XAI_GROK4_MINOR = /^grok-4\.(\d+)/;
+const XAI_MULTI_AGENT = /^grok-4[\w.-]*-multi-agent/;
 const XAI_GROK3 = /^grok-3(?!-mini)/;
+const XAI_CODE = /^grok-code/;
 const XAI_REASONING = /^(?:grok-4(?![\w.-]*non-reasoning)|grok-3-mini|grok-code)/;
 const XAI_RULES = {
   reasoning4: refusing([...PENALTIES, 'reasoning_effort', 'stop']),
   effort4: refusing([...PENALTIES, 'stop']),
   plain4: refusing([...PENALTIES, 'reasoning_effort']),
   reasoning: refusing([...PENALTIES, 'stop']),
+  code: refusing([...PENALTIES, 'reasoning_effort', 'stop']),
   grok3: { top: { except: new Set(['reasoning_effort']) } },
 };
 
+/** The version after "grok-4.", read as a decimal (4.20 comes before 4.3), or undefined. */
+function grok4Minor(model: string): number | undefined {
+  const minor = XAI_GROK4_MINOR.exec(model);
+  return minor ? Number(`0.${minor[1]}`) : undefined;
+}
+
+/** Grok 4.3 on, and the multi-agent models. */
+function xaiGrok4TakesEffort(model: string): boolean {
+  return XAI_MULTI_AGENT.test(model) || (grok4Minor(model) ?? 0) >= 0.3;
+}
+
+/** Grok 4.3 takes "none" (no reasoning); Grok 4.5 on cannot stop reasoning (low, medium, high). */
+function xaiCanStopReasoning(model: string): boolean {
+  return (grok4Minor(model) ?? 0) < 0.5;
+}
+
 export const xaiReasoningRules: AcceptedFieldsFor = (model) => {
   const reasoning = XAI_REASONING.test(model);
-  if (XAI_GROK4_EFFORT.test(model)) return XAI_RULES.effort4;
-  if (XAI_GROK4.test(model)) return reasoning ? XAI_RULES.reasoning4 : XAI_RULES.plain4;
+  if (XAI_GROK4.test(model)) {
+    if (xaiGrok4TakesEffort(model)) return XAI_RULES.effort4;
+    return reasoning ? XAI_RULES.reasoning4 : XAI_RULES.plain4;
+  }
   if (XAI_GROK3.test(model)) return XAI_RULES.grok3;
+  if (XAI_CODE.test(model)) return XAI_RULES.code;
   return reasoning ? XAI_RULES.reasoning : undefined;
 };
 
 /**
  * xAI: the models that take `reasoning_effort` take only some of OpenAI's values (xAI's reasoning
- * guide): grok-3-mini "low" or "high", Grok 4.3 on "none", "low", "medium" or "high". OpenAI's
- * others go as the nearest of those; a value OpenAI does not have is refused. (The models that
- * take no effort lose the field to xaiReasoningRules first.)
+ * guide): grok-3-mini "low" or "high", Grok 4.3 "none", "low", "medium" or "high", Grok 4.5 on
+ * the same but "none" (it cannot stop reasoning), the multi-agent models their own set ("xhigh"
+ * among them: sent as asked). OpenAI's others go as the
+ * nearest of those; a value OpenAI does not have is refused. (The models that take no effort lose
+ * the field to xaiReasoningRules first.)
  */
 export function xaiReasoningEffort(body: ChatRequest, provider: string): ChatRequest {
   if (body['reasoning_effort'] === undefined) return body;
   const effort = askedEffort(body, refuser(provider));
   let sent: string | undefined = effort;
   if (effort !== undefined && /^grok-3-mini/.test(body.model)) sent = effort === 'none' || effort === 'minimal' || effort === 'low' ? 'low' : 'high';
-  else if (effort === 'minimal') sent = 'low';
+  else if (XAI_MULTI_AGENT.test(body.model)) sent = effort;
+  else if (effort === 'minimal' || (effort === 'none' && !xaiCanStopReasoning(body.model))) sent = 'low';
   else if (effort === 'xhigh') sent = 'high';
   if (sent === body['reasoning_effort']) return body;
   if (sent === undefined) {
@@ -137,12 +163,12 @@ export function deepseekThinking(body: ChatRequest): ChatRequest {
 }
 
 /** Mistral's models that take `reasoning_effort` (see mistralReasoningEffort). */
-const MISTRAL_NONE_OR_HIGH = /^mistral-(?:small-(?:latest|4|26(?:0[3-9]|[1-9]\d)|2[7-9]\d\d)|medium-(?:3-5|latest))/;
+const MISTRAL_NONE_OR_HIGH = /^mistral-(?:small-(?:latest|4|26(?:0[3-9]|1[0-2])|2[7-9]\d\d)|medium-(?:3-5|latest|26(?:0[4-9]|1[0-2])|2[7-9]\d\d))/;
 const MISTRAL_LEVELS = /^mistral-large-4/;
 
 /**
  * Mistral: `reasoning_effort` is taken by Mistral Small 4 (mistral-small-latest, mistral-small-2603
- * on) and Medium 3.5 (mistral-medium-3-5, mistral-medium-latest), as "none" (the thinking left out
+ * on) and Medium 3.5 (mistral-medium-3-5, mistral-medium-latest, mistral-medium-2604 on), as "none" (the thinking left out
  * of the answer) or "high", and by Large 4 (mistral-large-4), which thinks by default, as "low",
  * "medium" or "high" (Mistral's reasoning guide). OpenAI's other efforts go as the nearest of those;
  * every other Mistral model refuses the field, so it is left out for them, as a hint they lack.
