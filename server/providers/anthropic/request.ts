@@ -317,7 +317,8 @@ const MIN_THINKING_BUDGET = 1_024;
  * raised by it when the caller set none, or halved into it when the caller did (no thinking when
  * that leaves less than Anthropic's 1,024). Not when a tool is forced, when the conversation ends
  * with a prefill (an assistant message), or when the turn continues a tool call the model made
- * without thinking: Anthropic refuses thinking in each case, and the effort is a hint. Thinking takes no sampling settings (those are left out, as hints too).
+ * without thinking: Anthropic refuses thinking in each case, and the effort is a hint. Thinking
+ * takes no sampling settings (those are left out, as hints too).
  */
 function optInThinking(req: ChatRequest, body: AnthropicRequest, effort: ReasoningEffort, forced: boolean): void {
   const kind = thinkingSwitch(req.model);
