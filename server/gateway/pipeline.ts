@@ -12,6 +12,7 @@ import { ExactCache } from './cache/exact-cache.js';
 import type { CostLogRow, LogWriter } from './log-writer.js';
 import { candidatesFor, resolvePinned, type Needs } from './routing/targets.js';
 import type { RoutingStrategy } from './routing/strategy.js';
+import { otherOutputOf } from './stream-accumulator.js';
 import { streamCall } from './stream.js';
 import { GATEWAY_FIELDS } from './validate.js';
 import type { ChatCall, CompletionResult, RoutedBy, RoutingDecision, StreamSink, Target, TargetRole, UpstreamErrorSummary } from './types.js';
@@ -242,16 +243,9 @@ export function withFallback(decision: RoutingDecision, usedFallback: boolean): 
   return decision.usedFallback === usedFallback ? decision : Object.assign({}, decision, { usedFallback });
 }
 
-/** Upstream usage when reported; otherwise counted from the prompt and the answer. */
+/** Upstream usage when reported; otherwise counted from the prompt and the answer (text, tool calls, and its reasoning, refusal or legacy function call, billed as output too). */
 export async function usageOf(call: ChatCall, completion: ChatCompletion): Promise<Usage> {
-  return reportedUsage(completion.usage) ?? estimateUsage(upstreamBody(call, completion.model, false), answerText(completion) + reasoningText(completion));
-}
-
-/** The reasoning the answer shows (reasoning_content): output the provider bills, counted as a stream's is. */
-function reasoningText(completion: ChatCompletion): string {
-  let out = '';
-  for (const c of completion.choices) if (typeof c.message.reasoning_content === 'string') out += c.message.reasoning_content;
-  return out;
+  return reportedUsage(completion.usage) ?? estimateUsage(upstreamBody(call, completion.model, false), answerText(completion) + completion.choices.map((c) => otherOutputOf(c.message)).join(''));
 }
 
 /** Everything the model produced: text and tool calls. */

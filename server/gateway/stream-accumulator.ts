@@ -96,14 +96,17 @@ export class StreamAccumulator {
   }
 
   /** The stream as one completion (for the cache); undefined when it cannot be represented exactly. */
-  toCompletion(usage: Usage): ChatCompletion | undefined {
+  /** `estimated`: `usage` is a count, the provider having reported none (kept as `usage_estimated` for the replay). */
+  toCompletion(usage: Usage, estimated = false): ChatCompletion | undefined {
     if (this.multiChoice || !this.finish || this.unrepresentable) return undefined;
     const tools = this.tools;
     const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: this.text || (tools.length ? null : '') };
     if (tools.length) message.tool_calls = tools;
     const choice: ChatCompletion['choices'][number] = { index: 0, message, finish_reason: this.finish };
     if (this.logprobs) choice.logprobs = { content: this.logprobs, refusal: null };
-    return { id: this.id, object: 'chat.completion', created: this.created, model: this.model, choices: [choice], usage };
+    const completion: ChatCompletion = { id: this.id, object: 'chat.completion', created: this.created, model: this.model, choices: [choice], usage };
+    if (estimated) completion.usage_estimated = true;
+    return completion;
   }
 }
 
@@ -120,8 +123,11 @@ function producedBy(d: ChatChunk['choices'][number]['delta']): string {
   return out + otherOutputOf(d);
 }
 
-/** The text of a delta's legacy function call (name and arguments), reasoning and refusal. */
-function otherOutputOf(d: ChatChunk['choices'][number]['delta']): string {
+/**
+ * The text of a delta's (or a whole message's: the fields are the same) legacy function call (name
+ * and arguments), reasoning and refusal: output the provider bills beyond content and tool calls.
+ */
+export function otherOutputOf(d: object): string {
   const fields = d as { function_call?: { name?: unknown; arguments?: unknown } | null; reasoning_content?: unknown; refusal?: unknown };
   let out = '';
   const call = fields.function_call;
@@ -132,21 +138,28 @@ function otherOutputOf(d: ChatChunk['choices'][number]['delta']): string {
 }
 
 /**
- * A cached completion replayed as a stream: role and content (with its logprobs) and every other
- * field of the message that has a value (a whole completion may carry refusal, function_call,
- * audio, reasoning_content, annotations: each goes whole in that first delta, as a stream's pieces
- * would add up to), tool calls, then the finish.
+ * A cached completion replayed as a stream, as a live one comes: a role-only opening (content ''
+ * for a text answer, null for one without text, as OpenAI opens them), then the content (with its
+ * logprobs) and every other field of the message that has a value (a whole completion may carry
+ * refusal, function_call, audio, reasoning_content, annotations: each goes whole in that delta, as
+ * a stream's pieces would add up to), tool calls, then the finish. The opening stands alone: the
+ * OpenAI SDKs' stream helpers take a choice's first chunk's logprobs twice when it also opens the
+ * choice.
  */
 export function completionToChunks(c: ChatCompletion): ChatChunk[] {
   const chunk = (choices: ChatChunk['choices']): ChatChunk => ({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices });
   const out: ChatChunk[] = [];
   for (const choice of c.choices) {
     const m = choice.message as ChatCompletion['choices'][number]['message'] & Record<string, unknown>;
-    const delta: Record<string, unknown> = { role: 'assistant', content: m.content ?? '' };
+    out.push(chunk([{ index: choice.index, delta: { role: 'assistant', content: m.content == null ? null : '' }, finish_reason: null }]));
+    const delta: Record<string, unknown> = {};
+    if (m.content != null && m.content !== '') delta['content'] = m.content;
     for (const key in m) if (!REPRESENTED.has(key) && !isEmptyValue(m[key])) delta[key] = m[key];
-    const content: ChatChunk['choices'][number] = { index: choice.index, delta: delta as ChatChunk['choices'][number]['delta'], finish_reason: null };
-    if (choice.logprobs) content.logprobs = choice.logprobs;
-    out.push(chunk([content]));
+    if (Object.keys(delta).length > 0 || choice.logprobs) {
+      const content: ChatChunk['choices'][number] = { index: choice.index, delta: delta as ChatChunk['choices'][number]['delta'], finish_reason: null };
+      if (choice.logprobs) content.logprobs = choice.logprobs;
+      out.push(chunk([content]));
+    }
     if (m.tool_calls?.length) {
       const calls = m.tool_calls.map((t, i) => {
         const call: NonNullable<ChatChunk['choices'][number]['delta']['tool_calls']>[number] = { index: i, id: t.id, type: 'function', function: { name: t.function.name, arguments: t.function.arguments } };

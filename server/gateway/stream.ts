@@ -38,7 +38,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     // Without include_usage the answer's last chunk carries `_gateway` (see finishes()).
     const last = includeUsage ? undefined : chunks.pop();
     for (const c of chunks) sink.chunk(c);
-    sink.end(last ?? finalChunk(hit.completion.id, hit.completion.created, hit.completion.model, includeUsage ? usage : undefined), buildMeta(call, outcome, cost, []));
+    sink.end(last ?? finalChunk(hit.completion.id, hit.completion.created, hit.completion.model, includeUsage ? usage : undefined, hit.completion.usage_estimated === true), buildMeta(call, outcome, cost, []));
     return;
   }
 
@@ -157,7 +157,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     p.opts.onAnswer?.(call, () => acc.producedText());
     // Only the requested target's own answer is cached under its key.
     if (plan.cacheKey && primary) {
-      const completion = acc.toCompletion(usage);
+      const completion = acc.toCompletion(usage, reported === undefined);
       if (completion) cache!.set(plan.cacheKey, { completion, inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
     }
     return;

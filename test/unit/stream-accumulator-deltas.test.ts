@@ -72,21 +72,23 @@ describe('completionToChunks', () => {
   });
   const deltas = (c: ChatCompletion) => completionToChunks(c).map((k) => ({ delta: k.choices[0]!.delta, finish: k.choices[0]!.finish_reason }));
 
-  it('replays a legacy function_call', () => {
+  it('replays a legacy function_call, after a role-only opening as a live stream sends', () => {
     const c = completion({ role: 'assistant', content: null, function_call: { name: 'get_weather', arguments: '{"city":"Paris"}' }, refusal: null, annotations: [] }, 'function_call');
     expect(deltas(c)).toEqual([
-      { delta: { role: 'assistant', content: '', function_call: { name: 'get_weather', arguments: '{"city":"Paris"}' } }, finish: null },
+      { delta: { role: 'assistant', content: null }, finish: null },
+      { delta: { function_call: { name: 'get_weather', arguments: '{"city":"Paris"}' } }, finish: null },
       { delta: {}, finish: 'function_call' },
     ]);
   });
 
   it('replays audio, reasoning_content and a refusal, and a plain answer as before', () => {
     const audio = { id: 'audio_1', data: 'UklGRiQAAABXQVZF', expires_at: 1717003600, transcript: 'Hello there' };
-    expect(deltas(completion({ role: 'assistant', content: null, refusal: null, audio }, 'stop'))[0]!.delta).toEqual({ role: 'assistant', content: '', audio });
-    expect(deltas(completion({ role: 'assistant', content: 'Hi!', reasoning_content: 'Greet back.' }, 'stop'))[0]!.delta).toEqual({ role: 'assistant', content: 'Hi!', reasoning_content: 'Greet back.' });
-    expect(deltas(completion({ role: 'assistant', content: null, refusal: "I can't help with that." }, 'stop'))[0]!.delta).toEqual({ role: 'assistant', content: '', refusal: "I can't help with that." });
+    expect(deltas(completion({ role: 'assistant', content: null, refusal: null, audio }, 'stop'))[1]!.delta).toEqual({ audio });
+    expect(deltas(completion({ role: 'assistant', content: 'Hi!', reasoning_content: 'Greet back.' }, 'stop'))[1]!.delta).toEqual({ content: 'Hi!', reasoning_content: 'Greet back.' });
+    expect(deltas(completion({ role: 'assistant', content: null, refusal: "I can't help with that." }, 'stop'))[1]!.delta).toEqual({ refusal: "I can't help with that." });
     expect(deltas(completion({ role: 'assistant', content: 'Hi', refusal: null, annotations: [] }, 'stop'))).toEqual([
-      { delta: { role: 'assistant', content: 'Hi' }, finish: null },
+      { delta: { role: 'assistant', content: '' }, finish: null },
+      { delta: { content: 'Hi' }, finish: null },
       { delta: {}, finish: 'stop' },
     ]);
   });

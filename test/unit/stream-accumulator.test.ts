@@ -20,8 +20,10 @@ describe('StreamAccumulator', () => {
     const completion = acc.toCompletion(usage)!;
     expect(completion.choices[0]).toMatchObject({ message: { content: 'Hello' }, finish_reason: 'stop', logprobs: { content: [token('Hel', -0.1), token('lo', -0.2)], refusal: null } });
 
+    // The role opens alone (the OpenAI SDKs' stream helpers would take the opening chunk's logprobs twice).
     const replayed = completionToChunks(completion);
-    expect(replayed[0]!.choices[0]).toMatchObject({ delta: { content: 'Hello' }, logprobs: { content: [token('Hel', -0.1), token('lo', -0.2)] } });
+    expect(replayed[0]!.choices[0]).toEqual({ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null });
+    expect(replayed[1]!.choices[0]).toMatchObject({ delta: { content: 'Hello' }, logprobs: { content: [token('Hel', -0.1), token('lo', -0.2)] } });
   });
 
   it('leaves logprobs out of an answer that had none', () => {
@@ -29,7 +31,7 @@ describe('StreamAccumulator', () => {
     acc.add(chunk([{ index: 0, delta: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }]));
     const completion = acc.toCompletion(usage)!;
     expect(completion.choices[0]).not.toHaveProperty('logprobs');
-    expect(completionToChunks(completion)[0]!.choices[0]).not.toHaveProperty('logprobs');
+    for (const replayed of completionToChunks(completion)) expect(replayed.choices[0]).not.toHaveProperty('logprobs');
   });
 
   it('does not cache an answer with several choices', () => {

@@ -78,6 +78,8 @@ export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
         const chunk = tr.push(ev);
         if (chunk) {
           yielded = true;
+          const opening = tr.openingChunk();
+          if (opening) yield opening;
           yield chunk;
           const finish = tr.finishChunk();
           if (finish) yield finish;

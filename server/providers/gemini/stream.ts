@@ -7,7 +7,9 @@
 // sends a finish in a chunk of its own, with an empty delta, and the OpenAI SDKs' stream helpers
 // rely on it (ChatCompletionStream reads the finish before the same chunk's tool call, and never
 // emits that call's `tool_calls.function.arguments.done`). So the finish of a choice that has
-// content is held and given by finishChunk(), to be sent right after the frame's chunk.
+// content is held and given by finishChunk(), to be sent right after the frame's chunk. Likewise
+// the role of a choice whose first chunk carries logprobs goes alone in openingChunk(), sent right
+// before it: the helpers take the logprobs of a chunk that opens its choice twice.
 // With n > 1 a frame may carry several candidates: each becomes a choice of the chunk, by its
 // index, and the stream is complete once every candidate that appeared has finished.
 import { ProviderError, type ChatChunk, type FinishReason } from '../types.js';
@@ -33,6 +35,8 @@ export class GeminiStreamTranslator {
   private promptBlocked = false;
   /** Finishes split off the last push()'s chunk (see the top of the file). */
   private heldFinishes: Choice[] = [];
+  /** Role-only openings for choices whose first chunk carries logprobs (openingChunk). */
+  private heldOpenings: Choice[] = [];
 
   /** `secrets`: credentials to keep out of error messages (an upstream may echo them back). */
   constructor(private readonly provider: string, model: string, private readonly secrets: readonly string[] = []) {
@@ -69,6 +73,14 @@ export class GeminiStreamTranslator {
       choices.push(choice);
     });
     return choices.length > 0 ? this.chunk(choices) : undefined;
+  }
+
+  /** The openings of the last push()'s choices that carry logprobs, as a chunk to send before it (once). */
+  openingChunk(): ChatChunk | undefined {
+    if (this.heldOpenings.length === 0) return undefined;
+    const chunk = this.chunk(this.heldOpenings);
+    this.heldOpenings = [];
+    return chunk;
   }
 
   /** The finishes held back from the last push()'s chunk, as a chunk of their own (once). */
@@ -124,6 +136,12 @@ export class GeminiStreamTranslator {
     }
     const logprobs = tokenLogprobs(cand.logprobsResult);
     if (!hasText && !delta.tool_calls && finish === null && !logprobs?.length) return undefined;
+    if (logprobs?.length && !state.roleSent) {
+      // The OpenAI SDKs' stream helpers take a choice's logprobs twice from the chunk that opens
+      // it: the role goes first, in a chunk of its own (openingChunk), as OpenAI streams it.
+      state.roleSent = true;
+      this.heldOpenings.push({ index, delta: { role: 'assistant', content: '' }, finish_reason: null });
+    }
     const choice = this.choice(state, index, delta, finish);
     if (logprobs?.length) choice.logprobs = { content: logprobs, refusal: null };
     return choice;
