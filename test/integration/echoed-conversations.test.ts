@@ -29,6 +29,10 @@ function openaiCheck(body: Record<string, unknown>): Refusal {
   if (/^gpt-4/.test(String(body['model'])) && body['reasoning_effort'] !== undefined) {
     return [400, { error: { message: "Unsupported parameter: 'reasoning_effort' is not supported with this model.", type: 'invalid_request_error', param: 'reasoning_effort', code: 'unsupported_parameter' } }];
   }
+  const effort = body['reasoning_effort'];
+  if (/^o\d/.test(String(body['model'])) && effort !== undefined && !['low', 'medium', 'high'].includes(String(effort))) {
+    return [400, { error: { message: `Unsupported value: '${String(effort)}' is not supported with the '${String(body['model'])}' model. Supported values are: 'low', 'medium', and 'high'.`, type: 'invalid_request_error', param: 'reasoning_effort', code: 'unsupported_value' } }];
+  }
   return undefined;
 }
 
@@ -132,10 +136,13 @@ describe('answers sent back as clients keep them', () => {
 });
 
 describe('reasoning_effort', () => {
-  it('is left out for an OpenAI model that does not reason (the router may pick one), and kept for one that does', async () => {
+  it('is left out for an OpenAI model that does not reason (the router may pick one), and sent as a value it takes to one that does', async () => {
     await ask('openai/gpt-4o-mini', [question], { reasoning_effort: 'low' });
     expect(openai.last()).not.toHaveProperty('reasoning_effort');
-    await ask('openai/o4-mini', [question], { reasoning_effort: 'low' });
+    await ask('openai/o4-mini', [question], { reasoning_effort: 'medium' });
+    expect(openai.last()['reasoning_effort']).toBe('medium');
+    // A value this model lacks (a request written for GPT-5.1) goes as the nearest it takes.
+    await ask('openai/o4-mini', [question], { reasoning_effort: 'none' });
     expect(openai.last()['reasoning_effort']).toBe('low');
   });
 

@@ -3,7 +3,7 @@
 // what would change the answer is refused before anything is sent.
 import { describe, expect, it } from 'vitest';
 import { withAcceptedFields, type AcceptedFields } from '../../server/providers/openai-compatible/accepted-fields.js';
-import { deepseekReasoningRules, isOpenAIReasoningModel, mistralReasoningEffort, openaiReasoningRules, openaiToolsOnChatCompletions, xaiReasoningEffort, xaiReasoningRules } from '../../server/providers/openai-compatible/reasoning-models.js';
+import { deepseekReasoningRules, isOpenAIReasoningModel, mistralReasoningEffort, openaiReasoningRules, openaiRequest, openaiToolsOnChatCompletions, xaiReasoningEffort, xaiReasoningRules } from '../../server/providers/openai-compatible/reasoning-models.js';
 import { ProviderError, type ChatRequest } from '../../server/providers/types.js';
 
 const messages: ChatRequest['messages'] = [{ role: 'user', content: 'hi' }];
@@ -130,5 +130,25 @@ describe('reasoning_effort mapped per model', () => {
     expect(effortFor(xaiReasoningEffort, 'grok-4.5', 'none')).toBe('low');
     expect(effortFor(xaiReasoningEffort, 'grok-4.3', 'none')).toBe('none');
     expect(effortFor(xaiReasoningEffort, 'grok-4.20-multi-agent', 'xhigh')).toBe('xhigh');
+  });
+});
+
+describe('OpenAI reasoning efforts per model family', () => {
+  const sent = (model: string, efforts: string[]) => efforts.map((e) => openaiRequest({ model, messages, reasoning_effort: e } as ChatRequest, 'openai')['reasoning_effort']);
+  const ALL = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
+  it('gives each family the nearest value it takes', () => {
+    expect(sent('o4-mini', ALL)).toEqual(['low', 'low', 'low', 'medium', 'high', 'high']);
+    expect(sent('gpt-5-mini', ALL)).toEqual(['minimal', 'minimal', 'low', 'medium', 'high', 'high']);
+    expect(sent('gpt-5.1', ALL)).toEqual(['none', 'low', 'low', 'medium', 'high', 'high']);
+    expect(sent('gpt-5.4', ALL)).toEqual(['none', 'low', 'low', 'medium', 'high', 'xhigh']);
+    expect(sent('gpt-6.1-sol', ALL)).toEqual(['none', 'low', 'low', 'medium', 'high', 'xhigh']);
+    expect(sent('gpt-5-pro', ALL)).toEqual(['high', 'high', 'high', 'high', 'high', 'high']);
+    expect(sent('gpt-5.4-pro', ALL)).toEqual(['medium', 'medium', 'medium', 'medium', 'high', 'xhigh']);
+    expect(sent('gpt-5.1-codex', ALL)).toEqual(['low', 'low', 'low', 'medium', 'high', 'high']);
+    expect(sent('gpt-5.1-codex-max', ['xhigh'])).toEqual(['xhigh']);
+  });
+  it('refuses a value OpenAI does not have, and leaves the field out for models that do not reason', () => {
+    expect(() => openaiRequest({ model: 'o4-mini', messages, reasoning_effort: 'max' } as ChatRequest, 'openai')).toThrow(ProviderError);
+    expect(openaiRequest({ model: 'gpt-4o', messages, reasoning_effort: 'max' } as ChatRequest, 'openai')).not.toHaveProperty('reasoning_effort');
   });
 });

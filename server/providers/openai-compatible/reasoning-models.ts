@@ -1,5 +1,5 @@
 import type { ChatRequest } from '../types.js';
-import { askedEffort } from '../translation-rules.js';
+import { askedEffort, type ReasoningEffort } from '../translation-rules.js';
 import { refuser } from '../util.js';
 import type { AcceptedFields, AcceptedFieldsFor } from './accepted-fields.js';
 
@@ -28,15 +28,45 @@ export const openaiReasoningRules: AcceptedFieldsFor = (model) => (OPENAI_REASON
 /**
  * OpenAI's own request changes: `reasoning_effort` is left out for its models that do not reason
  * (gpt-4o, gpt-4.1, the -chat variants), which refuse it ("Unsupported parameter"), as a hint they
- * lack: the router or a fallback may give them a request written for a reasoning model. Then the
- * tools rule below.
+ * lack: the router or a fallback may give them a request written for a reasoning model; a reasoning
+ * model gets the nearest effort it takes (openaiEffort), a value OpenAI does not have is refused.
+ * Then the tools rule below.
  */
 export function openaiRequest(body: ChatRequest, provider: string): ChatRequest {
-  if (body['reasoning_effort'] !== undefined && !OPENAI_REASONING.test(body.model)) {
+  if (body['reasoning_effort'] === undefined) return openaiToolsOnChatCompletions(body, provider);
+  if (!OPENAI_REASONING.test(body.model)) {
     const { reasoning_effort: _left, ...rest } = body;
     return rest as ChatRequest;
   }
-  return openaiToolsOnChatCompletions(body, provider);
+  const effort = askedEffort(body, refuser(provider));
+  const sent = effort === undefined ? body['reasoning_effort'] : openaiEffort(body.model, effort);
+  const shaped = sent === body['reasoning_effort'] ? body : Object.assign({}, body, { reasoning_effort: sent });
+  return openaiToolsOnChatCompletions(shaped, provider);
+}
+
+/**
+ * The effort an OpenAI reasoning model takes nearest to the one asked for: each family takes only
+ * some of OpenAI's values (its reasoning guide and model pages, and the values its 400s list):
+ * the o-series low to high; GPT-5 (5.0) minimal to high; GPT-5.1 none to high, no minimal; 5.2 on
+ * (GPT-6 included) none to xhigh, no minimal; the Pro models high only (5.0) or medium to xhigh;
+ * Codex models no none, and xhigh only on codex-max and after 5.1.
+ */
+export function openaiEffort(model: string, effort: ReasoningEffort): ReasoningEffort {
+  if (/^o\d/.test(model)) return effort === 'none' || effort === 'minimal' ? 'low' : effort === 'xhigh' ? 'high' : effort;
+  const version = /^gpt-(\d+)(?:\.(\d+))?/.exec(model);
+  if (!version) return effort;
+  const major = Number(version[1]);
+  const minor = Number(version[2] ?? 0);
+  const first = major === 5 && minor === 0;
+  if (/-pro(?:-|$)/.test(model)) return first ? 'high' : effort === 'high' || effort === 'xhigh' ? effort : 'medium';
+  const codex = /-codex/.test(model);
+  if (first) {
+    if (effort === 'xhigh') return 'high';
+    return effort === 'none' ? (codex ? 'low' : 'minimal') : effort;
+  }
+  let sent: ReasoningEffort = effort === 'minimal' || (codex && effort === 'none') ? 'low' : effort;
+  if (sent === 'xhigh' && major === 5 && minor === 1 && !/codex-max/.test(model)) sent = 'high';
+  return sent;
 }
 
 /** OpenAI models that take function tools on Chat Completions only at reasoning effort "none". */
