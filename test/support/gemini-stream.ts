@@ -7,7 +7,11 @@ export function translateGeminiStream(frames: unknown[], model = 'gemini-2.5-fla
   const out: ChatChunk[] = [];
   for (const f of frames) {
     const c = tr.push({ data: JSON.stringify(f) });
-    if (c) out.push(c);
+    if (!c) continue;
+    // As the adapter yields them: a held opening first, then the chunk, then a held finish.
+    const opening = tr.openingChunk();
+    if (opening) out.push(opening);
+    out.push(c);
     const finish = tr.finishChunk();
     if (finish) out.push(finish);
   }

@@ -150,10 +150,16 @@ describe('gemini n and logprobs: answers', () => {
     expect(() => tr.end()).toThrow(/without a finishReason/);
   });
 
-  it('streams logprobs with the text they belong to', () => {
+  it('streams logprobs with the text they belong to, after a role-only opening', () => {
     const chunks = translateGeminiStream([{ candidates: [{ index: 0, content: { parts: [{ text: 'Hé!' }] }, finishReason: 'STOP', logprobsResult }] }]);
-    const choice = chunks[0]!.choices[0] as { logprobs?: { content: Array<{ token: string }> } };
+    // The OpenAI SDKs' stream helpers take the logprobs of a choice's opening chunk twice.
+    expect(chunks[0]!.choices).toEqual([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
+    const choice = chunks[1]!.choices[0] as { delta: unknown; logprobs?: { content: Array<{ token: string }> } };
+    expect(choice.delta).toEqual({ content: 'Hé!' });
     expect(choice.logprobs?.content.map((t) => t.token)).toEqual(['Hé', '!']);
+    // A first frame without text (a function call) opens with content null, as its whole answer has.
+    const call = translateGeminiStream([{ candidates: [{ index: 0, content: { parts: [{ functionCall: { name: 'f', args: {} } }] }, finishReason: 'STOP', logprobsResult }] }]);
+    expect(call[0]!.choices).toEqual([{ index: 0, delta: { role: 'assistant', content: null }, finish_reason: null }]);
   });
 });
 

@@ -146,6 +146,8 @@ describe('OpenAI reasoning efforts per model family', () => {
     expect(sent('gpt-5.4-pro', ALL)).toEqual(['medium', 'medium', 'medium', 'medium', 'high', 'xhigh']);
     expect(sent('gpt-5.1-codex', ALL)).toEqual(['low', 'low', 'low', 'medium', 'high', 'high']);
     expect(sent('gpt-5.1-codex-max', ['xhigh'])).toEqual(['xhigh']);
+    expect(sent('gpt-5.1-codex-mini', ALL)).toEqual(['medium', 'medium', 'medium', 'medium', 'high', 'high']);
+    expect(sent('gpt-5-codex', ALL)).toEqual(['low', 'low', 'low', 'medium', 'high', 'high']);
   });
   it('refuses a value OpenAI does not have, and leaves the field out for models that do not reason', () => {
     expect(() => openaiRequest({ model: 'o4-mini', messages, reasoning_effort: 'max' } as ChatRequest, 'openai')).toThrow(ProviderError);

@@ -140,7 +140,7 @@ export class GeminiStreamTranslator {
       // The OpenAI SDKs' stream helpers take a choice's logprobs twice from the chunk that opens
       // it: the role goes first, in a chunk of its own (openingChunk), as OpenAI streams it.
       state.roleSent = true;
-      this.heldOpenings.push({ index, delta: { role: 'assistant', content: '' }, finish_reason: null });
+      this.heldOpenings.push({ index, delta: { role: 'assistant', content: hasText ? '' : null }, finish_reason: null });
     }
     const choice = this.choice(state, index, delta, finish);
     if (logprobs?.length) choice.logprobs = { content: logprobs, refusal: null };

@@ -49,7 +49,8 @@ export function openaiRequest(body: ChatRequest, provider: string): ChatRequest 
  * some of OpenAI's values (its reasoning guide and model pages, and the values its 400s list):
  * the o-series low to high; GPT-5 (5.0) minimal to high; GPT-5.1 none to high, no minimal; 5.2 on
  * (GPT-6 included) none to xhigh, no minimal; the Pro models high only (5.0) or medium to xhigh;
- * Codex models no none, and xhigh only on codex-max and after 5.1.
+ * Codex models no none (nor minimal), codex-mini medium and high only, and xhigh only on codex-max
+ * and after 5.1.
  */
 export function openaiEffort(model: string, effort: ReasoningEffort): ReasoningEffort {
   if (/^o\d/.test(model)) return effort === 'none' || effort === 'minimal' ? 'low' : effort === 'xhigh' ? 'high' : effort;
@@ -59,10 +60,13 @@ export function openaiEffort(model: string, effort: ReasoningEffort): ReasoningE
   const minor = Number(version[2] ?? 0);
   const first = major === 5 && minor === 0;
   if (/-pro(?:-|$)/.test(model)) return first ? 'high' : effort === 'high' || effort === 'xhigh' ? effort : 'medium';
+  // codex-mini takes medium and high only.
+  if (/-codex-mini/.test(model)) return effort === 'xhigh' || effort === 'high' ? 'high' : 'medium';
   const codex = /-codex/.test(model);
   if (first) {
     if (effort === 'xhigh') return 'high';
-    return effort === 'none' ? (codex ? 'low' : 'minimal') : effort;
+    if (codex && (effort === 'none' || effort === 'minimal')) return 'low';
+    return effort === 'none' ? 'minimal' : effort;
   }
   let sent: ReasoningEffort = effort === 'minimal' || (codex && effort === 'none') ? 'low' : effort;
   if (sent === 'xhigh' && major === 5 && minor === 1 && !/codex-max/.test(model)) sent = 'high';
