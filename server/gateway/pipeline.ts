@@ -243,7 +243,10 @@ export function withFallback(decision: RoutingDecision, usedFallback: boolean): 
   return decision.usedFallback === usedFallback ? decision : Object.assign({}, decision, { usedFallback });
 }
 
-/** Upstream usage when reported; otherwise counted from the prompt and the answer (text, tool calls, and its reasoning, refusal or legacy function call, billed as output too). */
+/**
+ * Upstream usage when reported; otherwise counted from the prompt and the answer: its text and tool
+ * calls, and its reasoning, refusal or legacy function call, billed as output too.
+ */
 export async function usageOf(call: ChatCall, completion: ChatCompletion): Promise<Usage> {
   return reportedUsage(completion.usage) ?? estimateUsage(upstreamBody(call, completion.model, false), answerText(completion) + completion.choices.map((c) => otherOutputOf(c.message)).join(''));
 }

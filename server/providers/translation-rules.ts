@@ -1,6 +1,6 @@
-// Rules the translated providers (Anthropic, Gemini, and Mistral's reasoning effort) share for what
-// OpenAI requests ask: what a provider without OpenAI's form gets instead, and what it cannot honour
-// and refuses.
+// Rules the translated providers (Anthropic, Gemini) share for what OpenAI requests ask: what a
+// provider without OpenAI's form gets instead, and what it cannot honour and refuses; and the
+// reasoning effort every provider family maps onto its own values.
 import type { ChatMessage, ChatRequest, ContentPart } from './types.js';
 import { isEmptyValue, isRecord, type Refuse } from './util.js';
 

@@ -34,14 +34,20 @@ export const openaiReasoningRules: AcceptedFieldsFor = (model) => (OPENAI_REASON
  */
 export function openaiRequest(body: ChatRequest, provider: string): ChatRequest {
   if (body['reasoning_effort'] === undefined) return openaiToolsOnChatCompletions(body, provider);
-  if (!OPENAI_REASONING.test(body.model)) {
-    const { reasoning_effort: _left, ...rest } = body;
-    return rest as ChatRequest;
-  }
+  if (!OPENAI_REASONING.test(body.model)) return withEffort(body, undefined);
   const effort = askedEffort(body, refuser(provider));
-  const sent = effort === undefined ? body['reasoning_effort'] : openaiEffort(body.model, effort);
-  const shaped = sent === body['reasoning_effort'] ? body : Object.assign({}, body, { reasoning_effort: sent });
-  return openaiToolsOnChatCompletions(shaped, provider);
+  return openaiToolsOnChatCompletions(effort === undefined ? body : withEffort(body, openaiEffort(body.model, effort)), provider);
+}
+
+/**
+ * `body` with `reasoning_effort` set to `sent`, or without it when `sent` is undefined; `body`
+ * itself when that is what it has. The providers' effort rules below share it.
+ */
+function withEffort(body: ChatRequest, sent: string | undefined): ChatRequest {
+  if (sent === body['reasoning_effort']) return body;
+  if (sent !== undefined) return Object.assign({}, body, { reasoning_effort: sent });
+  const { reasoning_effort: _left, ...rest } = body;
+  return rest as ChatRequest;
 }
 
 /**
@@ -144,9 +150,8 @@ export const xaiReasoningRules: AcceptedFieldsFor = (model) => {
  * xAI: the models that take `reasoning_effort` take only some of OpenAI's values (xAI's reasoning
  * guide): grok-3-mini "low" or "high", Grok 4.3 "none", "low", "medium" or "high", Grok 4.5 on
  * the same but "none" (it cannot stop reasoning), the multi-agent models their own set ("xhigh"
- * among them: sent as asked). OpenAI's others go as the
- * nearest of those; a value OpenAI does not have is refused. (The models that take no effort lose
- * the field to xaiReasoningRules first.)
+ * among them: sent as asked). OpenAI's others go as the nearest of those; a value OpenAI does not
+ * have is refused. (The models that take no effort lose the field to xaiReasoningRules first.)
  */
 export function xaiReasoningEffort(body: ChatRequest, provider: string): ChatRequest {
   if (body['reasoning_effort'] === undefined) return body;
@@ -156,12 +161,7 @@ export function xaiReasoningEffort(body: ChatRequest, provider: string): ChatReq
   else if (XAI_MULTI_AGENT.test(body.model)) sent = effort;
   else if (effort === 'minimal' || (effort === 'none' && !xaiCanStopReasoning(body.model))) sent = 'low';
   else if (effort === 'xhigh') sent = 'high';
-  if (sent === body['reasoning_effort']) return body;
-  if (sent === undefined) {
-    const { reasoning_effort: _left, ...rest } = body;
-    return rest as ChatRequest;
-  }
-  return Object.assign({}, body, { reasoning_effort: sent });
+  return withEffort(body, sent);
 }
 
 /**
@@ -184,10 +184,7 @@ export const deepseekReasoningRules: AcceptedFieldsFor = (model) => (DEEPSEEK_TH
 export function deepseekThinking(body: ChatRequest): ChatRequest {
   if (body['thinking'] !== undefined || !DEEPSEEK_THINKING.test(body.model)) return body;
   // OpenAI's "none", which DeepSeek's effort lacks (low, high, max): its thinking turned off.
-  if (body['reasoning_effort'] === 'none') {
-    const { reasoning_effort: _none, ...rest } = body;
-    return Object.assign(rest, { thinking: { type: 'disabled' } }) as ChatRequest;
-  }
+  if (body['reasoning_effort'] === 'none') return Object.assign(withEffort(body, undefined), { thinking: { type: 'disabled' } });
   for (const m of body.messages) {
     if (m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0 && typeof m['reasoning_content'] !== 'string') {
       return Object.assign({}, body, { thinking: { type: 'disabled' } });
@@ -202,21 +199,16 @@ const MISTRAL_LEVELS = /^mistral-large-4/;
 
 /**
  * Mistral: `reasoning_effort` is taken by Mistral Small 4 (mistral-small-latest, mistral-small-2603
- * on) and Medium 3.5 (mistral-medium-3-5, mistral-medium-latest, mistral-medium-2604 on), as "none" (the thinking left out
- * of the answer) or "high", and by Large 4 (mistral-large-4), which thinks by default, as "low",
- * "medium" or "high" (Mistral's reasoning guide). OpenAI's other efforts go as the nearest of those;
+ * on) and Medium 3.5 (mistral-medium-3-5, mistral-medium-latest, mistral-medium-2604 on), as
+ * "none" (the thinking left out of the answer) or "high", and by Large 4 (mistral-large-4), which
+ * thinks by default, as "low", "medium" or "high" (Mistral's reasoning guide). OpenAI's other efforts go as the nearest of those;
  * every other Mistral model refuses the field, so it is left out for them, as a hint they lack.
  */
 export function mistralReasoningEffort(body: ChatRequest, provider: string): ChatRequest {
   if (body['reasoning_effort'] === undefined) return body;
   const twoLevels = MISTRAL_NONE_OR_HIGH.test(body.model);
   const effort = twoLevels || MISTRAL_LEVELS.test(body.model) ? askedEffort(body, refuser(provider)) : undefined;
-  if (effort === undefined) {
-    const { reasoning_effort: _left, ...rest } = body;
-    return rest as ChatRequest;
-  }
-  const sent = twoLevels
-    ? (effort === 'none' || effort === 'minimal' ? 'none' : 'high')
-    : (effort === 'none' || effort === 'minimal' ? 'low' : effort === 'xhigh' ? 'high' : effort);
-  return sent === effort ? body : Object.assign({}, body, { reasoning_effort: sent });
+  if (effort === undefined) return withEffort(body, undefined);
+  const low = effort === 'none' || effort === 'minimal';
+  return withEffort(body, twoLevels ? (low ? 'none' : 'high') : low ? 'low' : effort === 'xhigh' ? 'high' : effort);
 }
