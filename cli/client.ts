@@ -32,9 +32,16 @@ function timeoutSecondsOf(command: Command, { untimed = false } = {}): number | 
  * fail here with a hint rather than sending an unauthenticated call. `untimed` commands (a job
  * run waits for the job) wait as long as it takes unless --timeout is given.
  */
-export function clientFor(command: Command, { auth = true, untimed = false }: { auth?: boolean; untimed?: boolean } = {}): GatewayClient {
+export function clientFor(
+  command: Command,
+  { auth = true, untimed = false }: { auth?: boolean; untimed?: boolean } = {},
+): GatewayClient {
   const { url, token } = globalOptions(command);
   if (auth && !token) throw new CliError('no API token: pass --token <token> or set GATEWAY_TOKEN');
   const seconds = timeoutSecondsOf(command, { untimed });
-  return createGatewayClient({ baseUrl: url, ...(token ? { token } : {}), ...(seconds ? { timeoutMs: seconds * 1000 } : {}) });
+  return createGatewayClient({
+    baseUrl: url,
+    ...(token ? { token } : {}),
+    ...(seconds ? { timeoutMs: seconds * 1000 } : {}),
+  });
 }

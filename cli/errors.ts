@@ -4,7 +4,15 @@ import { CliError, DEFAULT_TIMEOUT_SECONDS, type GlobalOptions } from './client.
 // One line of text for whatever made a call fail: the gateway's refusal, no answer in time, no
 // connection at all, or a problem the user can fix from the command line.
 
-const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NETWORK_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 /** An error and its causes, outermost first (a bounded walk: a cause chain may loop). */
 function* causeChain(err: unknown): Generator<Error> {
@@ -56,7 +64,8 @@ function baseUrlHint(url: string): string | undefined {
   const { origin, pathname } = new URL(url);
   if (pathname === '/' || pathname === '') return undefined;
   const withoutV1 = pathname.replace(/\/v1$/i, '');
-  if (withoutV1 !== pathname) return `The gateway URL (--url or GATEWAY_URL) must be its base URL, without /v1: use ${origin}${withoutV1}`;
+  if (withoutV1 !== pathname)
+    return `The gateway URL (--url or GATEWAY_URL) must be its base URL, without /v1: use ${origin}${withoutV1}`;
   return `Check that the gateway URL (--url or GATEWAY_URL) is its base URL, such as ${origin}, without /v1 or an API path.`;
 }
 
@@ -72,7 +81,8 @@ export function describeError(err: unknown, { url, timeout }: Pick<GlobalOptions
   const gatewayError = gatewayErrorOf(err);
   if (gatewayError) return describeRefusal(gatewayError, url);
   if (err instanceof CliError) return err.message;
-  if (timedOut(err)) return `no answer from the gateway at ${url} within ${timeout ?? DEFAULT_TIMEOUT_SECONDS} s (raise it with --timeout or GATEWAY_TIMEOUT)`;
+  if (timedOut(err))
+    return `no answer from the gateway at ${url} within ${timeout ?? DEFAULT_TIMEOUT_SECONDS} s (raise it with --timeout or GATEWAY_TIMEOUT)`;
   const network = networkFailure(err);
   if (network) return `cannot reach gateway at ${url}: ${network}`;
   return err instanceof Error ? err.message : String(err);

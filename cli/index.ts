@@ -34,11 +34,19 @@ const reported = new WeakSet<Error>();
 export function buildProgram(): Command {
   const program = new Command('gatewayctl')
     .description('Command-line client for the LLM gateway')
-    .addOption(new Option('--url <url>', 'gateway base URL').env('GATEWAY_URL').default(DEFAULT_GATEWAY_URL).argParser(parseGatewayUrl))
+    .addOption(
+      new Option('--url <url>', 'gateway base URL')
+        .env('GATEWAY_URL')
+        .default(DEFAULT_GATEWAY_URL)
+        .argParser(parseGatewayUrl),
+    )
     .addOption(new Option('--token <token>', 'API token (Bearer)').env('GATEWAY_TOKEN'))
     .option('--json', 'print the raw result as JSON (for scripts)')
     .addOption(
-      new Option('--timeout <seconds>', `give up when the gateway has not answered within this time (default: ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS}; jobs run: no limit)`)
+      new Option(
+        '--timeout <seconds>',
+        `give up when the gateway has not answered within this time (default: ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS}; jobs run: no limit)`,
+      )
         .env('GATEWAY_TIMEOUT')
         .argParser(parseTimeoutSeconds),
     )

@@ -4,13 +4,15 @@ import { CommanderError, InvalidArgumentError } from 'commander';
 
 export function parsePositiveNumber(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('Expected a positive number.');
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError('Expected a positive number.');
   return n;
 }
 
 export function parsePositiveInteger(value: string): number {
   const n = Number(value);
-  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError('Expected a positive integer.');
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n <= 0)
+    throw new InvalidArgumentError('Expected a positive integer.');
   return n;
 }
 
@@ -23,7 +25,8 @@ export const MAX_TIMEOUT_SECONDS = 86_400;
 /** --timeout / GATEWAY_TIMEOUT: seconds, above 0 and at most MAX_TIMEOUT_SECONDS. */
 export function parseTimeoutSeconds(value: string): number {
   const n = parsePositiveNumber(value);
-  if (n > MAX_TIMEOUT_SECONDS) throw new InvalidArgumentError(`Expected at most ${MAX_TIMEOUT_SECONDS} seconds (24 h).`);
+  if (n > MAX_TIMEOUT_SECONDS)
+    throw new InvalidArgumentError(`Expected at most ${MAX_TIMEOUT_SECONDS} seconds (24 h).`);
   return n;
 }
 
@@ -60,7 +63,8 @@ export function parseGatewayUrl(value: string): string {
   // user:pass@ (or just user@) before the host, looked for in the text too: an invalid URL is
   // otherwise quoted in commander's message, and so is one that is not http(s).
   if (/^[^/?#]*\/\/[^/?#]*@/.test(text)) throw refusedUrl(NO_CREDENTIALS);
-  const invalid = () => (text.includes('@') ? refusedUrl(`is invalid. ${URL_EXPECTED}`) : new InvalidArgumentError(URL_EXPECTED));
+  const invalid = () =>
+    text.includes('@') ? refusedUrl(`is invalid. ${URL_EXPECTED}`) : new InvalidArgumentError(URL_EXPECTED);
   let url: URL;
   try {
     url = new URL(text);

@@ -54,7 +54,10 @@ export function shortDate(iso: string | null | undefined, { seconds = false } = 
   if (!iso) return '-';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toISOString().slice(0, seconds ? 19 : 16).replace('T', ' ');
+  return date
+    .toISOString()
+    .slice(0, seconds ? 19 : 16)
+    .replace('T', ' ');
 }
 
 /** A time bucket's start: the date alone for a daily bucket, as its time of day is always 00:00. */

@@ -21,8 +21,16 @@ export type NamedMembers<T> = { [K in keyof T as string extends K ? never : numb
  * that only carries `tool_calls`); every other role needs it.
  */
 export type GatewayChatMessage =
-  | (Omit<NamedMembers<ChatMessage>, 'content'> & { role: Exclude<ChatMessage['role'], 'assistant'>; content: Exclude<ChatMessage['content'], undefined>; [k: string]: unknown })
-  | (Omit<NamedMembers<ChatMessage>, 'content'> & { role: 'assistant'; content?: ChatMessage['content']; [k: string]: unknown });
+  | (Omit<NamedMembers<ChatMessage>, 'content'> & {
+      role: Exclude<ChatMessage['role'], 'assistant'>;
+      content: Exclude<ChatMessage['content'], undefined>;
+      [k: string]: unknown;
+    })
+  | (Omit<NamedMembers<ChatMessage>, 'content'> & {
+      role: 'assistant';
+      content?: ChatMessage['content'];
+      [k: string]: unknown;
+    });
 
 /** The OpenAI chat-completion body plus the gateway's fields. An empty or missing `model` lets the gateway route. */
 export interface GatewayChatRequest extends Omit<NamedMembers<ChatRequest>, 'model' | 'messages'> {

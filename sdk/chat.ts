@@ -1,6 +1,16 @@
 import { createParser } from 'eventsource-parser';
 import type { GatewayChatChunk, GatewayChatCompletion, GatewayChatRequest } from './chat-types.js';
-import { errorOf, frameJson, GatewayApiError, isEventStream, jsonAnswerOf, linkAbort, postJson, requestIdOf, type LinkedAbort } from './http.js';
+import {
+  errorOf,
+  frameJson,
+  GatewayApiError,
+  isEventStream,
+  jsonAnswerOf,
+  linkAbort,
+  postJson,
+  requestIdOf,
+  type LinkedAbort,
+} from './http.js';
 
 export { GatewayApiError } from './http.js';
 
@@ -37,14 +47,23 @@ export interface ChatApi {
 const CHAT_PATH = '/v1/chat/completions';
 
 export function chatApi(baseUrl: string, headers: () => Record<string, string>, fetchImpl: typeof fetch): ChatApi {
-  function create(body: GatewayChatRequest & { stream?: false | null }, opts?: ChatCallOptions): Promise<GatewayChatCompletion>;
+  function create(
+    body: GatewayChatRequest & { stream?: false | null },
+    opts?: ChatCallOptions,
+  ): Promise<GatewayChatCompletion>;
   function create(body: GatewayChatRequest & { stream: true }, opts?: ChatCallOptions): Promise<ChatStream>;
-  async function create(body: GatewayChatRequest, opts: ChatCallOptions = {}): Promise<GatewayChatCompletion | ChatStream> {
+  async function create(
+    body: GatewayChatRequest,
+    opts: ChatCallOptions = {},
+  ): Promise<GatewayChatCompletion | ChatStream> {
     const call = linkAbort(opts.signal);
     let streaming = false;
     try {
       const accept = body.stream ? 'text/event-stream' : 'application/json';
-      const res = await postJson(fetchImpl, `${baseUrl}${CHAT_PATH}`, { ...headers(), ...opts.headers }, body, { accept, signal: call.signal });
+      const res = await postJson(fetchImpl, `${baseUrl}${CHAT_PATH}`, { ...headers(), ...opts.headers }, body, {
+        accept,
+        signal: call.signal,
+      });
       if (!body.stream) return await jsonAnswerOf<GatewayChatCompletion>(res);
       if (!isEventStream(res)) throw await errorOf(res);
       streaming = true;
@@ -63,12 +82,19 @@ export function chatApi(baseUrl: string, headers: () => Record<string, string>, 
  * is the stream failing after it started: a GatewayApiError with status 0, the platform's error as
  * its `cause`. The caller's own abort (its signal, `abort()`) stays what it is: an AbortError.
  */
-async function nextPart(reader: ReadableStreamDefaultReader<Uint8Array>, call: LinkedAbort, requestId: string | undefined) {
+async function nextPart(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  call: LinkedAbort,
+  requestId: string | undefined,
+) {
   try {
     return await reader.read();
   } catch (err) {
     if (call.signal.aborted) throw err;
-    const reason = err instanceof Error ? `${err.message}${err.cause instanceof Error ? ` (${err.cause.message})` : ''}` : String(err);
+    const reason =
+      err instanceof Error
+        ? `${err.message}${err.cause instanceof Error ? ` (${err.cause.message})` : ''}`
+        : String(err);
     const broken = new GatewayApiError('provider_error', `the stream broke before [DONE]: ${reason}`, 0, requestId, {});
     broken.cause = err;
     throw broken;
@@ -85,8 +111,15 @@ function chunksOf(res: Response, call: LinkedAbort): ChatStream {
     let done = false;
     const onFrame = (event: string | undefined, data: string) => {
       if (event === 'error') {
-        const error = (frameJson(data, requestId, 'the stream') as { error?: Record<string, unknown> } | null)?.error ?? {};
-        failure = new GatewayApiError(String(error.type ?? 'provider_error'), String(error.message ?? 'the stream failed'), 0, requestId, error);
+        const error =
+          (frameJson(data, requestId, 'the stream') as { error?: Record<string, unknown> } | null)?.error ?? {};
+        failure = new GatewayApiError(
+          String(error.type ?? 'provider_error'),
+          String(error.message ?? 'the stream failed'),
+          0,
+          requestId,
+          error,
+        );
       } else if (data === '[DONE]') {
         done = true;
       } else {

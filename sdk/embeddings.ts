@@ -29,10 +29,17 @@ export interface EmbeddingsApi {
 
 const EMBEDDINGS_PATH = '/v1/embeddings';
 
-export function embeddingsApi(baseUrl: string, headers: () => Record<string, string>, fetchImpl: typeof fetch): EmbeddingsApi {
+export function embeddingsApi(
+  baseUrl: string,
+  headers: () => Record<string, string>,
+  fetchImpl: typeof fetch,
+): EmbeddingsApi {
   return {
     async create(body, opts = {}) {
-      const res = await postJson(fetchImpl, `${baseUrl}${EMBEDDINGS_PATH}`, { ...headers(), ...opts.headers }, body, { accept: 'application/json', signal: opts.signal });
+      const res = await postJson(fetchImpl, `${baseUrl}${EMBEDDINGS_PATH}`, { ...headers(), ...opts.headers }, body, {
+        accept: 'application/json',
+        signal: opts.signal,
+      });
       return jsonAnswerOf<GatewayEmbeddings>(res);
     },
   };

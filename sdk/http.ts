@@ -63,10 +63,27 @@ function parseJson(text: string): unknown {
 /** The typed error of a failed answer, from its body text (the gateway's error body, or whatever came). */
 export function errorOfText(res: Response, text: string): GatewayApiError {
   const body = gatewayErrorBody(parseJson(text));
-  if (body) return new GatewayApiError(body.type as string, body.message as string, res.status, requestIdOf(res), body, retryAfterOf(res));
-  const what = res.ok ? `${res.status} with ${res.headers.get('content-type') ?? 'no content type'}, not a gateway answer` : String(res.status);
+  if (body)
+    return new GatewayApiError(
+      body.type as string,
+      body.message as string,
+      res.status,
+      requestIdOf(res),
+      body,
+      retryAfterOf(res),
+    );
+  const what = res.ok
+    ? `${res.status} with ${res.headers.get('content-type') ?? 'no content type'}, not a gateway answer`
+    : String(res.status);
   const shown = excerpt(text);
-  return new GatewayApiError(HTTP_ERROR, `the server answered ${what}${shown ? `: ${shown}` : ''}`, res.status, requestIdOf(res), {}, retryAfterOf(res));
+  return new GatewayApiError(
+    HTTP_ERROR,
+    `the server answered ${what}${shown ? `: ${shown}` : ''}`,
+    res.status,
+    requestIdOf(res),
+    {},
+    retryAfterOf(res),
+  );
 }
 
 export async function errorOf(res: Response): Promise<GatewayApiError> {
@@ -85,7 +102,13 @@ export function frameJson(data: string, requestId: string | undefined, source: '
   try {
     return JSON.parse(data);
   } catch {
-    throw new GatewayApiError(HTTP_ERROR, `${source} sent a frame that is not JSON: ${data.slice(0, 200)}`, 0, requestId, {});
+    throw new GatewayApiError(
+      HTTP_ERROR,
+      `${source} sent a frame that is not JSON: ${data.slice(0, 200)}`,
+      0,
+      requestId,
+      {},
+    );
   }
 }
 
@@ -152,7 +175,11 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /** `res` with its body already read: the same status, headers and URL. */
 function withReadBody(res: Response, body: ArrayBuffer): Response {
-  const copy = new Response(NULL_BODY_STATUSES.has(res.status) ? null : body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  const copy = new Response(NULL_BODY_STATUSES.has(res.status) ? null : body, {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
   Object.defineProperties(copy, { url: { value: res.url }, redirected: { value: res.redirected } });
   return copy;
 }
@@ -183,7 +210,10 @@ export function withTimeout(fetchImpl: typeof fetch, timeoutMs: number | undefin
   const ms = Math.min(timeoutMs, MAX_TIMEOUT_MS);
   return async (input, init) => {
     const timer = new AbortController();
-    const handle = setTimeout(() => timer.abort(new DOMException(`the gateway did not answer within ${ms} ms`, 'TimeoutError')), ms);
+    const handle = setTimeout(
+      () => timer.abort(new DOMException(`the gateway did not answer within ${ms} ms`, 'TimeoutError')),
+      ms,
+    );
     const signal = init?.signal ? AbortSignal.any([init.signal, timer.signal]) : timer.signal;
     try {
       const res = await fetchImpl(input, { ...init, signal });
@@ -210,7 +240,10 @@ export function trpcAnswersOnly(fetchImpl: typeof fetch): typeof fetch {
   return async (input, init) => {
     const res = await fetchImpl(input, init);
     if (res.ok && isJson(res)) return res;
-    const text = await res.clone().text().catch(() => '');
+    const text = await res
+      .clone()
+      .text()
+      .catch(() => '');
     if (!res.ok && isJson(res) && isTrpcErrorText(text)) return res;
     throw errorOfText(res, text);
   };

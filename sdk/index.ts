@@ -13,8 +13,19 @@ import { GatewayApiError, requestIdOf, trpcAnswersOnly, withTimeout } from './ht
 export { HTTP_ERROR } from './http.js';
 export { GatewayApiError, type ChatApi, type ChatCallOptions, type ChatCompletions, type ChatStream } from './chat.js';
 export type { LiveApi, LiveCallOptions, LiveMessage, LiveSubscription } from './live.js';
-export type { EmbeddingsApi, EmbeddingsCallOptions, GatewayEmbeddings, GatewayEmbeddingsRequest } from './embeddings.js';
-export type { GatewayChatChunk, GatewayChatCompletion, GatewayChatMessage, GatewayChatRequest, GatewayMeta } from './chat-types.js';
+export type {
+  EmbeddingsApi,
+  EmbeddingsCallOptions,
+  GatewayEmbeddings,
+  GatewayEmbeddingsRequest,
+} from './embeddings.js';
+export type {
+  GatewayChatChunk,
+  GatewayChatCompletion,
+  GatewayChatMessage,
+  GatewayChatRequest,
+  GatewayMeta,
+} from './chat-types.js';
 
 export type { AppRouter };
 /** The version of this package (client and gateway ship together). */
@@ -45,7 +56,10 @@ export interface GatewayClientOptions {
 
 export function createGatewayClient(opts: GatewayClientOptions) {
   // A negative timeout would fire at once and fail every call: refused here instead.
-  if (opts.timeoutMs !== undefined && !(opts.timeoutMs >= 0)) throw new RangeError(`timeoutMs must be 0 (no limit) or a positive number of milliseconds, not ${String(opts.timeoutMs)}`);
+  if (opts.timeoutMs !== undefined && !(opts.timeoutMs >= 0))
+    throw new RangeError(
+      `timeoutMs must be 0 (no limit) or a positive number of milliseconds, not ${String(opts.timeoutMs)}`,
+    );
   const base = opts.baseUrl.replace(/\/+$/, '');
   const headers = () => ({ ...opts.headers, ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) });
   const fetchImpl = withTimeout(opts.fetch ?? fetch, opts.timeoutMs);
@@ -60,7 +74,10 @@ export function createGatewayClient(opts: GatewayClientOptions) {
     embeddings: embeddingsApi(base, headers, fetchImpl),
     live: liveApi(base, headers, fetchImpl),
   };
-  return new Proxy(trpc, { get: (target, key, receiver) => (Object.hasOwn(dataPlane, key) ? dataPlane[key] : Reflect.get(target, key, receiver)) }) as typeof trpc & {
+  return new Proxy(trpc, {
+    get: (target, key, receiver) =>
+      Object.hasOwn(dataPlane, key) ? dataPlane[key] : Reflect.get(target, key, receiver),
+  }) as typeof trpc & {
     chat: ChatApi;
     embeddings: EmbeddingsApi;
     /** The live tap (GET /v1/analytics/live). */
@@ -95,7 +112,9 @@ export function gatewayErrorOf(err: unknown): GatewayErrorInfo | undefined {
   if (err instanceof GatewayApiError) return apiErrorInfo(err);
   if (!(err instanceof TRPCClientError)) return undefined;
   if (err.cause instanceof GatewayApiError) return apiErrorInfo(err.cause);
-  const data = (err as TRPCClientError<AppRouter>).data as { gatewayError?: { type: string; message: string }; httpStatus?: number } | undefined;
+  const data = (err as TRPCClientError<AppRouter>).data as
+    | { gatewayError?: { type: string; message: string }; httpStatus?: number }
+    | undefined;
   if (!data?.gatewayError) return undefined;
   const response = (err.meta as { response?: unknown } | undefined)?.response;
   const requestId = response instanceof Response ? requestIdOf(response) : undefined;

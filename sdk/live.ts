@@ -1,13 +1,24 @@
 import { createParser } from 'eventsource-parser';
 import type { LiveEvent } from '../server/gateway/live-bus.js';
-import { errorOf, errorOfText, frameJson, isEventStream, linkAbort, requestIdOf, type GatewayApiError, type LinkedAbort } from './http.js';
+import {
+  errorOf,
+  errorOfText,
+  frameJson,
+  isEventStream,
+  linkAbort,
+  requestIdOf,
+  type GatewayApiError,
+  type LinkedAbort,
+} from './http.js';
 
 // `gw.live.subscribe()` against GET /v1/analytics/live (Server-Sent Events): one message per
 // completed request of the workspace, and a `dropped` notice when this reader fell behind and
 // lost the oldest events. Nothing is replayed: a new subscription sees what completes after it.
 
 /** A message of the live tap: a completed request, or how many events a slow reader lost. */
-export type LiveMessage = { type: 'event'; event: LiveEvent } | { type: 'dropped'; dropped: number; totalDropped: number };
+export type LiveMessage =
+  | { type: 'event'; event: LiveEvent }
+  | { type: 'dropped'; dropped: number; totalDropped: number };
 
 export interface LiveCallOptions {
   /** Ends the subscription (the iteration then simply stops). */
@@ -40,7 +51,10 @@ export function liveApi(baseUrl: string, headers: () => Record<string, string>, 
     async subscribe(opts = {}) {
       const call = linkAbort(opts.signal);
       try {
-        const res = await fetchImpl(`${baseUrl}${LIVE_PATH}`, { headers: { ...headers(), ...opts.headers, accept: 'text/event-stream' }, signal: call.signal });
+        const res = await fetchImpl(`${baseUrl}${LIVE_PATH}`, {
+          headers: { ...headers(), ...opts.headers, accept: 'text/event-stream' },
+          signal: call.signal,
+        });
         if (!res.ok) throw await errorOf(res);
         if (!res.body || !isEventStream(res)) throw errorOfText(res, await res.text().catch(() => ''));
         return messagesOf(res.body, requestIdOf(res), call, opts.idleTimeoutMs);
@@ -52,7 +66,12 @@ export function liveApi(baseUrl: string, headers: () => Record<string, string>, 
   };
 }
 
-function messagesOf(body: ReadableStream<Uint8Array>, requestId: string | undefined, call: LinkedAbort, idleTimeoutMs: number | undefined): LiveSubscription {
+function messagesOf(
+  body: ReadableStream<Uint8Array>,
+  requestId: string | undefined,
+  call: LinkedAbort,
+  idleTimeoutMs: number | undefined,
+): LiveSubscription {
   async function* read(): AsyncGenerator<LiveMessage> {
     let idle: NodeJS.Timeout | undefined;
     let timedOut = false;
@@ -72,7 +91,11 @@ function messagesOf(body: ReadableStream<Uint8Array>, requestId: string | undefi
         if (failure) return;
         try {
           if (!e.event) ready.push({ type: 'event', event: frameJson(e.data, requestId, 'the live tap') as LiveEvent });
-          else if (e.event === 'dropped') ready.push({ type: 'dropped', ...(frameJson(e.data, requestId, 'the live tap') as { dropped: number; totalDropped: number }) });
+          else if (e.event === 'dropped')
+            ready.push({
+              type: 'dropped',
+              ...(frameJson(e.data, requestId, 'the live tap') as { dropped: number; totalDropped: number }),
+            });
         } catch (err) {
           failure = err as GatewayApiError;
         }

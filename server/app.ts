@@ -85,7 +85,15 @@ export function createApp(services: Services): Express {
   // Typed SDK transport (superjson).
   // A batch is bounded: one HTTP request of some hundred procedure calls made one token's request
   // weigh as much as hundreds (the SDK sends one call per request).
-  app.use('/trpc', createExpressMiddleware({ router: appRouter, createContext: makeContextFactory(services), maxBodySize: services.config.GATEWAY_MAX_BODY_BYTES, maxBatchSize: TRPC_MAX_BATCH }));
+  app.use(
+    '/trpc',
+    createExpressMiddleware({
+      router: appRouter,
+      createContext: makeContextFactory(services),
+      maxBodySize: services.config.GATEWAY_MAX_BODY_BYTES,
+      maxBatchSize: TRPC_MAX_BATCH,
+    }),
+  );
 
   // Generated REST for every procedure with OpenAPI metadata; unknown paths fall through to 404.
   app.use(lowerCaseMediaType);

@@ -33,7 +33,12 @@ const ConfigSchema = z.object({
   /** Time a client has to send its whole request (headers and body, not the answer); 0: no limit. */
   GATEWAY_REQUEST_TIMEOUT_MS: ms(60_000),
   /** Below 1 KB no chat call fits; above 1 GiB a body could not be held as one string. */
-  GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  GATEWAY_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(10 * 1024 * 1024),
   GATEWAY_SIMULATOR: z.enum(['auto', 'on', 'off']).default('auto'),
   /** Every upstream call has a bound: it also bounds a circuit's probe and how long a stalled client is waited for. */
   GATEWAY_UPSTREAM_TIMEOUT_MS: ms(120_000, 1_000),

@@ -36,7 +36,10 @@ async function main(): Promise<void> {
     ...banner,
   ];
   const simulator = services.dataPlane.simulator;
-  if (simulator) lines.push(`No provider credential set: routing every model to the built-in simulator at ${simulator.url} (provider "simulator"). Set e.g. OPENAI_API_KEY for real providers.`);
+  if (simulator)
+    lines.push(
+      `No provider credential set: routing every model to the built-in simulator at ${simulator.url} (provider "simulator"). Set e.g. OPENAI_API_KEY for real providers.`,
+    );
   process.stdout.write(lines.map((l) => `  ${l}`).join('\n') + '\n');
 
   let stopping = false;
@@ -48,10 +51,19 @@ async function main(): Promise<void> {
     force.unref();
     // The steps below talk to the database; one that stopped answering (a partition) could hold
     // them until TCP gives up. The two documented bounds, plus a moment to close, hold regardless.
-    const deadline = setTimeout(() => {
-      logger.error({ afterMs: config.GATEWAY_SHUTDOWN_TIMEOUT_MS + config.GATEWAY_LOG_DRAIN_TIMEOUT_MS + CLOSE_GRACE_MS }, 'shutdown did not finish in time (database not answering?); exiting');
-      process.exit(1);
-    }, Math.min(config.GATEWAY_SHUTDOWN_TIMEOUT_MS + config.GATEWAY_LOG_DRAIN_TIMEOUT_MS + CLOSE_GRACE_MS, 2_147_483_647));
+    const deadline = setTimeout(
+      () => {
+        logger.error(
+          { afterMs: config.GATEWAY_SHUTDOWN_TIMEOUT_MS + config.GATEWAY_LOG_DRAIN_TIMEOUT_MS + CLOSE_GRACE_MS },
+          'shutdown did not finish in time (database not answering?); exiting',
+        );
+        process.exit(1);
+      },
+      Math.min(
+        config.GATEWAY_SHUTDOWN_TIMEOUT_MS + config.GATEWAY_LOG_DRAIN_TIMEOUT_MS + CLOSE_GRACE_MS,
+        2_147_483_647,
+      ),
+    );
     deadline.unref();
     // Stop accepting, drop idle connections, refuse new requests on kept-alive ones (503), close
     // each busy one once its response is over: the server closes when the last response ends.
@@ -65,7 +77,8 @@ async function main(): Promise<void> {
     clearTimeout(force);
     // Calls whose connection was forced closed still log themselves (client_closed) a few ticks
     // later: wait for that, briefly, so the log drain below writes their rows.
-    if (!(await dataPlaneCallsSettled(CALLS_SETTLE_MS))) logger.warn({ calls: dataPlaneCallsInFlight() }, 'calls still running at shutdown; their log rows may be lost');
+    if (!(await dataPlaneCallsSettled(CALLS_SETTLE_MS)))
+      logger.warn({ calls: dataPlaneCallsInFlight() }, 'calls still running at shutdown; their log rows may be lost');
     await jobsStopped;
     await services.close();
     await database.stop();
@@ -84,7 +97,10 @@ const CLOSE_GRACE_MS = 5_000;
 function listen(listener: RequestListener, drain: Drain, config: Config): Promise<Server> {
   return new Promise((resolve, reject) => {
     // Longer than the usual load-balancer idle timeout (60 s), so the balancer closes first.
-    const server = createServer({ keepAliveTimeout: 65_000, noDelay: true, ...requestTimeoutOptions(config) }, listener);
+    const server = createServer(
+      { keepAliveTimeout: 65_000, noDelay: true, ...requestTimeoutOptions(config) },
+      listener,
+    );
     answerClientErrors(server);
     drain.watch(server);
     server.once('error', reject);

@@ -64,12 +64,28 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
   const audit = new AuditService(db);
   const liveBus = new LiveBus({ pool, connectionString: database.url, logger });
   const metrics = config.GATEWAY_METRICS ? new Metrics() : null;
-  const dataPlane = new DataPlane({ config, pool, logger, listener, onRequestsCommitted: (rows) => liveBus.publish(rows), onRowsQueued: metrics ? (r, c) => metrics.requests.observe(r, c) : undefined, onUpstreamFailure: metrics ? (f) => metrics.requests.countUpstreamFailure(f) : undefined });
+  const dataPlane = new DataPlane({
+    config,
+    pool,
+    logger,
+    listener,
+    onRequestsCommitted: (rows) => liveBus.publish(rows),
+    onRowsQueued: metrics ? (r, c) => metrics.requests.observe(r, c) : undefined,
+    onUpstreamFailure: metrics ? (f) => metrics.requests.countUpstreamFailure(f) : undefined,
+  });
   const sharedRateLimits = config.REDIS_URL
-    ? new SharedRateLimiter(new RedisRateStore(config.REDIS_URL, logger, Math.max(2 * config.GATEWAY_RATE_SYNC_MS, 500)), { syncMs: config.GATEWAY_RATE_SYNC_MS, logger })
+    ? new SharedRateLimiter(
+        new RedisRateStore(config.REDIS_URL, logger, Math.max(2 * config.GATEWAY_RATE_SYNC_MS, 500)),
+        { syncMs: config.GATEWAY_RATE_SYNC_MS, logger },
+      )
     : undefined;
   const rateLimitStoreReachable = sharedRateLimits && (() => sharedRateLimits.storeReachable);
-  metrics?.watch({ logWriter: dataPlane.logWriter, breakers: dataPlane.breakers, providers: () => dataPlane.registry.list().map((p) => p.name), rateLimitStoreReachable });
+  metrics?.watch({
+    logWriter: dataPlane.logWriter,
+    breakers: dataPlane.breakers,
+    providers: () => dataPlane.registry.list().map((p) => p.name),
+    rateLimitStoreReachable,
+  });
   const routingDeps = { db, pool, audit, registry: dataPlane.registry, routing: dataPlane.routing };
   // Every job is registered here, before start() creates the queues, workers and schedules.
   const jobRegistry = new JobRegistry<Services>()

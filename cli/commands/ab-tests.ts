@@ -12,7 +12,14 @@ type Complexity = NonNullable<Variant['complexity']>;
 
 // Spelled out as records so that the compiler flags a task type or complexity the API gains or
 // drops; the CLI offers exactly the values the API accepts.
-const TASK_TYPES = Object.keys({ coding: 1, creative: 1, summarization: 1, qa: 1, general: 1, vision: 1 } satisfies Record<TaskType, 1>);
+const TASK_TYPES = Object.keys({
+  coding: 1,
+  creative: 1,
+  summarization: 1,
+  qa: 1,
+  general: 1,
+  vision: 1,
+} satisfies Record<TaskType, 1>);
 const COMPLEXITIES = Object.keys({ simple: 1, medium: 1, complex: 1 } satisfies Record<Complexity, 1>);
 
 const VARIANT_SYNTAX = 'provider/model[:weight]';
@@ -37,7 +44,8 @@ function parseVariant(spec: string): Variant {
     throw new InvalidArgumentError(usage);
   }
   if (!provider || !model) throw new InvalidArgumentError(usage);
-  if (!(weight > 0) || weight > 1_000_000) throw new InvalidArgumentError('Expected a weight above 0 and at most 1000000.');
+  if (!(weight > 0) || weight > 1_000_000)
+    throw new InvalidArgumentError('Expected a weight above 0 and at most 1000000.');
   return { provider, model, weight };
 }
 
@@ -64,7 +72,9 @@ interface CreateOptions {
 }
 
 export function registerAbTestsCommand(program: Command): void {
-  const abTests = program.command('ab-tests').description('A/B tests: split a routing cell between models and compare them');
+  const abTests = program
+    .command('ab-tests')
+    .description('A/B tests: split a routing cell between models and compare them');
 
   abTests
     .command('list')
@@ -108,20 +118,25 @@ export function registerAbTestsCommand(program: Command): void {
 
   abTests
     .command('create <name>')
-    .description('Create an A/B test; it takes its cell\'s traffic at once unless --paused')
+    .description("Create an A/B test; it takes its cell's traffic at once unless --paused")
     .addOption(
-      new Option(`--variant <${VARIANT_SYNTAX}>`, 'a model in the test, repeated for each (at least two); weight defaults to 1').argParser(
-        (value: string, previous: Variant[] | undefined) => [...(previous ?? []), parseVariant(value)],
-      ),
+      new Option(
+        `--variant <${VARIANT_SYNTAX}>`,
+        'a model in the test, repeated for each (at least two); weight defaults to 1',
+      ).argParser((value: string, previous: Variant[] | undefined) => [...(previous ?? []), parseVariant(value)]),
     )
-    .addOption(new Option('--task-type <type>', 'the cell\'s task type (default: any)').choices(TASK_TYPES))
-    .addOption(new Option('--complexity <level>', 'the cell\'s complexity (default: any)').choices(COMPLEXITIES))
+    .addOption(new Option('--task-type <type>', "the cell's task type (default: any)").choices(TASK_TYPES))
+    .addOption(new Option('--complexity <level>', "the cell's complexity (default: any)").choices(COMPLEXITIES))
     .option('--paused', 'create the test paused, to review it before it takes traffic')
     .action(async (name: string, opts: CreateOptions, command: Command) => {
       const variants = opts.variant ?? [];
-      if (variants.length < 2) command.error(`error: an A/B test needs at least two --variant <${VARIANT_SYNTAX}> options`);
+      if (variants.length < 2)
+        command.error(`error: an A/B test needs at least two --variant <${VARIANT_SYNTAX}> options`);
       // The cell is the test's, so every variant carries the same one.
-      const cell = { ...(opts.taskType ? { taskType: opts.taskType } : {}), ...(opts.complexity ? { complexity: opts.complexity } : {}) };
+      const cell = {
+        ...(opts.taskType ? { taskType: opts.taskType } : {}),
+        ...(opts.complexity ? { complexity: opts.complexity } : {}),
+      };
       const created = await clientFor(command).abTests.create.mutate({
         name,
         variants: variants.map((v) => ({ ...v, ...cell })),
@@ -137,9 +152,15 @@ export function registerAbTestsCommand(program: Command): void {
     if (globalOptions(command).json) return printJson(updated);
     printLine(`A/B test ${updated.id} (${updated.name}) ${verb}.`);
   };
-  abTests.command('pause <id>').description('Pause a test; its cell goes back to the router').action(setStatus('paused', 'paused'));
+  abTests
+    .command('pause <id>')
+    .description('Pause a test; its cell goes back to the router')
+    .action(setStatus('paused', 'paused'));
   abTests.command('resume <id>').description('Resume a paused test').action(setStatus('active', 'resumed'));
-  abTests.command('complete <id>').description('Complete a test; this is final, its results stay readable').action(setStatus('completed', 'completed'));
+  abTests
+    .command('complete <id>')
+    .description('Complete a test; this is final, its results stay readable')
+    .action(setStatus('completed', 'completed'));
 
   abTests
     .command('rename <id> <name>')

@@ -3,7 +3,18 @@ import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { analyticsRouter } from '../../server/modules/analytics/router.js';
 import { clientFor, globalOptions } from '../client.js';
 import { parsePageSize } from '../options.js';
-import { bucketLabel, modelName, orDash, printJson, printLine, printRecord, printTable, shortDate, yesNo, type Cell } from '../output.js';
+import {
+  bucketLabel,
+  modelName,
+  orDash,
+  printJson,
+  printLine,
+  printRecord,
+  printTable,
+  shortDate,
+  yesNo,
+  type Cell,
+} from '../output.js';
 import { usd } from '../usd.js';
 
 // gatewayctl analytics: the workspace's traffic, spend and routing as tables (or --json, the raw
@@ -55,9 +66,16 @@ export function registerAnalyticsCommand(program: Command): void {
       if (globalOptions(command).json) return printJson(r);
       printTable(
         ['MODEL', 'HITS', 'TOKENS SAVED IN/OUT', 'EST. SAVED'],
-        r.byModel.map((m) => [modelName(m.provider, m.model), int(m.hits), `${int(m.tokensSavedInput)}/${int(m.tokensSavedOutput)}`, usd(m.estimatedSavingsUsd)]),
+        r.byModel.map((m) => [
+          modelName(m.provider, m.model),
+          int(m.hits),
+          `${int(m.tokensSavedInput)}/${int(m.tokensSavedOutput)}`,
+          usd(m.estimatedSavingsUsd),
+        ]),
       );
-      printLine(`Hit rate ${pct(r.hitRate)} (${int(r.hits)} of ${int(r.totalRequests)} requests), ${int(r.tokensSaved)} tokens and about ${usd(r.estimatedSavingsUsd)} saved.`);
+      printLine(
+        `Hit rate ${pct(r.hitRate)} (${int(r.hits)} of ${int(r.totalRequests)} requests), ${int(r.tokensSaved)} tokens and about ${usd(r.estimatedSavingsUsd)} saved.`,
+      );
     });
 
   cmd
@@ -71,7 +89,16 @@ export function registerAnalyticsCommand(program: Command): void {
         if (globalOptions(command).json) return printJson(r);
         printTable(
           ['PROVIDER', 'MODEL', 'COST', 'CALLS', 'AVG/CALL', 'INPUT TOK', 'OUTPUT TOK', 'FAILED'],
-          r.items.map((i) => [i.provider, i.model, usd(i.totalCostUsd), int(i.upstreamCalls), usd(i.avgCostUsd), int(i.inputTokens), int(i.outputTokens), int(i.failedCalls)]),
+          r.items.map((i) => [
+            i.provider,
+            i.model,
+            usd(i.totalCostUsd),
+            int(i.upstreamCalls),
+            usd(i.avgCostUsd),
+            int(i.inputTokens),
+            int(i.outputTokens),
+            int(i.failedCalls),
+          ]),
         );
         return printLine(`Total: ${usd(r.totalCostUsd)}`);
       }
@@ -79,7 +106,14 @@ export function registerAnalyticsCommand(program: Command): void {
       if (globalOptions(command).json) return printJson(r);
       printTable(
         ['PROVIDER', 'COST', 'CALLS', 'INPUT TOK', 'OUTPUT TOK', 'FAILED'],
-        r.items.map((i) => [i.provider, usd(i.totalCostUsd), int(i.upstreamCalls), int(i.inputTokens), int(i.outputTokens), int(i.failedCalls)]),
+        r.items.map((i) => [
+          i.provider,
+          usd(i.totalCostUsd),
+          int(i.upstreamCalls),
+          int(i.inputTokens),
+          int(i.outputTokens),
+          int(i.failedCalls),
+        ]),
       );
       printLine(`Total: ${usd(r.totalCostUsd)}`);
     });
@@ -96,7 +130,11 @@ export function registerAnalyticsCommand(program: Command): void {
         if (globalOptions(command).json) return printJson(r);
         printTable(
           ['BUCKET (UTC)', ...r.providers.map((p) => p.toUpperCase()), 'TOTAL'],
-          r.buckets.map((b) => [bucketLabel(b.bucketStart, r.bucket), ...r.providers.map((p) => usd(b.byProvider[p] ?? 0)), usd(b.totalCostUsd)]),
+          r.buckets.map((b) => [
+            bucketLabel(b.bucketStart, r.bucket),
+            ...r.providers.map((p) => usd(b.byProvider[p] ?? 0)),
+            usd(b.totalCostUsd),
+          ]),
         );
         return printLine(`Total over ${r.range}: ${usd(r.totalCostUsd)}`);
       }
@@ -104,7 +142,14 @@ export function registerAnalyticsCommand(program: Command): void {
       if (globalOptions(command).json) return printJson(r);
       printTable(
         ['BUCKET (UTC)', 'REQUESTS', 'AVG', 'P95~', 'P99~', 'COST'],
-        r.buckets.map((b) => [bucketLabel(b.bucketStart, r.bucket), int(b.requests), msText(b.avgLatencyMs), msText(b.p95LatencyMs), msText(b.p99LatencyMs), usd(b.totalCostUsd)]),
+        r.buckets.map((b) => [
+          bucketLabel(b.bucketStart, r.bucket),
+          int(b.requests),
+          msText(b.avgLatencyMs),
+          msText(b.p95LatencyMs),
+          msText(b.p99LatencyMs),
+          usd(b.totalCostUsd),
+        ]),
       );
     });
 
@@ -117,7 +162,15 @@ export function registerAnalyticsCommand(program: Command): void {
       if (globalOptions(command).json) return printJson(r);
       printTable(
         ['MODEL', 'REQUESTS', 'AVG LATENCY', 'COST', 'CALLS', 'AVG SCORE', 'FEEDBACK'],
-        r.items.map((i) => [modelName(i.provider, i.model), int(i.requests), msText(i.avgLatencyMs), usd(i.totalCostUsd), int(i.upstreamCalls), orDash(i.avgScore, (v) => Number(v).toFixed(2)), int(i.feedbackCount)]),
+        r.items.map((i) => [
+          modelName(i.provider, i.model),
+          int(i.requests),
+          msText(i.avgLatencyMs),
+          usd(i.totalCostUsd),
+          int(i.upstreamCalls),
+          orDash(i.avgScore, (v) => Number(v).toFixed(2)),
+          int(i.feedbackCount),
+        ]),
       );
     });
 
@@ -126,42 +179,64 @@ export function registerAnalyticsCommand(program: Command): void {
     .description('The request log, newest (or slowest) first')
     .addOption(new Option('--order-by <key>', 'sort key').choices(['createdAt', 'latencyMs']).default('createdAt'))
     .addOption(new Option('--order <dir>', 'sort direction').choices(['asc', 'desc']).default('desc'))
-    .addOption(new Option('--endpoint <name>', 'chat completions or embeddings calls').choices(['chat', 'embeddings']).default('chat'))
+    .addOption(
+      new Option('--endpoint <name>', 'chat completions or embeddings calls')
+        .choices(['chat', 'embeddings'])
+        .default('chat'),
+    )
     .option('--limit <n>', 'rows to show (with --all: page size, 1-500)', parsePageSize)
     .option('--all', 'follow nextCursor until the whole log is listed')
-    .action(async (opts: { orderBy: 'createdAt' | 'latencyMs'; order: 'asc' | 'desc'; endpoint: 'chat' | 'embeddings'; limit?: number; all?: boolean }, command: Command) => {
-      const client = analytics(command);
-      const input = { orderBy: opts.orderBy, order: opts.order, endpoint: opts.endpoint, ...(opts.limit !== undefined ? { limit: opts.limit } : {}) };
-      let page = await client.requests.query(input);
-      // With --all the pages are merged into one result of the same shape (nextCursor null).
-      const items = [...page.items];
-      while (opts.all && page.nextCursor) {
-        page = await client.requests.query({ ...input, cursor: page.nextCursor });
-        items.push(...page.items);
-      }
-      const result = { items, nextCursor: page.nextCursor };
-      if (globalOptions(command).json) return printJson(result);
-      printTable(
-        ['TIME (UTC)', 'ID', 'MODEL', 'ROUTED BY', 'TASK', 'CACHED', 'STATUS', 'LATENCY', 'TOKENS IN/OUT', 'COST'],
-        result.items.map((r): Cell[] => [
-          shortDate(r.createdAt, { seconds: true }),
-          r.id,
-          modelName(r.provider, r.model),
-          r.routedBy,
-          r.taskType ? `${r.taskType}/${r.complexity ?? '-'}` : '-',
-          r.cached ? (r.cacheType ?? 'yes') : yesNo(false),
-          r.status,
-          msText(r.latencyMs),
-          `${int(r.inputTokens)}/${int(r.outputTokens)}`,
-          usd(r.costUsd),
-        ]),
-      );
-      if (result.nextCursor) printLine('More requests exist: pass --all to list them all.');
-    });
+    .action(
+      async (
+        opts: {
+          orderBy: 'createdAt' | 'latencyMs';
+          order: 'asc' | 'desc';
+          endpoint: 'chat' | 'embeddings';
+          limit?: number;
+          all?: boolean;
+        },
+        command: Command,
+      ) => {
+        const client = analytics(command);
+        const input = {
+          orderBy: opts.orderBy,
+          order: opts.order,
+          endpoint: opts.endpoint,
+          ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+        };
+        let page = await client.requests.query(input);
+        // With --all the pages are merged into one result of the same shape (nextCursor null).
+        const items = [...page.items];
+        while (opts.all && page.nextCursor) {
+          page = await client.requests.query({ ...input, cursor: page.nextCursor });
+          items.push(...page.items);
+        }
+        const result = { items, nextCursor: page.nextCursor };
+        if (globalOptions(command).json) return printJson(result);
+        printTable(
+          ['TIME (UTC)', 'ID', 'MODEL', 'ROUTED BY', 'TASK', 'CACHED', 'STATUS', 'LATENCY', 'TOKENS IN/OUT', 'COST'],
+          result.items.map((r): Cell[] => [
+            shortDate(r.createdAt, { seconds: true }),
+            r.id,
+            modelName(r.provider, r.model),
+            r.routedBy,
+            r.taskType ? `${r.taskType}/${r.complexity ?? '-'}` : '-',
+            r.cached ? (r.cacheType ?? 'yes') : yesNo(false),
+            r.status,
+            msText(r.latencyMs),
+            `${int(r.inputTokens)}/${int(r.outputTokens)}`,
+            usd(r.costUsd),
+          ]),
+        );
+        if (result.nextCursor) printLine('More requests exist: pass --all to list them all.');
+      },
+    );
 
   cmd
     .command('routing')
-    .description('Routing statistics and per-stage pipeline figures, or (--distribution) every request by cell, source and model')
+    .description(
+      'Routing statistics and per-stage pipeline figures, or (--distribution) every request by cell, source and model',
+    )
     .option('--distribution', 'requests grouped by task type, complexity, routed by, provider and model')
     .action(async (opts: { distribution?: boolean }, command: Command) => {
       const client = analytics(command);
@@ -170,13 +245,16 @@ export function registerAnalyticsCommand(program: Command): void {
         if (globalOptions(command).json) return printJson(d);
         const rows = (group: string, entries: Array<{ value: unknown; requests: number; share: number }>) =>
           entries.map((e) => [group, e.value == null ? '-' : String(e.value), int(e.requests), pct(e.share)]);
-        printTable(['BY', 'VALUE', 'REQUESTS', 'SHARE'], [
-          ...rows('task type', d.byTaskType),
-          ...rows('complexity', d.byComplexity),
-          ...rows('routed by', d.byRoutedBy),
-          ...rows('provider', d.byProvider),
-          ...d.byModel.map((m) => ['model', modelName(m.provider, m.model), int(m.requests), pct(m.share)]),
-        ]);
+        printTable(
+          ['BY', 'VALUE', 'REQUESTS', 'SHARE'],
+          [
+            ...rows('task type', d.byTaskType),
+            ...rows('complexity', d.byComplexity),
+            ...rows('routed by', d.byRoutedBy),
+            ...rows('provider', d.byProvider),
+            ...d.byModel.map((m) => ['model', modelName(m.provider, m.model), int(m.requests), pct(m.share)]),
+          ],
+        );
         printLine(`${int(d.totalRequests)} requests in all`);
         return;
       }
@@ -184,12 +262,26 @@ export function registerAnalyticsCommand(program: Command): void {
       if (globalOptions(command).json) return printJson({ stats, pipeline });
       printTable(
         ['ROUTED BY', 'REQUESTS', 'SHARE', 'AVG LATENCY', 'FALLBACKS', 'CACHE HITS'],
-        stats.byRoutedBy.map((r) => [r.routedBy, int(r.requests), pct(r.share), msText(r.avgLatencyMs), int(r.fallbackCount), int(r.cacheHits)]),
+        stats.byRoutedBy.map((r) => [
+          r.routedBy,
+          int(r.requests),
+          pct(r.share),
+          msText(r.avgLatencyMs),
+          int(r.fallbackCount),
+          int(r.cacheHits),
+        ]),
       );
       printTable(
         ['STAGE', 'ACTIVE', 'REQUESTS', 'AVG LATENCY'],
-        Object.entries(pipeline.stages).map(([stage, s]) => [stage, yesNo(s.active), int(s.count), msText(s.avgLatencyMs)]),
+        Object.entries(pipeline.stages).map(([stage, s]) => [
+          stage,
+          yesNo(s.active),
+          int(s.count),
+          msText(s.avgLatencyMs),
+        ]),
       );
-      printLine(`Fallback rate ${pct(stats.fallbackRate)}, cache hit rate ${pct(stats.cacheHitRate)}, classifier share ${pct(stats.classifierShare)}, active A/B tests ${pipeline.activeAbTests}, feedback ${int(pipeline.feedbackCount)}`);
+      printLine(
+        `Fallback rate ${pct(stats.fallbackRate)}, cache hit rate ${pct(stats.cacheHitRate)}, classifier share ${pct(stats.classifierShare)}, active A/B tests ${pipeline.activeAbTests}, feedback ${int(pipeline.feedbackCount)}`,
+      );
     });
 }

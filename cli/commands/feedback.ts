@@ -20,7 +20,8 @@ function parseRating(value: string): Rating {
 
 function parseSampleRate(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('Expected a share between 0 and 1, e.g. 0.1.');
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new InvalidArgumentError('Expected a share between 0 and 1, e.g. 0.1.');
   return n;
 }
 
@@ -29,16 +30,20 @@ function parseJudgeModel(value: string): string {
   const v = value.trim();
   if (v === 'auto') return v;
   const slash = v.indexOf('/');
-  if (slash <= 0 || slash === v.length - 1) throw new InvalidArgumentError('Expected provider/model (see gatewayctl models) or auto.');
+  if (slash <= 0 || slash === v.length - 1)
+    throw new InvalidArgumentError('Expected provider/model (see gatewayctl models) or auto.');
   return v;
 }
 
-const modelOf = (f: { provider: string | null; model: string | null }) => (f.model ? `${f.provider ?? '?'}/${f.model}` : '-');
-const cellOf = (f: { taskType: string | null; complexity: string | null }) => (f.taskType ? `${f.taskType}/${f.complexity ?? '-'}` : '-');
+const modelOf = (f: { provider: string | null; model: string | null }) =>
+  f.model ? `${f.provider ?? '?'}/${f.model}` : '-';
+const cellOf = (f: { taskType: string | null; complexity: string | null }) =>
+  f.taskType ? `${f.taskType}/${f.complexity ?? '-'}` : '-';
 const score = (v: string | number) => Number(v).toFixed(2);
 
 /** When a rating was last replaced, or "-" if it never was (a new rating's two times are equal). */
-const ratedAgain = (f: { createdAt: string; updatedAt: string }) => (f.updatedAt === f.createdAt ? '-' : shortDate(f.updatedAt, { seconds: true }));
+const ratedAgain = (f: { createdAt: string; updatedAt: string }) =>
+  f.updatedAt === f.createdAt ? '-' : shortDate(f.updatedAt, { seconds: true });
 
 interface SubmitOptions {
   comment?: string;
@@ -81,7 +86,9 @@ export function registerFeedbackCommand(program: Command): void {
 
   feedback
     .command('submit', { isDefault: true })
-    .description('Rate a request; rating it again replaces the score (default: `feedback <requestId> <score>` runs this)')
+    .description(
+      'Rate a request; rating it again replaces the score (default: `feedback <requestId> <score>` runs this)',
+    )
     .addArgument(new Argument('<requestId>', 'the X-Gateway-Request-Id of the call being rated'))
     .addArgument(new Argument(`<${SCORE_SYNTAX}>`, 'a score 1-5, or up (5) / down (1)').argParser(parseRating))
     .option('--comment <text>', 'a note stored with the score')
@@ -123,7 +130,16 @@ export function registerFeedbackCommand(program: Command): void {
       // the score but not that place, so the first column is that time and a re-rating has its own.
       printTable(
         ['FIRST RATED (UTC)', 'REQUEST', 'SCORE', 'SOURCE', 'MODEL', 'CELL', 'COMMENT', 'RATED AGAIN (UTC)'],
-        result.items.map((f) => [shortDate(f.createdAt, { seconds: true }), f.requestId, String(f.score), f.source, modelOf(f), cellOf(f), orDash(f.comment), ratedAgain(f)]),
+        result.items.map((f) => [
+          shortDate(f.createdAt, { seconds: true }),
+          f.requestId,
+          String(f.score),
+          f.source,
+          modelOf(f),
+          cellOf(f),
+          orDash(f.comment),
+          ratedAgain(f),
+        ]),
       );
       if (result.nextCursor) printLine('More entries exist: pass --all to list them all.');
     });
@@ -131,7 +147,11 @@ export function registerFeedbackCommand(program: Command): void {
   feedback
     .command('quality')
     .description('Average score per model, or per routing cell and model')
-    .addOption(new Option('--by <grouping>', 'group by model, or by routing cell and model').choices(['model', 'cell']).default('model'))
+    .addOption(
+      new Option('--by <grouping>', 'group by model, or by routing cell and model')
+        .choices(['model', 'cell'])
+        .default('model'),
+    )
     .action(async (opts: { by: 'model' | 'cell' }, command: Command) => {
       const client = clientFor(command);
       const json = globalOptions(command).json;
@@ -148,12 +168,17 @@ export function registerFeedbackCommand(program: Command): void {
           ['TASK TYPE', 'COMPLEXITY', 'MODEL', 'AVG SCORE', 'FEEDBACK', 'USER', 'JUDGE'],
           result.items.map((r) => [r.taskType, r.complexity, `${r.provider}/${r.model}`, ...counts(r)]),
         );
-        printLine(`Adaptive routing uses a model's own scores in a cell once it has ${result.minSamples} feedback there.`);
+        printLine(
+          `Adaptive routing uses a model's own scores in a cell once it has ${result.minSamples} feedback there.`,
+        );
         return;
       }
       const result = await client.feedback.qualityByModel.query();
       if (json) return printJson(result);
-      printTable(['MODEL', 'AVG SCORE', 'FEEDBACK', 'USER', 'JUDGE'], result.items.map((r) => [`${r.provider}/${r.model}`, ...counts(r)]));
+      printTable(
+        ['MODEL', 'AVG SCORE', 'FEEDBACK', 'USER', 'JUDGE'],
+        result.items.map((r) => [`${r.provider}/${r.model}`, ...counts(r)]),
+      );
     });
 
   feedback
@@ -165,13 +190,23 @@ export function registerFeedbackCommand(program: Command): void {
       const slash = opts.model?.indexOf('/') ?? -1;
       // Thrown from the action, this usage error is printed by main() (exit code 2).
       if (opts.model !== undefined && (slash <= 0 || slash === opts.model.length - 1)) {
-        throw new InvalidArgumentError('--model must be provider/model, e.g. openai/gpt-4o-mini (see gatewayctl models)');
+        throw new InvalidArgumentError(
+          '--model must be provider/model, e.g. openai/gpt-4o-mini (see gatewayctl models)',
+        );
       }
       const input: RouterInputs['feedback']['qualityTrend'] = { range: opts.range };
-      if (opts.model) Object.assign(input, { provider: opts.model.slice(0, slash), model: opts.model.slice(slash + 1) });
+      if (opts.model)
+        Object.assign(input, { provider: opts.model.slice(0, slash), model: opts.model.slice(slash + 1) });
       const trend = await clientFor(command).feedback.qualityTrend.query(input);
       if (globalOptions(command).json) return printJson(trend);
-      printTable([trend.bucket === 'hour' ? 'HOUR' : 'DAY', 'AVG SCORE', 'FEEDBACK'], trend.points.map((p) => [bucketLabel(p.bucketStart, trend.bucket), orDash(p.avgScore, score), String(p.feedbackCount)]));
+      printTable(
+        [trend.bucket === 'hour' ? 'HOUR' : 'DAY', 'AVG SCORE', 'FEEDBACK'],
+        trend.points.map((p) => [
+          bucketLabel(p.bucketStart, trend.bucket),
+          orDash(p.avgScore, score),
+          String(p.feedbackCount),
+        ]),
+      );
     });
 
   feedback
@@ -179,8 +214,16 @@ export function registerFeedbackCommand(program: Command): void {
     .description('Show the LLM judge configuration, or change it (changing needs an admin token)')
     .addOption(new Option('--enable', 'let the judge score a sample of live traffic').conflicts('disable'))
     .addOption(new Option('--disable', 'stop the judge'))
-    .addOption(new Option('--model <provider/model>', 'the grading model, or auto for the cheapest available').argParser(parseJudgeModel))
-    .addOption(new Option('--sample-rate <share>', 'share of eligible live requests to judge, 0 to 1').argParser(parseSampleRate))
+    .addOption(
+      new Option('--model <provider/model>', 'the grading model, or auto for the cheapest available').argParser(
+        parseJudgeModel,
+      ),
+    )
+    .addOption(
+      new Option('--sample-rate <share>', 'share of eligible live requests to judge, 0 to 1').argParser(
+        parseSampleRate,
+      ),
+    )
     .action(async (opts: JudgeOptions, command: Command) => {
       const client = clientFor(command);
       const input: RouterInputs['feedback']['updateJudgeConfig'] = {
@@ -189,7 +232,9 @@ export function registerFeedbackCommand(program: Command): void {
         ...(opts.model !== undefined ? { model: opts.model === 'auto' ? null : opts.model } : {}),
         ...(opts.sampleRate !== undefined ? { sampleRate: opts.sampleRate } : {}),
       };
-      const config = Object.keys(input).length ? await client.feedback.updateJudgeConfig.mutate(input) : await client.feedback.judgeConfig.query();
+      const config = Object.keys(input).length
+        ? await client.feedback.updateJudgeConfig.mutate(input)
+        : await client.feedback.judgeConfig.query();
       if (globalOptions(command).json) return printJson(config);
       printJudge(config);
     });

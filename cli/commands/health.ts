@@ -8,7 +8,11 @@ type Health = RouterOutputs['system']['health'];
 /** "3d 4h 5m 6s", leaving out the leading units that are zero. */
 function formatDuration(seconds: number): string {
   const total = Math.floor(seconds);
-  const units: Array<[string, number]> = [['d', Math.floor(total / 86400)], ['h', Math.floor(total / 3600) % 24], ['m', Math.floor(total / 60) % 60]];
+  const units: Array<[string, number]> = [
+    ['d', Math.floor(total / 86400)],
+    ['h', Math.floor(total / 3600) % 24],
+    ['m', Math.floor(total / 60) % 60],
+  ];
   const firstNonZero = units.findIndex(([, n]) => n > 0);
   const shown = firstNonZero === -1 ? [] : units.slice(firstNonZero);
   return [...shown.map(([unit, n]) => `${n}${unit}`), `${total % 60}s`].join(' ');
@@ -48,7 +52,9 @@ export function healthRecord(health: Health): Record<string, string> {
     VERSION: health.version,
     DATABASE: health.database.reachable ? 'reachable' : 'unreachable',
     'LOG WRITER': logWriterState(health.logs),
-    'RATE LIMITS': health.rateLimits.shared ? `shared through Redis (${health.rateLimits.reachable ? 'reachable' : 'unreachable'})` : 'per process',
+    'RATE LIMITS': health.rateLimits.shared
+      ? `shared through Redis (${health.rateLimits.reachable ? 'reachable' : 'unreachable'})`
+      : 'per process',
     UPTIME: formatDuration(health.uptimeSeconds),
   };
 }
@@ -56,7 +62,9 @@ export function healthRecord(health: Health): Record<string, string> {
 export function registerHealthCommand(program: Command): void {
   program
     .command('health')
-    .description(`Show whether the gateway, its database, its log writer and its rate-limit Redis are up (no token needed); exits ${EXIT_DEGRADED} when degraded`)
+    .description(
+      `Show whether the gateway, its database, its log writer and its rate-limit Redis are up (no token needed); exits ${EXIT_DEGRADED} when degraded`,
+    )
     .action(async (_opts, command: Command) => {
       const health = await clientFor(command, { auth: false }).system.health.query();
       if (health.status !== 'ok') process.exitCode = EXIT_DEGRADED;

@@ -10,7 +10,8 @@ type Provider = ProviderList['items'][number];
 /** "closed", or "open until 2025-01-31 14:05:09 (3 failures)". */
 function circuitOf(p: Provider): string {
   const { state, consecutiveFailures, openUntil } = p.circuit;
-  const failures = consecutiveFailures > 0 ? ` (${consecutiveFailures} failure${consecutiveFailures === 1 ? '' : 's'})` : '';
+  const failures =
+    consecutiveFailures > 0 ? ` (${consecutiveFailures} failure${consecutiveFailures === 1 ? '' : 's'})` : '';
   const until = state === 'open' && openUntil ? ` until ${shortDate(openUntil, { seconds: true })}` : '';
   return `${state}${until}${failures}`;
 }
@@ -21,7 +22,8 @@ function printProviders(list: ProviderList): void {
     list.items.map((p) => [p.name, p.family, p.source, yesNo(p.active), String(p.modelCount), circuitOf(p)]),
   );
   // Why a provider has no models (or fell back to its built-in list) is the first thing to ask.
-  for (const p of list.items) if (p.discoveryError) printLine(`${p.name}: ${p.discoveryError.replace(/\s+/g, ' ').trim()}`);
+  for (const p of list.items)
+    if (p.discoveryError) printLine(`${p.name}: ${p.discoveryError.replace(/\s+/g, ' ').trim()}`);
   printLine(`${list.activeCount} of ${list.items.length} providers active.`);
 }
 
@@ -48,9 +50,18 @@ export function registerProvidersCommand(program: Command): void {
 
   program
     .command('models')
-    .description('List every model the providers serve (provider/model), or with --pricing the pricing table, or with --stats this workspace\'s use of each')
-    .addOption(new Option('--pricing', 'show list prices (USD per million tokens) and capability flags instead').conflicts('stats'))
-    .option('--stats', 'show requests, errors, cache hits, latency, tokens and cost per model for this workspace instead')
+    .description(
+      "List every model the providers serve (provider/model), or with --pricing the pricing table, or with --stats this workspace's use of each",
+    )
+    .addOption(
+      new Option('--pricing', 'show list prices (USD per million tokens) and capability flags instead').conflicts(
+        'stats',
+      ),
+    )
+    .option(
+      '--stats',
+      'show requests, errors, cache hits, latency, tokens and cost per model for this workspace instead',
+    )
     .action(async (opts: { pricing?: boolean; stats?: boolean }, command: Command) => {
       const client = clientFor(command);
       const json = globalOptions(command).json;
@@ -94,6 +105,9 @@ export function registerProvidersCommand(program: Command): void {
       }
       const list = await client.providers.models.query();
       if (json) return printJson(list);
-      printTable(['MODEL', 'PROVIDER'], list.data.map((m) => [m.id, m.owned_by]));
+      printTable(
+        ['MODEL', 'PROVIDER'],
+        list.data.map((m) => [m.id, m.owned_by]),
+      );
     });
 }

@@ -20,7 +20,9 @@ function row(j: JobState): string[] {
 }
 
 export function registerSchedulerCommand(program: Command): void {
-  const jobs = program.command('jobs').description('Background jobs: schedules, last runs, run now (needs an admin token)');
+  const jobs = program
+    .command('jobs')
+    .description('Background jobs: schedules, last runs, run now (needs an admin token)');
 
   jobs
     .command('list')

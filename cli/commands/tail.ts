@@ -91,7 +91,9 @@ export function registerTailCommand(program: Command): void {
             backoff = FIRST_BACKOFF_MS;
             for await (const message of subscription) {
               if (message.type === 'dropped') {
-                process.stderr.write(`warning: ${message.dropped} events dropped: this client is reading slower than requests complete\n`);
+                process.stderr.write(
+                  `warning: ${message.dropped} events dropped: this client is reading slower than requests complete\n`,
+                );
                 continue;
               }
               printLine(options.json ? JSON.stringify(message.event) : formatLiveEvent(message.event));
@@ -103,7 +105,8 @@ export function registerTailCommand(program: Command): void {
             // never reached; one that goes away after a stream was open is waited for (a restart),
             // also while a proxy in front of it answers 502/503/504 or it answers 503 itself.
             const refusal = gatewayErrorOf(err);
-            if (refusal && !(everConnected && isUnavailable(refusal))) throw new CliError(describeRefusal(refusal, options.url));
+            if (refusal && !(everConnected && isUnavailable(refusal)))
+              throw new CliError(describeRefusal(refusal, options.url));
             if (!everConnected) throw err;
             failure = err;
           }

@@ -83,17 +83,24 @@ export function registerTokensCommand(program: Command): void {
 
   tokens
     .command('update <id>')
-    .description('Rename a token or change its limits; "none" removes a limit (e.g. to let a token that reached its spend limit call again)')
+    .description(
+      'Rename a token or change its limits; "none" removes a limit (e.g. to let a token that reached its spend limit call again)',
+    )
     .option('--name <name>', 'the new name')
     .option('--spend-limit <usd|none>', 'spend cap in USD, or none', limitOrNone(parsePositiveNumber))
     .option('--rate-limit <perMinute|none>', 'requests per minute, or none', limitOrNone(parsePositiveInteger))
     .action(async (id: string, opts: UpdateOptions, command: Command) => {
       const changes = {
         ...(opts.name !== undefined ? { name: opts.name } : {}),
-        ...(opts.spendLimit !== undefined ? { spendLimitUsd: opts.spendLimit === NO_LIMIT ? null : opts.spendLimit } : {}),
-        ...(opts.rateLimit !== undefined ? { rateLimitPerMinute: opts.rateLimit === NO_LIMIT ? null : opts.rateLimit } : {}),
+        ...(opts.spendLimit !== undefined
+          ? { spendLimitUsd: opts.spendLimit === NO_LIMIT ? null : opts.spendLimit }
+          : {}),
+        ...(opts.rateLimit !== undefined
+          ? { rateLimitPerMinute: opts.rateLimit === NO_LIMIT ? null : opts.rateLimit }
+          : {}),
       };
-      if (Object.keys(changes).length === 0) command.error('error: nothing to change: pass --name, --spend-limit or --rate-limit');
+      if (Object.keys(changes).length === 0)
+        command.error('error: nothing to change: pass --name, --spend-limit or --rate-limit');
       const updated = await clientFor(command).tokens.update.mutate({ id, ...changes });
       if (globalOptions(command).json) return printJson(updated);
       printTable(HEAD, [row(updated)]);

@@ -16,7 +16,14 @@ export interface DbHandle {
 
 export function connectDatabase(url: string, max = 10): DbHandle {
   // TCP keepalive: a connection the network dropped without a word is found out, not kept forever.
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
   // A client losing its connection (database restart, network cut) must not crash the process:
   // an idle one reports it on the pool, a checked-out one on itself (its query is rejected anyway).
   pool.on('error', () => undefined);

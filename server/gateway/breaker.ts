@@ -127,7 +127,11 @@ export class CircuitBreakers {
   snapshot(): Record<string, { state: BreakerState; consecutiveFailures: number; openUntil: string | null }> {
     const out: Record<string, { state: BreakerState; consecutiveFailures: number; openUntil: string | null }> = {};
     for (const [name, c] of this.circuits) {
-      out[name] = { state: this.state(name), consecutiveFailures: c.failures, openUntil: c.openUntil ? new Date(c.openUntil).toISOString() : null };
+      out[name] = {
+        state: this.state(name),
+        consecutiveFailures: c.failures,
+        openUntil: c.openUntil ? new Date(c.openUntil).toISOString() : null,
+      };
     }
     return out;
   }

@@ -9,8 +9,23 @@ import type { ChatBody } from './validate.js';
 
 /** Every top-level field of ChatBodySchema (a unit test keeps the two lists equal). */
 export const CHAT_BODY_SCHEMA_KEYS: ReadonlySet<string> = new Set([
-  'model', 'messages', 'stream', 'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'n', 'stop', 'tools',
-  'response_format', 'stream_options', 'cache', 'routing_hint', 'complexity_hint', 'requires_structured_output', 'prompt_version_id',
+  'model',
+  'messages',
+  'stream',
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'max_completion_tokens',
+  'n',
+  'stop',
+  'tools',
+  'response_format',
+  'stream_options',
+  'cache',
+  'routing_hint',
+  'complexity_hint',
+  'requires_structured_output',
+  'prompt_version_id',
 ]);
 
 /**

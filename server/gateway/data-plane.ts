@@ -69,7 +69,9 @@ export class DataPlane {
       onQueued: opts.onRowsQueued,
     });
     configureHttp({ connectTimeoutMs: config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS });
-    const classifierWarning = config.GATEWAY_CLASSIFIER_MODEL ? classifierModelWarning(config.GATEWAY_CLASSIFIER_MODEL) : undefined;
+    const classifierWarning = config.GATEWAY_CLASSIFIER_MODEL
+      ? classifierModelWarning(config.GATEWAY_CLASSIFIER_MODEL)
+      : undefined;
     if (classifierWarning) opts.logger.warn(classifierWarning);
     this.routing = new RoutingState(opts.pool, opts.logger, opts.listener, config.GATEWAY_FEEDBACK_HALF_LIFE_DAYS);
     this.judgeSampler = new JudgeSampler(opts.pool, this.routing, Math.random, opts.logger);
@@ -77,7 +79,9 @@ export class DataPlane {
       state: this.routing,
       classify,
       lowConfidence: LOW_CONFIDENCE,
-      llmClassify: config.GATEWAY_CLASSIFIER_MODEL ? llmClassifier(this.registry, config.GATEWAY_CLASSIFIER_MODEL) : undefined,
+      llmClassify: config.GATEWAY_CLASSIFIER_MODEL
+        ? llmClassifier(this.registry, config.GATEWAY_CLASSIFIER_MODEL)
+        : undefined,
       explorationRate: config.GATEWAY_EXPLORATION_RATE,
       abTestPreempts: config.GATEWAY_AB_TEST_PREEMPTS,
       policy: policyWith(config.GATEWAY_MIN_SAMPLES, config.GATEWAY_ROUTING_TOLERANCE),
@@ -102,7 +106,10 @@ export class DataPlane {
     await this.routing.start();
     // A reload asked of another node is done here too (see announceReload).
     await this.opts.listener?.listen(PROVIDERS_CHANNEL, (from) => {
-      if (from !== this.nodeId) void this.reload().catch((err: unknown) => this.opts.logger.error({ err }, 'provider reload announced by another node failed'));
+      if (from !== this.nodeId)
+        void this.reload().catch((err: unknown) =>
+          this.opts.logger.error({ err }, 'provider reload announced by another node failed'),
+        );
     });
   }
 
@@ -173,9 +180,19 @@ export class DataPlane {
     const models = [...SIMULATOR_MODELS.openai, ...SIMULATOR_MODELS.anthropic, ...SIMULATOR_MODELS.gemini];
     if (!this.simulator) {
       this.simulator = await startSimulator({ models: { openai: models } });
-      this.opts.logger.info({ url: this.simulator.url }, 'no provider credential set: routing to the built-in simulator');
+      this.opts.logger.info(
+        { url: this.simulator.url },
+        'no provider credential set: routing to the built-in simulator',
+      );
     }
-    return { name: SIMULATOR_PROVIDER, family: 'openai-compatible', baseUrl: this.simulator.baseUrls.openai, apiKey: SIMULATOR_API_KEY, builtinModels: models, source: 'simulator' };
+    return {
+      name: SIMULATOR_PROVIDER,
+      family: 'openai-compatible',
+      baseUrl: this.simulator.baseUrls.openai,
+      apiKey: SIMULATOR_API_KEY,
+      builtinModels: models,
+      source: 'simulator',
+    };
   }
 }
 

@@ -65,18 +65,48 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
     primary = resolvePinned(registry, body.model);
   } catch (err) {
     // A model no provider serves still gets its request row, as a chat call's does.
-    if (err instanceof GatewayError && err.type !== 'invalid_request_error') logUnrouted(logWriter, call, 'user-override', err.type, false);
+    if (err instanceof GatewayError && err.type !== 'invalid_request_error')
+      logUnrouted(logWriter, call, 'user-override', err.type, false);
     throw err;
   }
-  const decision: RoutingDecision = { provider: primary.provider, model: primary.model, routedBy: 'user-override', taskType: null, complexity: null, usedFallback: false, usedLlmFallback: false };
-  const candidates = pipeline.ordered([primary, ...registry.providersFor(primary.model).filter((p) => p.name !== primary.provider).map((p) => ({ provider: p.name, model: primary.model }))]);
+  const decision: RoutingDecision = {
+    provider: primary.provider,
+    model: primary.model,
+    routedBy: 'user-override',
+    taskType: null,
+    complexity: null,
+    usedFallback: false,
+    usedLlmFallback: false,
+  };
+  const candidates = pipeline.ordered([
+    primary,
+    ...registry
+      .providersFor(primary.model)
+      .filter((p) => p.name !== primary.provider)
+      .map((p) => ({ provider: p.name, model: primary.model })),
+  ]);
 
   const errors: UpstreamErrorSummary[] = [];
   const costs: CostLogRow[] = [];
   let upstreamMs = 0;
   // A failed call is logged with the plan's decision: used_fallback marks only a call a fallback served.
   const log = (served: Target, usage: Usage, status: Outcome['status'], errorType: string | null) =>
-    logCall(logWriter, call, { decision, served, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: false, status, errorType }, costs);
+    logCall(
+      logWriter,
+      call,
+      {
+        decision,
+        served,
+        latencyMs: performance.now() - call.startedAt,
+        usage,
+        cached: false,
+        cacheType: null,
+        streamed: false,
+        status,
+        errorType,
+      },
+      costs,
+    );
 
   const tokenInput = typeof body.input !== 'string' && typeof body.input[0] !== 'string';
   for (let i = 0; i < candidates.length; i++) {
@@ -84,8 +114,12 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
     const adapter = registry.get(target.provider)?.adapter;
     if (!adapter?.embeddings || (tokenInput && adapter.family !== 'openai-compatible')) {
       if (target !== primary) continue;
-      if (!adapter?.embeddings) throw new GatewayError('invalid_request_error', `Provider '${target.provider}' has no embeddings endpoint`);
-      throw new GatewayError('invalid_request_error', `Provider '${target.provider}' takes text input only, not token arrays`);
+      if (!adapter?.embeddings)
+        throw new GatewayError('invalid_request_error', `Provider '${target.provider}' has no embeddings endpoint`);
+      throw new GatewayError(
+        'invalid_request_error',
+        `Provider '${target.provider}' takes text input only, not token arrays`,
+      );
     }
     const permit = pipeline.permit(target, errors.length === 0 && i === candidates.length - 1);
     if (permit === 'denied') continue;
@@ -106,7 +140,17 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
       }
       costs.push(costRow(call, target, usage, 'ok'));
       // Decided by target, not by position: the breakers may have dropped the primary from the list.
-      const outcome: Outcome = { decision: withFallback(decision, !isPrimary(decision, target)), served: target, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: false, status: 'ok', errorType: null };
+      const outcome: Outcome = {
+        decision: withFallback(decision, !isPrimary(decision, target)),
+        served: target,
+        latencyMs: performance.now() - call.startedAt,
+        usage,
+        cached: false,
+        cacheType: null,
+        streamed: false,
+        status: 'ok',
+        errorType: null,
+      };
       const cost = logCall(logWriter, call, outcome, costs);
       return { response, meta: buildMeta(call, outcome, cost, errors, upstreamMs) };
     } catch (err) {
@@ -138,7 +182,12 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
 
 /** A count of the input, for a provider that reports no usage (embeddings have no output). */
 async function countedUsage(input: EmbeddingsBody['input']): Promise<Usage> {
-  const items: Array<string | number[]> = typeof input === 'string' ? [input] : typeof input[0] === 'number' ? [input as number[]] : (input as Array<string | number[]>);
+  const items: Array<string | number[]> =
+    typeof input === 'string'
+      ? [input]
+      : typeof input[0] === 'number'
+        ? [input as number[]]
+        : (input as Array<string | number[]>);
   let prompt = 0;
   for (const item of items) prompt += typeof item === 'string' ? await countTokens(item) : item.length;
   return { prompt_tokens: prompt, completion_tokens: 0, total_tokens: prompt };

@@ -8,7 +8,12 @@ import { parseChatBody } from './validate.js';
  * writes only cost rows (under `requestId`, e.g. judge-req_...) and never a request row, so it
  * does not count as traffic, and it is never sampled for judging.
  */
-export function internalCall(init: { tenantId: string; requestId: string; body: unknown; signal?: CancelSignal }): ChatCall {
+export function internalCall(init: {
+  tenantId: string;
+  requestId: string;
+  body: unknown;
+  signal?: CancelSignal;
+}): ChatCall {
   const body = parseChatBody(init.body);
   return {
     requestId: init.requestId,

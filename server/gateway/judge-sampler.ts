@@ -32,12 +32,20 @@ export class JudgeSampler {
       return;
     }
     this.inFlight++;
-    const prompt = call.messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : (m.content ?? []).filter((p) => p.type === 'text') }));
+    const prompt = call.messages.map((m) => ({
+      role: m.role,
+      content: typeof m.content === 'string' ? m.content : (m.content ?? []).filter((p) => p.type === 'text'),
+    }));
     // A prompt may hold NUL or lone surrogates (a chat passes them on to its provider), which jsonb
     // and text refuse: the sample is stored with them replaced rather than lost.
-    const promptJson = JSON.stringify(prompt, (_key, value: unknown) => (typeof value === 'string' ? toStorableText(value) : value));
+    const promptJson = JSON.stringify(prompt, (_key, value: unknown) =>
+      typeof value === 'string' ? toStorableText(value) : value,
+    );
     this.pool
-      .query('insert into judge_samples (request_id, tenant_id, prompt, answer) values ($1, $2, $3, $4) on conflict do nothing', [call.requestId, call.tenantId, promptJson, toStorableText(answer())])
+      .query(
+        'insert into judge_samples (request_id, tenant_id, prompt, answer) values ($1, $2, $3, $4) on conflict do nothing',
+        [call.requestId, call.tenantId, promptJson, toStorableText(answer())],
+      )
       .catch((err: unknown) => this.logger.warn({ err: (err as Error).message }, 'judge sample not stored'))
       .finally(() => this.inFlight--);
   }

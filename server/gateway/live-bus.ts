@@ -117,7 +117,8 @@ const MAX_RECONNECT_MS = 10_000;
 const PRESENCE_MARGIN_MS = 250;
 
 /** Whether any LISTEN connection of the channel exists (in this database). */
-const PRESENCE_SQL = 'select exists(select 1 from pg_stat_activity where datname = current_database() and application_name = $1) as present';
+const PRESENCE_SQL =
+  'select exists(select 1 from pg_stat_activity where datname = current_database() and application_name = $1) as present';
 /** How long the oldest LISTEN connection of the channel has existed, in ms (this one included). */
 const LISTENER_AGE_SQL =
   'select coalesce(extract(epoch from clock_timestamp() - min(backend_start)) * 1000, 0)::float8 as age_ms ' +
@@ -173,7 +174,14 @@ function encodeShortened(payload: LivePayload): string {
 }
 
 export class LiveBus {
-  readonly stats: LiveBusStats = { published: 0, publishDropped: 0, unobserved: 0, received: 0, delivered: 0, reconnects: 0 };
+  readonly stats: LiveBusStats = {
+    published: 0,
+    publishDropped: 0,
+    unobserved: 0,
+    received: 0,
+    delivered: 0,
+    reconnects: 0,
+  };
   private readonly channel: string;
   private readonly tokenChannel: string;
   private readonly presenceMs: number;
@@ -372,7 +380,8 @@ export class LiveBus {
       }
     }
     const deadline = Date.now() + 2_000;
-    while ((this.publishing || this.pending.length) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while ((this.publishing || this.pending.length) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
     this.subscribers.clear();
     this.subscriberTotal = 0;
     await this.connecting?.catch(() => undefined);
@@ -390,11 +399,17 @@ export class LiveBus {
         try {
           // The payloads travel as one JSON array: pg would escape every quote of every payload to
           // build a text[] literal, where JSON.stringify is native.
-          await corkedQuery(this.opts.pool, { text: 'select pg_notify($1, p) from json_array_elements_text($2::json) as p', values: [this.channel, jsonParam(batch)] });
+          await corkedQuery(this.opts.pool, {
+            text: 'select pg_notify($1, p) from json_array_elements_text($2::json) as p',
+            values: [this.channel, jsonParam(batch)],
+          });
           this.stats.published += batch.length;
         } catch (err) {
           this.stats.publishDropped += batch.length;
-          this.opts.logger.warn({ err: (err as Error).message, events: batch.length }, 'live tap publish failed; events dropped');
+          this.opts.logger.warn(
+            { err: (err as Error).message, events: batch.length },
+            'live tap publish failed; events dropped',
+          );
         }
       }
     } finally {
@@ -525,7 +540,9 @@ export class LiveBus {
     this.stats.received++;
     // Every process listening sees every tenant's events: read the tenant id off the front of the
     // payload and parse the rest only for tenants with subscribers here.
-    const quick = payload.startsWith(TENANT_PREFIX) ? payload.slice(TENANT_PREFIX.length, payload.indexOf('"', TENANT_PREFIX.length)) : '';
+    const quick = payload.startsWith(TENANT_PREFIX)
+      ? payload.slice(TENANT_PREFIX.length, payload.indexOf('"', TENANT_PREFIX.length))
+      : '';
     if (quick && !quick.includes('\\') && !this.subscribers.has(quick)) return;
     let parsed: LivePayload | undefined;
     try {

@@ -188,7 +188,15 @@ export class LogWriter {
   private maybeStored = false;
   /** Since when (Date.now()) flushes fail, none having succeeded since. */
   private failedSince: number | undefined;
-  readonly stats: LogWriterStats = { queuedRequests: 0, queuedCosts: 0, writtenRequests: 0, writtenCosts: 0, dropped: 0, rejectedRows: 0, failedFlushes: 0 };
+  readonly stats: LogWriterStats = {
+    queuedRequests: 0,
+    queuedCosts: 0,
+    writtenRequests: 0,
+    writtenCosts: 0,
+    dropped: 0,
+    rejectedRows: 0,
+    failedFlushes: 0,
+  };
 
   constructor(private readonly opts: LogWriterOptions) {}
 
@@ -250,7 +258,8 @@ export class LogWriter {
         // A database that stopped answering holds a flush for as long as the socket lives: the
         // bound holds all the same.
         await settleWithin(this.flushing ?? this.flush(), deadline - Date.now());
-        if (this.requests.length || this.costs.length) await sleep(Math.min(this.backoffMs || 50, Math.max(0, deadline - Date.now())));
+        if (this.requests.length || this.costs.length)
+          await sleep(Math.min(this.backoffMs || 50, Math.max(0, deadline - Date.now())));
       }
       await new Promise((r) => setImmediate(r));
     } while ((this.requests.length || this.costs.length) && Date.now() < deadline);
@@ -258,7 +267,11 @@ export class LogWriter {
     if (this.requests.length || this.costs.length || this.flushing) {
       // A batch still being committed may or may not be stored: counted as lost, and said so.
       this.opts.logger.error(
-        { requests: this.requests.length, costs: this.costs.length, uncommittedBatchRows: this.flushing ? this.inFlightRows : 0 },
+        {
+          requests: this.requests.length,
+          costs: this.costs.length,
+          uncommittedBatchRows: this.flushing ? this.inFlightRows : 0,
+        },
         'log writer could not drain before shutdown; rows lost',
       );
     }
@@ -338,7 +351,10 @@ export class LogWriter {
           this.maybeStored = true;
           this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 100), 5_000);
           if (this.stats.failedFlushes === 1 || this.stats.failedFlushes % 20 === 0) {
-            this.opts.logger.warn({ err: (err as Error).message, queued: this.requests.length + this.costs.length }, 'log writer flush failed; rows kept for retry');
+            this.opts.logger.warn(
+              { err: (err as Error).message, queued: this.requests.length + this.costs.length },
+              'log writer flush failed; rows kept for retry',
+            );
           }
         },
       )
@@ -391,7 +407,11 @@ export class LogWriter {
     const groups = groupByRequest(requests, costs);
     const isolate = async (part: RowGroup[], done: number): Promise<void> => {
       try {
-        await this.commit(part.flatMap((g) => g.requests), part.flatMap((g) => g.costs), again);
+        await this.commit(
+          part.flatMap((g) => g.requests),
+          part.flatMap((g) => g.costs),
+          again,
+        );
         for (const g of part) {
           written.requests.push(...g.requests);
           written.costs.push(...g.costs);
@@ -402,7 +422,10 @@ export class LogWriter {
           const g = part[0]!;
           this.stats.dropped += g.requests.length + g.costs.length;
           this.stats.rejectedRows += g.requests.length + g.costs.length;
-          this.opts.logger.error({ err: (err as Error).message, requestId: g.requestId }, 'log rows rejected by the database; dropped');
+          this.opts.logger.error(
+            { err: (err as Error).message, requestId: g.requestId },
+            'log rows rejected by the database; dropped',
+          );
           return;
         }
         const mid = part.length >> 1;
@@ -417,7 +440,12 @@ export class LogWriter {
   /** `again`: the rows may be stored already (see the top of this file). */
   private async commit(requests: RequestLogRow[], costs: CostLogRow[], again: boolean): Promise<void> {
     const statement = again ? INSERT_BATCH_AGAIN : INSERT_BATCH;
-    await corkedQuery(this.opts.pool, { name: statement.name, text: statement.text, values: [REQUESTS.param(requests), COSTS.param(costs)], query_timeout: this.opts.commitTimeoutMs ?? 30_000 });
+    await corkedQuery(this.opts.pool, {
+      name: statement.name,
+      text: statement.text,
+      values: [REQUESTS.param(requests), COSTS.param(costs)],
+      query_timeout: this.opts.commitTimeoutMs ?? 30_000,
+    });
   }
 
   /**
@@ -438,8 +466,14 @@ export class LogWriter {
       this.costs.splice(0, fromCosts);
       if (over > fromCosts) for (const r of this.requests.splice(0, over - fromCosts)) this.extras.delete(r.id);
       // Said once per outage's first drop and then every 10,000 rows, not on every write.
-      if (Math.floor(this.stats.dropped / 10_000) !== Math.floor((this.stats.dropped + over) / 10_000) || this.stats.dropped === 0) {
-        this.opts.logger.error({ dropped: this.stats.dropped + over, maxBuffered: this.opts.maxBuffered }, 'log writer queue full (GATEWAY_LOG_BUFFER_MAX): oldest rows dropped');
+      if (
+        Math.floor(this.stats.dropped / 10_000) !== Math.floor((this.stats.dropped + over) / 10_000) ||
+        this.stats.dropped === 0
+      ) {
+        this.opts.logger.error(
+          { dropped: this.stats.dropped + over, maxBuffered: this.opts.maxBuffered },
+          'log writer queue full (GATEWAY_LOG_BUFFER_MAX): oldest rows dropped',
+        );
       }
       this.stats.dropped += over;
     }

@@ -15,7 +15,16 @@ import type { RoutingStrategy } from './routing/strategy.js';
 import { otherOutputOf } from './stream-accumulator.js';
 import { streamCall } from './stream.js';
 import { GATEWAY_FIELDS } from './validate.js';
-import type { ChatCall, CompletionResult, RoutedBy, RoutingDecision, StreamSink, Target, TargetRole, UpstreamErrorSummary } from './types.js';
+import type {
+  ChatCall,
+  CompletionResult,
+  RoutedBy,
+  RoutingDecision,
+  StreamSink,
+  Target,
+  TargetRole,
+  UpstreamErrorSummary,
+} from './types.js';
 
 // The data-plane core: route -> cache lookup -> provider call with fallback -> account -> log.
 // Plain TypeScript: the HTTP handler, evals and the judge all call it.
@@ -51,8 +60,12 @@ export class ChatPipeline {
   async plan(call: ChatCall): Promise<PlannedCall> {
     const needs = needsOf(call);
     // A pinned model bypasses the routing stages and structured-output narrowing.
-    const decision = call.body.model ? pinnedDecision(this.opts.registry, call.body.model) : await this.opts.strategy.route(call, needs, this.opts.registry.targets());
-    const fallbackNeeds: Needs = call.body.model ? { vision: needs.vision, tools: needs.tools, json: needs.json, structured: false } : needs;
+    const decision = call.body.model
+      ? pinnedDecision(this.opts.registry, call.body.model)
+      : await this.opts.strategy.route(call, needs, this.opts.registry.targets());
+    const fallbackNeeds: Needs = call.body.model
+      ? { vision: needs.vision, tools: needs.tools, json: needs.json, structured: false }
+      : needs;
     const candidates = candidatesFor(this.opts.registry, decision, fallbackNeeds, this.opts.maxAttempts);
     const cacheable =
       this.opts.cache !== null &&
@@ -63,7 +76,11 @@ export class ChatPipeline {
         routedByAbTest: decision.routedBy === 'ab-test',
         messages: call.messages,
       });
-    return { decision, candidates, cacheKey: cacheable ? ExactCache.key(call.tenantId, decision.provider, decision.model, call.body) : null };
+    return {
+      decision,
+      candidates,
+      cacheKey: cacheable ? ExactCache.key(call.tenantId, decision.provider, decision.model, call.body) : null,
+    };
   }
 
   /** A non-streaming call. Throws GatewayError (provider_error, invalid_request_error) or ClientClosedError. */
@@ -78,7 +95,18 @@ export class ChatPipeline {
     const hit = plan.cacheKey ? this.opts.cache!.get(plan.cacheKey) : undefined;
     if (hit) {
       const usage = hit.completion.usage ?? ZERO_USAGE;
-      const outcome: Outcome = { decision, served: decision, latencyMs: 0, usage, cached: true, cacheType: 'exact', tokensSaved: usage, streamed: false, status: 'ok', errorType: null };
+      const outcome: Outcome = {
+        decision,
+        served: decision,
+        latencyMs: 0,
+        usage,
+        cached: true,
+        cacheType: 'exact',
+        tokensSaved: usage,
+        streamed: false,
+        status: 'ok',
+        errorType: null,
+      };
       // Not free when the LLM classifier was asked: the call costs what its cost rows add up to.
       const cost = logCall(this.opts.logWriter, call, outcome, []);
       return { completion: hit.completion, meta: buildMeta(call, outcome, cost, []) };
@@ -92,7 +120,22 @@ export class ChatPipeline {
     const fail = <E extends Error>(err: E, served: Target | null, usage: Usage = ZERO_USAGE): E => {
       const status = err instanceof ClientClosedError ? 'client_closed' : 'error';
       const errorType = err instanceof GatewayError ? err.type : 'client_closed';
-      logCall(this.opts.logWriter, call, { decision, served, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: false, status, errorType }, costs);
+      logCall(
+        this.opts.logWriter,
+        call,
+        {
+          decision,
+          served,
+          latencyMs: performance.now() - call.startedAt,
+          usage,
+          cached: false,
+          cacheType: null,
+          streamed: false,
+          status,
+          errorType,
+        },
+        costs,
+      );
       return err;
     };
 
@@ -109,7 +152,10 @@ export class ChatPipeline {
       tried = target;
       const sent = performance.now();
       try {
-        const completion = await adapter.chat(upstreamBody(call, target.model, false), { signal: call.signal, timeoutMs: this.opts.upstreamTimeoutMs });
+        const completion = await adapter.chat(upstreamBody(call, target.model, false), {
+          signal: call.signal,
+          timeoutMs: this.opts.upstreamTimeoutMs,
+        });
         upstreamMs += performance.now() - sent;
         this.opts.breakers.success(target.provider);
         const usage = await usageOf(call, completion);
@@ -117,10 +163,25 @@ export class ChatPipeline {
         costs.push(costRow(call, target, usage, 'ok'));
         // Decided by target, not by position: the breakers may have dropped the primary from the list.
         const primary = isPrimary(decision, target);
-        const outcome: Outcome = { decision: withFallback(decision, !primary), served: target, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: false, status: 'ok', errorType: null };
+        const outcome: Outcome = {
+          decision: withFallback(decision, !primary),
+          served: target,
+          latencyMs: performance.now() - call.startedAt,
+          usage,
+          cached: false,
+          cacheType: null,
+          streamed: false,
+          status: 'ok',
+          errorType: null,
+        };
         const cost = logCall(this.opts.logWriter, call, outcome, costs);
         // Only the requested target's own answer is cached under its key.
-        if (plan.cacheKey && primary) this.opts.cache!.set(plan.cacheKey, { completion, inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
+        if (plan.cacheKey && primary)
+          this.opts.cache!.set(plan.cacheKey, {
+            completion,
+            inputTokens: usage.prompt_tokens,
+            outputTokens: usage.completion_tokens,
+          });
         this.opts.onAnswer?.(call, () => answerText(completion));
         return { completion, meta: buildMeta(call, outcome, cost, errors, upstreamMs) };
       } catch (err) {
@@ -154,7 +215,8 @@ export class ChatPipeline {
    * Returns `err` to rethrow.
    */
   unrouted(call: ChatCall, err: unknown, streamed: boolean): unknown {
-    if (err instanceof GatewayError && err.type !== 'invalid_request_error') logUnrouted(this.opts.logWriter, call, routedBySoFar(call), err.type, streamed);
+    if (err instanceof GatewayError && err.type !== 'invalid_request_error')
+      logUnrouted(this.opts.logWriter, call, routedBySoFar(call), err.type, streamed);
     return err;
   }
 
@@ -180,7 +242,15 @@ export class ChatPipeline {
 
 function pinnedDecision(registry: ProviderRegistry, model: string): RoutingDecision {
   const target = resolvePinned(registry, model);
-  return { provider: target.provider, model: target.model, routedBy: 'user-override', taskType: null, complexity: null, usedFallback: false, usedLlmFallback: false };
+  return {
+    provider: target.provider,
+    model: target.model,
+    routedBy: 'user-override',
+    taskType: null,
+    complexity: null,
+    usedFallback: false,
+    usedLlmFallback: false,
+  };
 }
 
 export function needsOf(call: ChatCall): Needs {
@@ -219,7 +289,8 @@ const NOT_FORWARDED: ReadonlySet<string> = new Set([...GATEWAY_FIELDS, 'stream',
 /** How a call whose routing failed was being routed: pinned, by hints, or by the classifier. */
 function routedBySoFar(call: ChatCall): RoutedBy {
   if (call.body.model) return 'user-override';
-  const hinted = call.body.routing_hint || call.body.complexity_hint || call.headerHints.taskType || call.headerHints.complexity;
+  const hinted =
+    call.body.routing_hint || call.body.complexity_hint || call.headerHints.taskType || call.headerHints.complexity;
   return hinted ? 'routing-hint' : 'classification';
 }
 
@@ -248,12 +319,24 @@ export function withFallback(decision: RoutingDecision, usedFallback: boolean): 
  * calls, and its reasoning, refusal or legacy function call, billed as output too.
  */
 export async function usageOf(call: ChatCall, completion: ChatCompletion): Promise<Usage> {
-  return reportedUsage(completion.usage) ?? estimateUsage(upstreamBody(call, completion.model, false), answerText(completion) + completion.choices.map((c) => otherOutputOf(c.message)).join(''));
+  return (
+    reportedUsage(completion.usage) ??
+    estimateUsage(
+      upstreamBody(call, completion.model, false),
+      answerText(completion) + completion.choices.map((c) => otherOutputOf(c.message)).join(''),
+    )
+  );
 }
 
 /** Everything the model produced: text and tool calls. */
 export function answerText(completion: ChatCompletion): string {
-  return completion.choices.map((c) => textOf(c.message.content) + (c.message.tool_calls ?? []).map((t) => t.function.name + t.function.arguments).join('')).join('');
+  return completion.choices
+    .map(
+      (c) =>
+        textOf(c.message.content) +
+        (c.message.tool_calls ?? []).map((t) => t.function.name + t.function.arguments).join(''),
+    )
+    .join('');
 }
 
 /**
@@ -261,7 +344,12 @@ export function answerText(completion: ChatCompletion): string {
  * success head was in: a stream whose first content had not come yet), which bills its prompt.
  * Then the prompt is counted (input tokens only) and its cost row added to `costs`.
  */
-export async function abandonedUsage(call: ChatCall, target: Target, closed: ClientClosedError, costs: CostLogRow[]): Promise<Usage> {
+export async function abandonedUsage(
+  call: ChatCall,
+  target: Target,
+  closed: ClientClosedError,
+  costs: CostLogRow[],
+): Promise<Usage> {
   if (!closed.providerAccepted) return ZERO_USAGE;
   const prompt = (await estimateUsage(upstreamBody(call, target.model, false), '')).prompt_tokens;
   const usage: Usage = { prompt_tokens: prompt, completion_tokens: 0, total_tokens: prompt };

@@ -30,7 +30,10 @@ export class RowCodec<T extends object> {
   private readonly fields: string[];
   private readonly types: ColumnType[];
 
-  constructor(private readonly table: string, private readonly columns: ReadonlyArray<Column<T>>) {
+  constructor(
+    private readonly table: string,
+    private readonly columns: ReadonlyArray<Column<T>>,
+  ) {
     this.fields = columns.map(([field]) => field);
     this.types = columns.map(([, , type]) => type);
   }

@@ -100,18 +100,27 @@ export class StreamAccumulator {
   toCompletion(usage: Usage, estimated = false): ChatCompletion | undefined {
     if (this.multiChoice || !this.finish || this.unrepresentable) return undefined;
     const tools = this.tools;
-    const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: this.text || (tools.length ? null : '') };
+    const message: ChatCompletion['choices'][number]['message'] = {
+      role: 'assistant',
+      content: this.text || (tools.length ? null : ''),
+    };
     if (tools.length) message.tool_calls = tools;
     const choice: ChatCompletion['choices'][number] = { index: 0, message, finish_reason: this.finish };
     if (this.logprobs) choice.logprobs = { content: this.logprobs, refusal: null };
-    const completion: ChatCompletion = { id: this.id, object: 'chat.completion', created: this.created, model: this.model, choices: [choice], usage };
+    const completion: ChatCompletion = {
+      id: this.id,
+      object: 'chat.completion',
+      created: this.created,
+      model: this.model,
+      choices: [choice],
+      usage,
+    };
     if (estimated) completion.usage_estimated = true;
     return completion;
   }
 }
 
 type ToolCallDelta = NonNullable<ChatChunk['choices'][number]['delta']['tool_calls']>[number];
-
 
 /** The delta fields toCompletion() represents; a delta with a value in any other it cannot. */
 const REPRESENTED: ReadonlySet<string> = new Set(['role', 'content', 'tool_calls']);
@@ -128,10 +137,16 @@ function producedBy(d: ChatChunk['choices'][number]['delta']): string {
  * and arguments), reasoning and refusal: output the provider bills beyond content and tool calls.
  */
 export function otherOutputOf(d: object): string {
-  const fields = d as { function_call?: { name?: unknown; arguments?: unknown } | null; reasoning_content?: unknown; refusal?: unknown };
+  const fields = d as {
+    function_call?: { name?: unknown; arguments?: unknown } | null;
+    reasoning_content?: unknown;
+    refusal?: unknown;
+  };
   let out = '';
   const call = fields.function_call;
-  if (call) out += (typeof call.name === 'string' ? call.name : '') + (typeof call.arguments === 'string' ? call.arguments : '');
+  if (call)
+    out +=
+      (typeof call.name === 'string' ? call.name : '') + (typeof call.arguments === 'string' ? call.arguments : '');
   if (typeof fields.reasoning_content === 'string') out += fields.reasoning_content;
   if (typeof fields.refusal === 'string') out += fields.refusal;
   return out;
@@ -147,22 +162,45 @@ export function otherOutputOf(d: object): string {
  * choice.
  */
 export function completionToChunks(c: ChatCompletion): ChatChunk[] {
-  const chunk = (choices: ChatChunk['choices']): ChatChunk => ({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices });
+  const chunk = (choices: ChatChunk['choices']): ChatChunk => ({
+    id: c.id,
+    object: 'chat.completion.chunk',
+    created: c.created,
+    model: c.model,
+    choices,
+  });
   const out: ChatChunk[] = [];
   for (const choice of c.choices) {
     const m = choice.message as ChatCompletion['choices'][number]['message'] & Record<string, unknown>;
-    out.push(chunk([{ index: choice.index, delta: { role: 'assistant', content: m.content == null ? null : '' }, finish_reason: null }]));
+    out.push(
+      chunk([
+        {
+          index: choice.index,
+          delta: { role: 'assistant', content: m.content == null ? null : '' },
+          finish_reason: null,
+        },
+      ]),
+    );
     const delta: Record<string, unknown> = {};
     if (m.content != null && m.content !== '') delta['content'] = m.content;
     for (const key in m) if (!REPRESENTED.has(key) && !isEmptyValue(m[key])) delta[key] = m[key];
     if (Object.keys(delta).length > 0 || choice.logprobs) {
-      const content: ChatChunk['choices'][number] = { index: choice.index, delta: delta as ChatChunk['choices'][number]['delta'], finish_reason: null };
+      const content: ChatChunk['choices'][number] = {
+        index: choice.index,
+        delta: delta as ChatChunk['choices'][number]['delta'],
+        finish_reason: null,
+      };
       if (choice.logprobs) content.logprobs = choice.logprobs;
       out.push(chunk([content]));
     }
     if (m.tool_calls?.length) {
       const calls = m.tool_calls.map((t, i) => {
-        const call: NonNullable<ChatChunk['choices'][number]['delta']['tool_calls']>[number] = { index: i, id: t.id, type: 'function', function: { name: t.function.name, arguments: t.function.arguments } };
+        const call: NonNullable<ChatChunk['choices'][number]['delta']['tool_calls']>[number] = {
+          index: i,
+          id: t.id,
+          type: 'function',
+          function: { name: t.function.name, arguments: t.function.arguments },
+        };
         if (t.extra_content) call.extra_content = t.extra_content;
         return call;
       });

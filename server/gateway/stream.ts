@@ -26,7 +26,18 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
   const hit = plan.cacheKey ? cache!.get(plan.cacheKey) : undefined;
   if (hit) {
     const usage = hit.completion.usage ?? ZERO_USAGE;
-    const outcome: Outcome = { decision: plan.decision, served: plan.decision, latencyMs: 0, usage, cached: true, cacheType: 'exact', tokensSaved: usage, streamed: true, status: 'ok', errorType: null };
+    const outcome: Outcome = {
+      decision: plan.decision,
+      served: plan.decision,
+      latencyMs: 0,
+      usage,
+      cached: true,
+      cacheType: 'exact',
+      tokensSaved: usage,
+      streamed: true,
+      status: 'ok',
+      errorType: null,
+    };
     // Not free when the LLM classifier was asked: the call costs what its cost rows add up to.
     const cost = logCall(logWriter, call, outcome, []);
     // Unlike a live stream's, a hit's cost and latency are known before its first chunk.
@@ -38,15 +49,46 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     // Without include_usage the answer's last chunk carries `_gateway` (see finishes()).
     const last = includeUsage ? undefined : chunks.pop();
     for (const c of chunks) sink.chunk(c);
-    sink.end(last ?? finalChunk(hit.completion.id, hit.completion.created, hit.completion.model, includeUsage ? usage : undefined, hit.completion.usage_estimated === true), buildMeta(call, outcome, cost, []));
+    sink.end(
+      last ??
+        finalChunk(
+          hit.completion.id,
+          hit.completion.created,
+          hit.completion.model,
+          includeUsage ? usage : undefined,
+          hit.completion.usage_estimated === true,
+        ),
+      buildMeta(call, outcome, cost, []),
+    );
     return;
   }
 
   const errors: UpstreamErrorSummary[] = [];
   const costs: CostLogRow[] = [];
   let upstreamMs = 0;
-  const log = (decision: RoutingDecision, served: Target, usage: Usage, status: Outcome['status'], errorType: string | null) =>
-    logCall(logWriter, call, { decision, served, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: true, status, errorType }, costs);
+  const log = (
+    decision: RoutingDecision,
+    served: Target,
+    usage: Usage,
+    status: Outcome['status'],
+    errorType: string | null,
+  ) =>
+    logCall(
+      logWriter,
+      call,
+      {
+        decision,
+        served,
+        latencyMs: performance.now() - call.startedAt,
+        usage,
+        cached: false,
+        cacheType: null,
+        streamed: true,
+        status,
+        errorType,
+      },
+      costs,
+    );
 
   const targets = p.ordered(plan.candidates);
   // The call's row names the last target actually tried (see complete() in pipeline.ts).
@@ -60,7 +102,9 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     tried = target;
     const body = upstreamBody(call, target.model, true);
     const sent = performance.now();
-    const iterator = adapter.chatStream(body, { signal: call.signal, timeoutMs: upstreamTimeoutMs })[Symbol.asyncIterator]();
+    const iterator = adapter
+      .chatStream(body, { signal: call.signal, timeoutMs: upstreamTimeoutMs })
+      [Symbol.asyncIterator]();
     // The first next() sends the request; what the response head reports is built while the
     // upstream thinks, not after its first chunk.
     const first = iterator.next();
@@ -77,7 +121,8 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       try {
         failure = classifyFailure(err, target, breakers, call.signal, permit, targetRole(plan.decision, target));
       } catch (e) {
-        if (e instanceof ClientClosedError) log(plan.decision, target, await abandonedUsage(call, target, e, costs), 'client_closed', 'client_closed');
+        if (e instanceof ClientClosedError)
+          log(plan.decision, target, await abandonedUsage(call, target, e, costs), 'client_closed', 'client_closed');
         throw e;
       }
       errors.push(failure.summary);
@@ -125,7 +170,8 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       }
     } catch (err) {
       const usage = reportedUsage(acc.usage) ?? (await estimateUsage(body, acc.producedText()));
-      const aborted = call.signal.aborted || err instanceof ClientClosedError || (err as { aborted?: boolean }).aborted === true;
+      const aborted =
+        call.signal.aborted || err instanceof ClientClosedError || (err as { aborted?: boolean }).aborted === true;
       costs.push(costRow(call, target, usage, aborted ? 'ok' : 'error'));
       // Logged with the plan's decision: used_fallback only marks a call a fallback target served.
       if (aborted) {
@@ -139,7 +185,13 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       }
       breakers.failure(target.provider);
       const message = `Upstream stream from ${target.provider} broke after it started: ${(err as Error).message}`;
-      p.opts.onUpstreamFailure?.({ provider: target.provider, model: target.model, status: err instanceof ProviderError ? err.status : 0, kind: 'stream', message });
+      p.opts.onUpstreamFailure?.({
+        provider: target.provider,
+        model: target.model,
+        status: err instanceof ProviderError ? err.status : 0,
+        kind: 'stream',
+        message,
+      });
       // What the provider finished before it broke is the client's all the same.
       if (held) sink.chunk(held);
       sink.fail({ type: 'provider_error', message });
@@ -151,14 +203,32 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
     const reported = reportedUsage(acc.usage);
     const usage = reported ?? (await estimateUsage(body, acc.producedText()));
     costs.push(costRow(call, target, usage, 'ok'));
-    const outcome: Outcome = { decision, served: target, latencyMs: performance.now() - call.startedAt, usage, cached: false, cacheType: null, streamed: true, status: 'ok', errorType: null };
+    const outcome: Outcome = {
+      decision,
+      served: target,
+      latencyMs: performance.now() - call.startedAt,
+      usage,
+      cached: false,
+      cacheType: null,
+      streamed: true,
+      status: 'ok',
+      errorType: null,
+    };
     const cost = logCall(logWriter, call, outcome, costs);
-    sink.end(held ?? finalChunk(acc.id, acc.created, acc.model, includeUsage ? usage : undefined, reported === undefined), buildMeta(call, outcome, cost, errors, upstreamMs));
+    sink.end(
+      held ?? finalChunk(acc.id, acc.created, acc.model, includeUsage ? usage : undefined, reported === undefined),
+      buildMeta(call, outcome, cost, errors, upstreamMs),
+    );
     p.opts.onAnswer?.(call, () => acc.producedText());
     // Only the requested target's own answer is cached under its key.
     if (plan.cacheKey && primary) {
       const completion = acc.toCompletion(usage, reported === undefined);
-      if (completion) cache!.set(plan.cacheKey, { completion, inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens });
+      if (completion)
+        cache!.set(plan.cacheKey, {
+          completion,
+          inputTokens: usage.prompt_tokens,
+          outputTokens: usage.completion_tokens,
+        });
     }
     return;
   }
@@ -182,7 +252,13 @@ function finishes(chunk: ChatChunk): boolean {
 }
 
 /** `estimated`: the usage is a count of the stream, the provider having reported none. */
-function finalChunk(id: string, created: number, model: string, usage: Usage | undefined, estimated = false): ChatChunk {
+function finalChunk(
+  id: string,
+  created: number,
+  model: string,
+  usage: Usage | undefined,
+  estimated = false,
+): ChatChunk {
   const chunk: ChatChunk = { id, object: 'chat.completion.chunk', created, model, choices: [] };
   if (usage) {
     chunk.usage = usage;
@@ -190,4 +266,3 @@ function finalChunk(id: string, created: number, model: string, usage: Usage | u
   }
   return chunk;
 }
-

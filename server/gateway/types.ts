@@ -10,7 +10,14 @@ export const TASK_TYPES = ['coding', 'creative', 'summarization', 'qa', 'general
 export type TaskType = (typeof TASK_TYPES)[number];
 export const COMPLEXITIES = ['simple', 'medium', 'complex'] as const;
 export type Complexity = (typeof COMPLEXITIES)[number];
-export const ROUTED_BY = ['classification', 'routing-hint', 'user-override', 'ab-test', 'adaptive', 'exploration'] as const;
+export const ROUTED_BY = [
+  'classification',
+  'routing-hint',
+  'user-override',
+  'ab-test',
+  'adaptive',
+  'exploration',
+] as const;
 export type RoutedBy = (typeof ROUTED_BY)[number];
 
 /** Who chose a target: the caller (named it), the router, or the fallback rule (see targetRole). */
@@ -111,7 +118,8 @@ export interface CompletionResult {
 
 /** What a stream's response head reports: cost and latency are only known at its end (last frame). */
 /** What a stream's head says: cost and latency only when known before the first chunk (a cache hit). */
-export type StreamHeadMeta = Omit<CallMeta, 'latencyMs' | 'cost' | 'usage'> & Partial<Pick<CallMeta, 'latencyMs' | 'cost'>>;
+export type StreamHeadMeta = Omit<CallMeta, 'latencyMs' | 'cost' | 'usage'> &
+  Partial<Pick<CallMeta, 'latencyMs' | 'cost'>>;
 
 /** Where a streamed call writes. The HTTP layer implements it over SSE. */
 export interface StreamSink {

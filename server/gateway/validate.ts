@@ -31,7 +31,11 @@ const Message = z.looseObject({
 
 const Tool = z.looseObject({
   type: z.literal('function'),
-  function: z.looseObject({ name: z.string().min(1), description: z.string().optional(), parameters: z.unknown().optional() }),
+  function: z.looseObject({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    parameters: z.unknown().optional(),
+  }),
 });
 
 export const ROUTING_HINTS = ['coding', 'creative', 'summarization', 'qa', 'general'] as const;
@@ -70,7 +74,13 @@ export type ChatBody = z.infer<typeof ChatBodySchema>;
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 /** Gateway-only fields, stripped before the body goes upstream. */
-export const GATEWAY_FIELDS = ['cache', 'routing_hint', 'complexity_hint', 'requires_structured_output', 'prompt_version_id'] as const;
+export const GATEWAY_FIELDS = [
+  'cache',
+  'routing_hint',
+  'complexity_hint',
+  'requires_structured_output',
+  'prompt_version_id',
+] as const;
 
 export function parseChatBody(raw: unknown): ChatBody {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -86,8 +96,10 @@ export function parseChatBody(raw: unknown): ChatBody {
     if (m.role !== 'assistant' && m.role !== 'function' && (m.content === undefined || m.content === null)) {
       throw new GatewayError('invalid_request_error', `messages.${i}.content: required for role ${m.role}`);
     }
-    if (m.role === 'tool' && !m.tool_call_id) throw new GatewayError('invalid_request_error', `messages.${i}.tool_call_id: required for role tool`);
-    if (m.role === 'function' && !m.name) throw new GatewayError('invalid_request_error', `messages.${i}.name: required for role function`);
+    if (m.role === 'tool' && !m.tool_call_id)
+      throw new GatewayError('invalid_request_error', `messages.${i}.tool_call_id: required for role tool`);
+    if (m.role === 'function' && !m.name)
+      throw new GatewayError('invalid_request_error', `messages.${i}.name: required for role function`);
     if (m.tool_calls === null || m.tool_calls?.length === 0) delete m.tool_calls;
   }
   return parsed.data;
@@ -102,7 +114,10 @@ function refuseDeepNesting(raw: Record<string, unknown>): void {
   for (const key in raw) {
     const v = raw[key];
     if (typeof v === 'object' && v !== null && nestsDeeperThan(v, MAX_BODY_DEPTH - 1)) {
-      throw new GatewayError('invalid_request_error', `${key}: nested more than ${MAX_BODY_DEPTH} levels deep (objects and arrays, the body included)`);
+      throw new GatewayError(
+        'invalid_request_error',
+        `${key}: nested more than ${MAX_BODY_DEPTH} levels deep (objects and arrays, the body included)`,
+      );
     }
   }
 }
@@ -116,10 +131,18 @@ export const COMPLEXITY_HEADER = 'x-gateway-complexity';
  * refuse (`vision`, a typo) is refused here too with 400, pinned model or not, rather than quietly
  * ignored. Case and surrounding blanks are not significant in a header; an empty one counts as absent.
  */
-export function parseHintHeader<T extends string>(value: string | undefined, allowed: readonly T[], header: string, field: string): T | undefined {
+export function parseHintHeader<T extends string>(
+  value: string | undefined,
+  allowed: readonly T[],
+  header: string,
+  field: string,
+): T | undefined {
   if (value === undefined) return undefined;
   const v = value.trim().toLowerCase();
   if (v === '') return undefined;
   if ((allowed as readonly string[]).includes(v)) return v as T;
-  throw new GatewayError('invalid_request_error', `${header}: '${value.slice(0, 50)}' is not one of ${allowed.join(', ')} (the values of ${field})`);
+  throw new GatewayError(
+    'invalid_request_error',
+    `${header}: '${value.slice(0, 50)}' is not one of ${allowed.join(', ')} (the values of ${field})`,
+  );
 }

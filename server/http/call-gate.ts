@@ -20,7 +20,10 @@ export function callGate(services: Services): CallGate {
     res.setHeader('x-ratelimit-remaining', String(rate.remaining));
     if (!rate.allowed) {
       res.setHeader('retry-after', String(rate.retryAfterSeconds));
-      throw new GatewayError('rate_limit_error', `Rate limit of ${rate.limit} requests per minute reached for this token`);
+      throw new GatewayError(
+        'rate_limit_error',
+        `Rate limit of ${rate.limit} requests per minute reached for this token`,
+      );
     }
   };
 
@@ -30,7 +33,10 @@ export function callGate(services: Services): CallGate {
     if (limit === null) return;
     const spent = services.auth.spentOf(principal);
     if (spent < limit) return;
-    throw new GatewayError('spend_limit_error', `This token has spent $${spent.toFixed(4)} of its $${limit} spend limit`);
+    throw new GatewayError(
+      'spend_limit_error',
+      `This token has spent $${spent.toFixed(4)} of its $${limit} spend limit`,
+    );
   };
 
   return async (req, res) => {

@@ -22,7 +22,11 @@ export function cancelledOnClose(res: ServerResponse): Cancellation {
 export type CallHandler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
 
 /** `countError`: told the type of every error answer (metrics). */
-export function serveCalls(logger: Logger, handle: CallHandler, countError?: (type: string) => void): (req: IncomingMessage, res: ServerResponse) => void {
+export function serveCalls(
+  logger: Logger,
+  handle: CallHandler,
+  countError?: (type: string) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const fail = (res: ServerResponse, err: unknown) => {
     if (err instanceof ClientClosedError) return;
     if (res.headersSent) {

@@ -29,12 +29,25 @@ const Completion = z.looseObject({
   object: z.literal('chat.completion'),
   created: z.number().int(),
   model: z.string(),
-  choices: z.array(z.looseObject({ index: z.number().int(), message: z.looseObject({ role: z.literal('assistant'), content: z.string().nullable() }), finish_reason: z.string().nullable() })),
-  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }),
+  choices: z.array(
+    z.looseObject({
+      index: z.number().int(),
+      message: z.looseObject({ role: z.literal('assistant'), content: z.string().nullable() }),
+      finish_reason: z.string().nullable(),
+    }),
+  ),
+  usage: z.object({
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+  }),
   _gateway: Gateway,
 });
 
-export const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+export const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
 
 registerOpenApiPaths({
   [CHAT_PATH]: {
@@ -46,7 +59,8 @@ registerOpenApiPaths({
       requestBody: { required: true, content: { 'application/json': { schema: ChatBodySchema } } },
       responses: {
         '200': {
-          description: 'A chat completion (application/json), or Server-Sent Events of chat.completion.chunk frames ending with [DONE] when stream is true; the last data frame carries _gateway',
+          description:
+            'A chat completion (application/json), or Server-Sent Events of chat.completion.chunk frames ending with [DONE] when stream is true; the last data frame carries _gateway',
           content: { 'application/json': { schema: Completion }, 'text/event-stream': { schema: { type: 'string' } } },
         },
         '400': errorResponse('Invalid body (invalid_request_error)'),
@@ -55,8 +69,12 @@ registerOpenApiPaths({
         '404': errorResponse('No registered provider serves the model (not_found_error)'),
         '413': errorResponse('Body too large'),
         '429': errorResponse('Token rate limit reached (rate_limit_error)'),
-        '502': errorResponse('Every provider failed (provider_error) or no structured-output capable model (no_capable_provider)'),
-        '503': errorResponse('Shutting down, or the token cannot be checked while the database is unreachable (service_unavailable)'),
+        '502': errorResponse(
+          'Every provider failed (provider_error) or no structured-output capable model (no_capable_provider)',
+        ),
+        '503': errorResponse(
+          'Shutting down, or the token cannot be checked while the database is unreachable (service_unavailable)',
+        ),
       },
     },
   },

@@ -3,7 +3,13 @@ import { performance } from 'node:perf_hooks';
 import type { DataPlane } from '../gateway/data-plane.js';
 import type { ChatCall } from '../gateway/types.js';
 import { COMPLEXITIES } from '../gateway/types.js';
-import { COMPLEXITY_HEADER, parseChatBody, parseHintHeader, ROUTING_HINTS, TASK_TYPE_HEADER } from '../gateway/validate.js';
+import {
+  COMPLEXITY_HEADER,
+  parseChatBody,
+  parseHintHeader,
+  ROUTING_HINTS,
+  TASK_TYPE_HEADER,
+} from '../gateway/validate.js';
 import type { Services } from '../services.js';
 import type { CallGate } from './call-gate.js';
 import { cancelledOnClose, serveCalls } from './call-handler.js';
@@ -50,7 +56,11 @@ export function chatHandler(services: Services, dataPlane: DataPlane, admit: Cal
     }
     const { completion, meta } = await dataPlane.pipeline.complete(call);
     const payload = jsonWithGateway(completion, meta);
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...gatewayHeaders(meta, performance.now() - startedAt) });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+      ...gatewayHeaders(meta, performance.now() - startedAt),
+    });
     res.end(payload);
   };
 

@@ -15,8 +15,19 @@ export function answerClientErrors(server: Server): void {
   server.on('checkExpectation', (req, res) => {
     setRequestIdHeaders(res, newTimeOrderedId('req'));
     res.setHeader('connection', 'close');
-    const body = JSON.stringify(errorBody(new GatewayError('invalid_request_error', `Expectation not supported: ${String(req.headers.expect).slice(0, 100)} (only 100-continue is)`, { status: 417 })));
-    res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    const body = JSON.stringify(
+      errorBody(
+        new GatewayError(
+          'invalid_request_error',
+          `Expectation not supported: ${String(req.headers.expect).slice(0, 100)} (only 100-continue is)`,
+          { status: 417 },
+        ),
+      ),
+    );
+    res.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
@@ -27,7 +38,12 @@ export function answerClientErrors(server: Server): void {
       return;
     }
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const message = status === 431 ? 'Request headers (the URL included) are too large' : status === 408 ? 'The request was not received in time' : 'Malformed HTTP request';
+    const message =
+      status === 431
+        ? 'Request headers (the URL included) are too large'
+        : status === 408
+          ? 'The request was not received in time'
+          : 'Malformed HTTP request';
     const body = JSON.stringify(errorBody(new GatewayError('invalid_request_error', message, { status })));
     const id = newTimeOrderedId('req');
     socket.write(

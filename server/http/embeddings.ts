@@ -23,7 +23,8 @@ export function embeddingsHandler(services: Services, dataPlane: DataPlane, admi
     const body = parseEmbeddingsBody(await readJsonBody(req, maxBody));
     // The call as the core's accounting knows it; its one message is the first input, which the
     // live tap previews.
-    const first = typeof body.input === 'string' ? body.input : typeof body.input[0] === 'string' ? body.input[0] : '[tokens]';
+    const first =
+      typeof body.input === 'string' ? body.input : typeof body.input[0] === 'string' ? body.input[0] : '[tokens]';
     const call: ChatCall = {
       requestId,
       tenantId: principal.tenantId,
@@ -39,7 +40,11 @@ export function embeddingsHandler(services: Services, dataPlane: DataPlane, admi
     };
     const { response, meta } = await embed(dataPlane.pipeline, call, body);
     const payload = jsonWithGateway(response, meta);
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...gatewayHeaders(meta, performance.now() - startedAt) });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+      ...gatewayHeaders(meta, performance.now() - startedAt),
+    });
     res.end(payload);
   };
 

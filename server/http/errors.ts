@@ -40,9 +40,17 @@ export function reportError(logger: Logger, res: ServerResponse, raw: unknown): 
 export function notFoundHandler(req: Request, res: Response): void {
   const allowed = allowedMethods(req.path);
   // A documented method that still got here (a malformed path parameter, say) is not a method problem.
-  if (allowed.length === 0 || allowed.includes(req.method)) return sendError(res, new GatewayError('not_found_error', `No route for ${req.method} ${req.path}`));
+  if (allowed.length === 0 || allowed.includes(req.method))
+    return sendError(res, new GatewayError('not_found_error', `No route for ${req.method} ${req.path}`));
   res.setHeader('Allow', allowed.join(', '));
-  sendError(res, new GatewayError('invalid_request_error', `Method ${req.method} is not allowed on ${req.path} (allowed: ${allowed.join(', ')})`, { status: 405 }));
+  sendError(
+    res,
+    new GatewayError(
+      'invalid_request_error',
+      `Method ${req.method} is not allowed on ${req.path} (allowed: ${allowed.join(', ')})`,
+      { status: 405 },
+    ),
+  );
 }
 
 interface KnownPath {
@@ -59,7 +67,8 @@ let knownPaths: KnownPath[] | undefined;
 function loadKnownPaths(): KnownPath[] {
   const doc = openApiDocument() as { paths?: Record<string, Record<string, unknown>> };
   const methodsByPath: Record<string, string[]> = { ...UNDOCUMENTED_PATHS };
-  for (const [path, item] of Object.entries(doc.paths ?? {})) methodsByPath[path] = Object.keys(item).map((m) => m.toUpperCase());
+  for (const [path, item] of Object.entries(doc.paths ?? {}))
+    methodsByPath[path] = Object.keys(item).map((m) => m.toUpperCase());
   return Object.entries(methodsByPath).map(([path, methods]) => ({ pattern: pathPattern(path), methods }));
 }
 
@@ -83,10 +92,15 @@ function allowedMethods(path: string): string[] {
 export function errorHandler(logger: Logger) {
   return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
     const e = err as { type?: string; status?: number; message?: string };
-    if (e?.type === 'entity.parse.failed') return sendError(res, new GatewayError('invalid_request_error', 'Request body is not valid JSON'));
-    if (e?.type === 'entity.too.large') return sendError(res, new GatewayError('invalid_request_error', 'Request body too large', { status: 413 }));
+    if (e?.type === 'entity.parse.failed')
+      return sendError(res, new GatewayError('invalid_request_error', 'Request body is not valid JSON'));
+    if (e?.type === 'entity.too.large')
+      return sendError(res, new GatewayError('invalid_request_error', 'Request body too large', { status: 413 }));
     if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
-      return sendError(res, new GatewayError('invalid_request_error', e.message ?? 'Bad request', { status: e.status }));
+      return sendError(
+        res,
+        new GatewayError('invalid_request_error', e.message ?? 'Bad request', { status: e.status }),
+      );
     }
     reportError(logger, res, err);
   };

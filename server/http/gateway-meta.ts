@@ -67,7 +67,8 @@ export function chunkJson(chunk: ChatChunk): string {
  * and the gateway's own.
  */
 export function gatewayHeaders(
-  meta: Pick<CallMeta, 'requestId' | 'provider' | 'model' | 'cacheType' | 'errors' | 'upstreamMs'> & Partial<Pick<CallMeta, 'cost' | 'latencyMs'>>,
+  meta: Pick<CallMeta, 'requestId' | 'provider' | 'model' | 'cacheType' | 'errors' | 'upstreamMs'> &
+    Partial<Pick<CallMeta, 'cost' | 'latencyMs'>>,
   elapsedMs: number,
 ): Record<string, string> {
   const h: Record<string, string> = {
@@ -82,7 +83,15 @@ export function gatewayHeaders(
   // The same figure as `_gateway.latencyMs` (ms, one decimal).
   if (meta.latencyMs !== undefined) h['x-gateway-latency'] = String(meta.latencyMs);
   if (meta.cacheType) h['x-gateway-cache'] = meta.cacheType;
-  if (meta.errors.length > 0) h['x-gateway-errors'] = asciiJson(meta.errors.map((e) => ({ provider: e.provider, model: e.model, status: e.status, message: e.message.slice(0, 200) })));
+  if (meta.errors.length > 0)
+    h['x-gateway-errors'] = asciiJson(
+      meta.errors.map((e) => ({
+        provider: e.provider,
+        model: e.model,
+        status: e.status,
+        message: e.message.slice(0, 200),
+      })),
+    );
   return h;
 }
 

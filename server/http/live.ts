@@ -155,11 +155,15 @@ export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOpti
 
   function stream(principal: Principal, req: Request, res: Response): void {
     const bus = deps.liveBus;
-    if (!bus) return sendError(res, new GatewayError('service_unavailable', 'The live tap is not available on this gateway'));
+    if (!bus)
+      return sendError(res, new GatewayError('service_unavailable', 'The live tap is not available on this gateway'));
     if (req.socket.destroyed) return;
     const mine = openByToken.get(principal.tokenId) ?? 0;
     if (mine >= MAX_STREAMS_PER_TOKEN || open >= MAX_STREAMS) {
-      const message = mine >= MAX_STREAMS_PER_TOKEN ? `This token has ${mine} live streams open, the most it may` : 'This gateway has as many live streams open as it takes';
+      const message =
+        mine >= MAX_STREAMS_PER_TOKEN
+          ? `This token has ${mine} live streams open, the most it may`
+          : 'This gateway has as many live streams open as it takes';
       return sendError(res, new GatewayError('rate_limit_error', `${message}: close one first`));
     }
     openByToken.set(principal.tokenId, mine + 1);
@@ -206,7 +210,10 @@ export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOpti
       });
     };
     // The bus ends subscriptions on shutdown: finish the response so the server can close.
-    const subscription = bus.subscribe(principal.tenantId, (event: LiveEvent) => writer.event(event), end, { tokenId: principal.tokenId, onChange: onTokenChange });
+    const subscription = bus.subscribe(principal.tenantId, (event: LiveEvent) => writer.event(event), end, {
+      tokenId: principal.tokenId,
+      onChange: onTokenChange,
+    });
     const keepAlive = setInterval(() => {
       writer.comment('keep-alive');
       void mayStillRead(header, principal).then((ok) => {
@@ -237,18 +244,26 @@ registerOpenApiPaths({
       security: [{ bearerAuth: [] }],
       responses: {
         '200': {
-          description: 'An event stream that stays open until the client disconnects or the token is disabled or deleted',
+          description:
+            'An event stream that stays open until the client disconnects or the token is disabled or deleted',
           content: {
             'text/event-stream': {
               schema: {
                 type: 'string',
-                description: 'data: {"id":"req_...","createdAt":"...","provider":"openai","model":"gpt-4o-mini","taskType":"qa","complexity":"simple","routedBy":"classification","cached":false,"status":"ok","latencyMs":412,"inputTokens":25,"outputTokens":60,"cost":0.0000398,"preview":"What is ..."}',
+                description:
+                  'data: {"id":"req_...","createdAt":"...","provider":"openai","model":"gpt-4o-mini","taskType":"qa","complexity":"simple","routedBy":"classification","cached":false,"status":"ok","latencyMs":412,"inputTokens":25,"outputTokens":60,"cost":0.0000398,"preview":"What is ..."}',
               },
             },
           },
         },
-        '401': { description: 'Missing, malformed, unknown or disabled token', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-        '503': { description: 'The live tap is not configured on this gateway', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        '401': {
+          description: 'Missing, malformed, unknown or disabled token',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+        '503': {
+          description: 'The live tap is not configured on this gateway',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
       },
     },
   },

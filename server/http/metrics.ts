@@ -24,7 +24,10 @@ export function mountMetrics(app: Express, services: Services): void {
         return sendError(res, err as GatewayError);
       }
       if (!timingSafeEqual(Buffer.from(hashToken(given)), expected)) {
-        return sendError(res, new GatewayError('auth_error', 'GET /metrics needs the GATEWAY_METRICS_TOKEN bearer token'));
+        return sendError(
+          res,
+          new GatewayError('auth_error', 'GET /metrics needs the GATEWAY_METRICS_TOKEN bearer token'),
+        );
       }
     }
     metrics.render().then(
@@ -38,6 +41,11 @@ export function mountMetrics(app: Express, services: Services): void {
   // Another method on a known path: 405 with Allow, as on every other path (HEAD is GET's).
   app.all('/metrics', (req, res) => {
     res.setHeader('Allow', 'GET');
-    sendError(res, new GatewayError('invalid_request_error', `Method ${req.method} is not allowed on /metrics (allowed: GET)`, { status: 405 }));
+    sendError(
+      res,
+      new GatewayError('invalid_request_error', `Method ${req.method} is not allowed on /metrics (allowed: GET)`, {
+        status: 405,
+      }),
+    );
   });
 }

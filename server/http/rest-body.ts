@@ -21,7 +21,8 @@ export function jsonBodyParser(limit: number): RequestHandler {
 }
 
 function refuseInvalidUtf8(_req: IncomingMessage, _res: unknown, body: Buffer): void {
-  if (!isUtf8(body)) throw Object.assign(new Error('Request body is not valid UTF-8'), { status: 400, type: 'entity.verify.failed' });
+  if (!isUtf8(body))
+    throw Object.assign(new Error('Request body is not valid UTF-8'), { status: 400, type: 'entity.verify.failed' });
 }
 
 /** 400 for a parsed body nested deeper than a chat body may be. */
@@ -29,7 +30,13 @@ export function checkParsedBody(req: Request, res: Response, next: NextFunction)
   const body: unknown = req.body;
   if (typeof body !== 'object' || body === null) return next();
   if (nestsDeeperThan(body, MAX_BODY_DEPTH)) {
-    return sendError(res, new GatewayError('invalid_request_error', `Request body: nested more than ${MAX_BODY_DEPTH} levels deep (objects and arrays)`));
+    return sendError(
+      res,
+      new GatewayError(
+        'invalid_request_error',
+        `Request body: nested more than ${MAX_BODY_DEPTH} levels deep (objects and arrays)`,
+      ),
+    );
   }
   next();
 }
@@ -55,7 +62,11 @@ export function lowerCaseMediaType(req: Request, _res: Response, next: NextFunct
  */
 export function emptyBodyAsJson(req: Request, _res: Response, next: NextFunction): void {
   const method = req.method;
-  if ((method === 'POST' || method === 'PUT' || method === 'PATCH') && req.headers['content-type'] === undefined && hasNoBody(req)) {
+  if (
+    (method === 'POST' || method === 'PUT' || method === 'PATCH') &&
+    req.headers['content-type'] === undefined &&
+    hasNoBody(req)
+  ) {
     req.headers['content-type'] = 'application/json';
   }
   next();

@@ -30,7 +30,8 @@ export function restHandler(services: Services, logger: Logger) {
       const failure = (req as WithFailure)[FAILURE];
       if (failure !== undefined) {
         const err = toGatewayError(failure);
-        if (err.status >= 500) logger.error({ err: err.cause ?? err, requestId: existingRequestId(res) }, 'request failed');
+        if (err.status >= 500)
+          logger.error({ err: err.cause ?? err, requestId: existingRequestId(res) }, 'request failed');
         return end(JSON.stringify(errorBody(err)));
       }
       return end(...args);

@@ -6,11 +6,20 @@ import type { Config } from '../config.js';
 // minutes. requestTimeout covers receiving the request only: a long streamed answer is not cut.
 
 /** createServer options: headers and whole-request timeouts (0 = no limit, as in Node). */
-export function requestTimeoutOptions(config: Pick<Config, 'GATEWAY_HEADERS_TIMEOUT_MS' | 'GATEWAY_REQUEST_TIMEOUT_MS'>): ServerOptions {
+export function requestTimeoutOptions(
+  config: Pick<Config, 'GATEWAY_HEADERS_TIMEOUT_MS' | 'GATEWAY_REQUEST_TIMEOUT_MS'>,
+): ServerOptions {
   const requestTimeout = config.GATEWAY_REQUEST_TIMEOUT_MS;
   // Node refuses a headers timeout longer than the request timeout: the request bound covers both.
-  const headersTimeout = requestTimeout > 0 && config.GATEWAY_HEADERS_TIMEOUT_MS > requestTimeout ? requestTimeout : config.GATEWAY_HEADERS_TIMEOUT_MS;
-  return { requestTimeout, headersTimeout, connectionsCheckingInterval: checkingInterval(headersTimeout, requestTimeout) };
+  const headersTimeout =
+    requestTimeout > 0 && config.GATEWAY_HEADERS_TIMEOUT_MS > requestTimeout
+      ? requestTimeout
+      : config.GATEWAY_HEADERS_TIMEOUT_MS;
+  return {
+    requestTimeout,
+    headersTimeout,
+    connectionsCheckingInterval: checkingInterval(headersTimeout, requestTimeout),
+  };
 }
 
 /**

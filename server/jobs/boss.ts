@@ -75,7 +75,10 @@ export class JobRunner<S = unknown> {
     const boss = new PgBoss({
       db: { executeSql: (text, values) => pool.query(text, values) },
       schema: this.opts.schema ?? 'pgboss',
-      ...defined({ cronMonitorIntervalSeconds: this.opts.cronMonitorIntervalSeconds, cronWorkerIntervalSeconds: this.opts.cronWorkerIntervalSeconds }),
+      ...defined({
+        cronMonitorIntervalSeconds: this.opts.cronMonitorIntervalSeconds,
+        cronWorkerIntervalSeconds: this.opts.cronWorkerIntervalSeconds,
+      }),
     });
     // Without a listener an 'error' event (a failed poll while the database restarts) would crash the process.
     boss.on('error', (err) => this.opts.logger.warn({ err }, 'job queue error'));
@@ -142,17 +145,25 @@ export class JobRunner<S = unknown> {
   }
 
   private assertOpen(): void {
-    if (this.state === 'stopping' || this.state === 'stopped') throw new GatewayError('service_unavailable', 'The gateway is shutting down');
+    if (this.state === 'stopping' || this.state === 'stopped')
+      throw new GatewayError('service_unavailable', 'The gateway is shutting down');
   }
 
   private async install(boss: PgBoss, job: JobDefinition<S>): Promise<void> {
     // Failures inside a handler are recorded, not thrown, so pg-boss retries only infrastructure
     // errors (the database going away mid-run).
-    const queue: PgBoss.Queue = { name: job.name, expireInSeconds: job.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS, retryLimit: 2, retryDelay: 30 };
+    const queue: PgBoss.Queue = {
+      name: job.name,
+      expireInSeconds: job.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+      retryLimit: 2,
+      retryDelay: 30,
+    };
     await boss.createQueue(job.name, queue);
     // createQueue leaves an existing queue alone: apply a changed timeout too.
     await boss.updateQueue(job.name, queue);
-    await boss.work<unknown>(job.name, defined({ pollingIntervalSeconds: this.opts.pollingIntervalSeconds }), (batch) => this.work(boss, job, batch));
+    await boss.work<unknown>(job.name, defined({ pollingIntervalSeconds: this.opts.pollingIntervalSeconds }), (batch) =>
+      this.work(boss, job, batch),
+    );
     // One schedule per queue name; a job whose schedule was removed must stop firing.
     if (job.schedule) await boss.schedule(job.name, job.schedule, {}, { tz: 'UTC' });
     else await boss.unschedule(job.name);

@@ -99,7 +99,10 @@ export class JobExecutor<S = unknown> {
       logger.info('job already running for this workspace; skipped');
       return null;
     }
-    const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(timeoutSeconds * 1000 * RUN_SHARE_OF_TIMEOUT)]);
+    const signal = AbortSignal.any([
+      this.stopping.signal,
+      AbortSignal.timeout(timeoutSeconds * 1000 * RUN_SHARE_OF_TIMEOUT),
+    ]);
     let end: RunEnd;
     try {
       const { summary } = await job.handler({ db, logger, services: this.opts.services(), signal }, { tenantId });

@@ -80,12 +80,15 @@ export class JobRegistry<S = unknown> {
   /** Add a job. Only before the runner starts: queues, workers and schedules are made at start. */
   register(job: JobDefinition<S>): this {
     if (this.sealed) throw new Error(`Job '${job.name}' registered after the job runner started`);
-    if (!NAME.test(job.name)) throw new Error(`Invalid job name '${job.name}' (lowercase letters, digits, '.', '_', '-')`);
+    if (!NAME.test(job.name))
+      throw new Error(`Invalid job name '${job.name}' (lowercase letters, digits, '.', '_', '-')`);
     if (this.jobs.has(job.name)) throw new Error(`Job '${job.name}' is already registered`);
-    if (job.schedule !== null && !isValidCron(job.schedule)) throw new Error(`Job '${job.name}' has an invalid cron schedule '${job.schedule}'`);
+    if (job.schedule !== null && !isValidCron(job.schedule))
+      throw new Error(`Job '${job.name}' has an invalid cron schedule '${job.schedule}'`);
     const timeout = job.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
     // pg-boss refuses expirations of a day or more.
-    if (!Number.isInteger(timeout) || timeout < 1 || timeout >= 24 * 3600) throw new Error(`Job '${job.name}' timeoutSeconds must be 1..86399`);
+    if (!Number.isInteger(timeout) || timeout < 1 || timeout >= 24 * 3600)
+      throw new Error(`Job '${job.name}' timeoutSeconds must be 1..86399`);
     this.jobs.set(job.name, job);
     return this;
   }

@@ -18,7 +18,11 @@ export const jobRunsRepository = {
   },
 
   async get(db: Executor, tenantId: string, name: string): Promise<JobRunRow | undefined> {
-    const rows = await db.select().from(jobRuns).where(and(eq(jobRuns.tenantId, tenantId), eq(jobRuns.name, name))).limit(1);
+    const rows = await db
+      .select()
+      .from(jobRuns)
+      .where(and(eq(jobRuns.tenantId, tenantId), eq(jobRuns.name, name)))
+      .limit(1);
     return rows[0];
   },
 
@@ -38,7 +42,12 @@ export const jobRunsRepository = {
       .values({ tenantId, name, lastStartedAt: sql`date_trunc('milliseconds', clock_timestamp())`, outcome: 'running' })
       .onConflictDoUpdate({
         target: [jobRuns.tenantId, jobRuns.name],
-        set: { lastStartedAt: sql`date_trunc('milliseconds', clock_timestamp())`, outcome: 'running', error: null, summary: null },
+        set: {
+          lastStartedAt: sql`date_trunc('milliseconds', clock_timestamp())`,
+          outcome: 'running',
+          error: null,
+          summary: null,
+        },
         setWhere: sql`${jobRuns.outcome} is distinct from 'running' or ${jobRuns.lastStartedAt} < now() - ${staleSeconds} * interval '1 second'`,
       })
       .returning({ startedAt: jobRuns.lastStartedAt });
@@ -56,7 +65,10 @@ export const jobRunsRepository = {
       .where(and(eq(jobRuns.tenantId, tenantId), eq(jobRuns.name, name), eq(jobRuns.lastStartedAt, startedAt)))
       .returning();
     if (row) return row;
-    const [current] = await db.select().from(jobRuns).where(and(eq(jobRuns.tenantId, tenantId), eq(jobRuns.name, name)));
+    const [current] = await db
+      .select()
+      .from(jobRuns)
+      .where(and(eq(jobRuns.tenantId, tenantId), eq(jobRuns.name, name)));
     return current!;
   },
 
@@ -76,8 +88,14 @@ export const retentionRepository = {
   async deleteRequestsBefore(db: Executor, tenantId: string, cutoff: Date, signal?: AbortSignal): Promise<number> {
     let total = 0;
     while (!signal?.aborted) {
-      const batch = db.select({ id: requests.id }).from(requests).where(and(eq(requests.tenantId, tenantId), lt(requests.createdAt, cutoff))).limit(BATCH);
-      const { rowCount } = await db.delete(requests).where(and(eq(requests.tenantId, tenantId), inArray(requests.id, batch)));
+      const batch = db
+        .select({ id: requests.id })
+        .from(requests)
+        .where(and(eq(requests.tenantId, tenantId), lt(requests.createdAt, cutoff)))
+        .limit(BATCH);
+      const { rowCount } = await db
+        .delete(requests)
+        .where(and(eq(requests.tenantId, tenantId), inArray(requests.id, batch)));
       total += rowCount ?? 0;
       if ((rowCount ?? 0) < BATCH) return total;
     }
@@ -87,8 +105,14 @@ export const retentionRepository = {
   async deleteCostLogsBefore(db: Executor, tenantId: string, cutoff: Date, signal?: AbortSignal): Promise<number> {
     let total = 0;
     while (!signal?.aborted) {
-      const batch = db.select({ id: costLogs.id }).from(costLogs).where(and(eq(costLogs.tenantId, tenantId), lt(costLogs.createdAt, cutoff))).limit(BATCH);
-      const { rowCount } = await db.delete(costLogs).where(and(eq(costLogs.tenantId, tenantId), inArray(costLogs.id, batch)));
+      const batch = db
+        .select({ id: costLogs.id })
+        .from(costLogs)
+        .where(and(eq(costLogs.tenantId, tenantId), lt(costLogs.createdAt, cutoff)))
+        .limit(BATCH);
+      const { rowCount } = await db
+        .delete(costLogs)
+        .where(and(eq(costLogs.tenantId, tenantId), inArray(costLogs.id, batch)));
       total += rowCount ?? 0;
       if ((rowCount ?? 0) < BATCH) return total;
     }
@@ -97,7 +121,9 @@ export const retentionRepository = {
 
   /** Judge samples (whole prompts) queued before `cutoff`; few, so one statement. */
   async deleteJudgeSamplesBefore(db: Executor, tenantId: string, cutoff: Date): Promise<number> {
-    const { rowCount } = await db.delete(judgeSamples).where(and(eq(judgeSamples.tenantId, tenantId), lt(judgeSamples.createdAt, cutoff)));
+    const { rowCount } = await db
+      .delete(judgeSamples)
+      .where(and(eq(judgeSamples.tenantId, tenantId), lt(judgeSamples.createdAt, cutoff)));
     return rowCount ?? 0;
   },
 };

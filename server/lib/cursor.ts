@@ -39,7 +39,8 @@ const ID = /^[A-Za-z0-9_-]{1,128}$/;
 export function decodeCursor(cursor: string): Cursor {
   const parts = Buffer.from(cursor, 'base64url').toString().split('|');
   const [createdAt, id] = parts;
-  if (parts.length !== 2 || !isStorableTime(createdAt!) || !ID.test(id!)) throw new GatewayError('invalid_request_error', 'cursor is not valid');
+  if (parts.length !== 2 || !isStorableTime(createdAt!) || !ID.test(id!))
+    throw new GatewayError('invalid_request_error', 'cursor is not valid');
   return { createdAt: createdAt!, id: id! };
 }
 
@@ -55,8 +56,15 @@ export function isStorableTime(iso: string): boolean {
  * One page from rows fetched with `limit + 1`: the extra row only says that there is more, and the
  * cursor points after the last row shown.
  */
-export function keysetPage<R extends KeysetRow, D>(rows: R[], limit: number, toDto: (r: R) => D): { items: D[]; nextCursor: string | null } {
+export function keysetPage<R extends KeysetRow, D>(
+  rows: R[],
+  limit: number,
+  toDto: (r: R) => D,
+): { items: D[]; nextCursor: string | null } {
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { items: page.map(toDto), nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.cursorTime, id: last.id }) : null };
+  return {
+    items: page.map(toDto),
+    nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.cursorTime, id: last.id }) : null,
+  };
 }

@@ -13,5 +13,7 @@ export function displayName(maxLength: number) {
     .trim()
     .min(1)
     .max(maxLength)
-    .refine((name) => !UNPRINTABLE_CHAR.test(name), { message: 'must be one line of printable text (no control characters, line breaks or direction overrides)' });
+    .refine((name) => !UNPRINTABLE_CHAR.test(name), {
+      message: 'must be one line of printable text (no control characters, line breaks or direction overrides)',
+    });
 }

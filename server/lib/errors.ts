@@ -61,5 +61,4 @@ export function errorBody(err: GatewayError): { error: Record<string, unknown> }
   return { error: { type: err.type, message, ...err.details } };
 }
 
-export const notFound = (what: string, id: string) =>
-  new GatewayError('not_found_error', `${what} '${id}' not found`);
+export const notFound = (what: string, id: string) => new GatewayError('not_found_error', `${what} '${id}' not found`);

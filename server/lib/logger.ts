@@ -7,7 +7,16 @@ export function createLogger(level: string): Logger {
     level,
     base: undefined,
     redact: {
-      paths: ['authorization', 'headers.authorization', '*.apiKey', '*.token', 'token', 'apiKey', 'messages', '*.messages'],
+      paths: [
+        'authorization',
+        'headers.authorization',
+        '*.apiKey',
+        '*.token',
+        'token',
+        'apiKey',
+        'messages',
+        '*.messages',
+      ],
       censor: '[redacted]',
     },
   });

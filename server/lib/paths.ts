@@ -10,7 +10,8 @@ export const PROJECT_ROOT: string = (() => {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   while (!existsSync(path.join(dir, 'package.json')) || !existsSync(path.join(dir, 'migrations'))) {
     const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('package root (package.json and migrations/) not found above the gateway sources');
+    if (parent === dir)
+      throw new Error('package root (package.json and migrations/) not found above the gateway sources');
     dir = parent;
   }
   return dir;

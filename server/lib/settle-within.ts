@@ -5,7 +5,10 @@
  * time (none when the time ran out). A failure that comes later is handled here, so work nobody
  * waits for any more cannot go unhandled.
  */
-export function settleWithin<T>(work: Promise<T>, ms: number): Promise<{ ok: true; value: T } | { ok: false; error?: unknown }> {
+export function settleWithin<T>(
+  work: Promise<T>,
+  ms: number,
+): Promise<{ ok: true; value: T } | { ok: false; error?: unknown }> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve({ ok: false }), Math.max(0, ms));
     work.then(

@@ -54,7 +54,12 @@ export class Metrics {
       },
     });
     // Totals the log writer keeps itself: set from its figures when scraped.
-    const total = (name: string, help: string, read: () => Array<[Record<string, string>, number]>, labelNames: string[] = []) =>
+    const total = (
+      name: string,
+      help: string,
+      read: () => Array<[Record<string, string>, number]>,
+      labelNames: string[] = [],
+    ) =>
       new Counter({
         name,
         help,
@@ -65,10 +70,29 @@ export class Metrics {
           for (const [labels, value] of read()) this.inc(labels, value);
         },
       });
-    total('gateway_log_rows_written_total', 'Log rows committed to PostgreSQL, by table.', () => [[{ table: 'requests' }, logWriter.stats.writtenRequests], [{ table: 'cost_logs' }, logWriter.stats.writtenCosts]], ['table']);
-    total('gateway_log_rows_dropped_total', 'Log rows lost: over the buffer bound while PostgreSQL was unreachable, or refused by it for their data.', () => [[{}, logWriter.stats.dropped]]);
-    total('gateway_log_flush_failures_total', 'Log batches that failed to commit (they are retried).', () => [[{}, logWriter.stats.failedFlushes]]);
-    total('gateway_provider_breaker_openings_total', "Times each provider's circuit breaker opened (a failed probe reopening it included).", () => [...breakers.openings].map(([provider, n]) => [{ provider }, n]), ['provider']);
+    total(
+      'gateway_log_rows_written_total',
+      'Log rows committed to PostgreSQL, by table.',
+      () => [
+        [{ table: 'requests' }, logWriter.stats.writtenRequests],
+        [{ table: 'cost_logs' }, logWriter.stats.writtenCosts],
+      ],
+      ['table'],
+    );
+    total(
+      'gateway_log_rows_dropped_total',
+      'Log rows lost: over the buffer bound while PostgreSQL was unreachable, or refused by it for their data.',
+      () => [[{}, logWriter.stats.dropped]],
+    );
+    total('gateway_log_flush_failures_total', 'Log batches that failed to commit (they are retried).', () => [
+      [{}, logWriter.stats.failedFlushes],
+    ]);
+    total(
+      'gateway_provider_breaker_openings_total',
+      "Times each provider's circuit breaker opened (a failed probe reopening it included).",
+      () => [...breakers.openings].map(([provider, n]) => [{ provider }, n]),
+      ['provider'],
+    );
     new Gauge({
       name: 'gateway_provider_breaker_state',
       help: "Each provider's circuit breaker: 1 for its current state (closed, open, half-open), 0 for the others.",

@@ -24,7 +24,8 @@ export class RequestMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    const counter = (name: string, help: string, labelNames: string[]) => new CounterTally({ name, help, labelNames, registers });
+    const counter = (name: string, help: string, labelNames: string[]) =>
+      new CounterTally({ name, help, labelNames, registers });
     this.requests = counter(
       'gateway_requests_total',
       'Chat completion and embeddings calls that got past authentication and validation, by the provider and model that served them (or were tried last), status (ok, error, client_closed), cache (miss, exact, semantic) and endpoint (chat, embeddings).',
@@ -37,15 +38,31 @@ export class RequestMetrics {
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.fallbacks = counter('gateway_fallback_requests_total', 'Chat and embeddings calls served by a fallback target after the first one failed, by the provider that served.', ['provider']);
-    this.tokensSaved = counter('gateway_cache_tokens_saved_total', 'Tokens the cache saved (not sent upstream), input or output.', ['direction']);
+    this.fallbacks = counter(
+      'gateway_fallback_requests_total',
+      'Chat and embeddings calls served by a fallback target after the first one failed, by the provider that served.',
+      ['provider'],
+    );
+    this.tokensSaved = counter(
+      'gateway_cache_tokens_saved_total',
+      'Tokens the cache saved (not sent upstream), input or output.',
+      ['direction'],
+    );
     this.upstreamCalls = counter(
       'gateway_upstream_calls_total',
       'Calls to providers that got an answer (failed ones included), by provider, model and status (ok, error).',
       ['provider', 'model', 'status'],
     );
-    this.tokens = counter('gateway_upstream_tokens_total', 'Tokens billed by providers, by provider, model and direction (input, output).', ['provider', 'model', 'direction']);
-    this.cost = counter('gateway_upstream_cost_usd_total', 'Cost of provider calls in US dollars, from the pricing table.', ['provider', 'model']);
+    this.tokens = counter(
+      'gateway_upstream_tokens_total',
+      'Tokens billed by providers, by provider, model and direction (input, output).',
+      ['provider', 'model', 'direction'],
+    );
+    this.cost = counter(
+      'gateway_upstream_cost_usd_total',
+      'Cost of provider calls in US dollars, from the pricing table.',
+      ['provider', 'model'],
+    );
     this.upstreamFailures = counter(
       'gateway_upstream_failures_total',
       'Failed provider attempts, answered or not, by provider, model, kind (http, timeout, connection, stream, parse, request) and HTTP status (0: none).',
@@ -66,7 +83,17 @@ export class RequestMetrics {
 
   /** Hands what was counted to prom-client (the scrape handler calls it before rendering). */
   apply(): void {
-    for (const tally of [this.requests, this.duration, this.fallbacks, this.tokensSaved, this.upstreamCalls, this.tokens, this.cost, this.upstreamFailures]) tally.apply();
+    for (const tally of [
+      this.requests,
+      this.duration,
+      this.fallbacks,
+      this.tokensSaved,
+      this.upstreamCalls,
+      this.tokens,
+      this.cost,
+      this.upstreamFailures,
+    ])
+      tally.apply();
   }
 
   private countRequest(r: RequestLogRow): void {
@@ -77,7 +104,8 @@ export class RequestMetrics {
       if (r.tokensSavedOutput) this.tokensSaved.add(r.tokensSavedOutput, 'output');
       return;
     }
-    if (r.status === 'ok') this.duration.observe(r.latencyMs / 1000, provider, r.streamed ? 'true' : 'false', r.endpoint);
+    if (r.status === 'ok')
+      this.duration.observe(r.latencyMs / 1000, provider, r.streamed ? 'true' : 'false', r.endpoint);
     if (r.usedFallback) this.fallbacks.add(1, provider);
   }
 

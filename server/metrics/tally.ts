@@ -18,7 +18,10 @@ class LabelSets<L extends Leaf> {
   private readonly root = new Map<string, unknown>();
   readonly leaves: L[] = [];
 
-  constructor(private readonly labelNames: readonly string[], private readonly newLeaf: (labels: Record<string, string>) => L) {}
+  constructor(
+    private readonly labelNames: readonly string[],
+    private readonly newLeaf: (labels: Record<string, string>) => L,
+  ) {}
 
   /** The leaf of these label values; looking up an existing one allocates nothing. */
   get(a: string, b?: string, c?: string, d?: string, e?: string): L {
@@ -90,7 +93,11 @@ export class HistogramTally {
 
   constructor(config: HistogramConfiguration<string> & { labelNames: readonly string[] }) {
     this.histogram = new Histogram(config);
-    this.sets = new LabelSets(config.labelNames, (labels) => ({ labels, values: new Float64Array(HISTOGRAM_BUFFER), count: 0 }));
+    this.sets = new LabelSets(config.labelNames, (labels) => ({
+      labels,
+      values: new Float64Array(HISTOGRAM_BUFFER),
+      count: 0,
+    }));
   }
 
   observe(value: number, a: string, b?: string, c?: string, d?: string, e?: string): void {

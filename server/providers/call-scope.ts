@@ -14,7 +14,10 @@ export class CallScope extends Cancellation {
   /** The consumer, not the upstream, is being waited for: the deadline does not count that time. */
   private paused = false;
 
-  constructor(private readonly callerSignal: CancelSignal, timeoutMs: number) {
+  constructor(
+    private readonly callerSignal: CancelSignal,
+    timeoutMs: number,
+  ) {
     super();
     this.timeoutMs = timeoutMs;
     if (callerSignal.aborted) {

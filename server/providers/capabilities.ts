@@ -20,9 +20,21 @@ export interface ModelInfo extends ModelCapabilities {
   reasoning: boolean;
 }
 
-const m = (tier: ModelTier, vision: boolean, tools = true, json = true): ModelInfo => ({ tier, vision, tools, json, reasoning: false });
+const m = (tier: ModelTier, vision: boolean, tools = true, json = true): ModelInfo => ({
+  tier,
+  vision,
+  tools,
+  json,
+  reasoning: false,
+});
 /** A reasoning model (see ModelInfo.reasoning). */
-const r = (tier: ModelTier, vision: boolean, tools = true, json = true): ModelInfo => ({ tier, vision, tools, json, reasoning: true });
+const r = (tier: ModelTier, vision: boolean, tools = true, json = true): ModelInfo => ({
+  tier,
+  vision,
+  tools,
+  json,
+  reasoning: true,
+});
 
 const MODELS: Record<string, ModelInfo> = {
   // OpenAI
@@ -44,8 +56,8 @@ const MODELS: Record<string, ModelInfo> = {
   'gpt-4.1': m('large', true),
   'gpt-4.1-mini': m('medium', true),
   'gpt-4.1-nano': m('small', true),
-  'o1': r('large', true),
-  'o3': r('large', true),
+  o1: r('large', true),
+  o3: r('large', true),
   'o3-mini': r('medium', false),
   'o4-mini': r('medium', true),
   'gpt-5': r('large', true),

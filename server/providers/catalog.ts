@@ -3,7 +3,15 @@
 import type { ProviderFamily, ProviderSettings } from './types.js';
 import type { OpenAICompatibleOptions } from './openai-compatible/adapter.js';
 import { GROQ_FIELDS, MISTRAL_FIELDS } from './openai-compatible/accepted-fields.js';
-import { deepseekReasoningRules, deepseekThinking, mistralReasoningEffort, openaiReasoningRules, openaiRequest, xaiReasoningEffort, xaiReasoningRules } from './openai-compatible/reasoning-models.js';
+import {
+  deepseekReasoningRules,
+  deepseekThinking,
+  mistralReasoningEffort,
+  openaiReasoningRules,
+  openaiRequest,
+  xaiReasoningEffort,
+  xaiReasoningRules,
+} from './openai-compatible/reasoning-models.js';
 
 export interface ProviderDefinition {
   /** Registry name (`provider/model` prefix, GET /v1/providers). */
@@ -23,60 +31,133 @@ export interface ProviderDefinition {
 
 export const PROVIDERS: readonly ProviderDefinition[] = [
   {
-    name: 'openai', family: 'openai-compatible', apiKeyEnv: 'OPENAI_API_KEY', baseUrlEnv: 'OPENAI_BASE_URL',
+    name: 'openai',
+    family: 'openai-compatible',
+    apiKeyEnv: 'OPENAI_API_KEY',
+    baseUrlEnv: 'OPENAI_BASE_URL',
     defaultBaseUrl: 'https://api.openai.com/v1',
-    builtinModels: ['gpt-6.1-sol', 'gpt-6.1-terra', 'gpt-6-luna', 'gpt-5.4', 'gpt-5.4-mini', 'gpt-5.4-nano', 'gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'text-embedding-3-small', 'text-embedding-3-large'],
+    builtinModels: [
+      'gpt-6.1-sol',
+      'gpt-6.1-terra',
+      'gpt-6-luna',
+      'gpt-5.4',
+      'gpt-5.4-mini',
+      'gpt-5.4-nano',
+      'gpt-4o',
+      'gpt-4o-mini',
+      'gpt-4.1',
+      'gpt-4.1-mini',
+      'text-embedding-3-small',
+      'text-embedding-3-large',
+    ],
     openaiCompat: { reasoningRules: openaiReasoningRules, developerRole: true, adjustRequest: openaiRequest },
   },
   {
-    name: 'anthropic', family: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY', baseUrlEnv: 'ANTHROPIC_BASE_URL',
+    name: 'anthropic',
+    family: 'anthropic',
+    apiKeyEnv: 'ANTHROPIC_API_KEY',
+    baseUrlEnv: 'ANTHROPIC_BASE_URL',
     defaultBaseUrl: 'https://api.anthropic.com',
     builtinModels: ['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-haiku-4-5'],
   },
   {
-    name: 'gemini', family: 'gemini', apiKeyEnv: 'GEMINI_API_KEY', baseUrlEnv: 'GEMINI_BASE_URL',
+    name: 'gemini',
+    family: 'gemini',
+    apiKeyEnv: 'GEMINI_API_KEY',
+    baseUrlEnv: 'GEMINI_BASE_URL',
     defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
-    builtinModels: ['gemini-3.1-pro-preview', 'gemini-3.8-flash', 'gemini-3.5-flash-lite', 'gemini-2.5-flash-lite', 'gemini-embedding-001'],
+    builtinModels: [
+      'gemini-3.1-pro-preview',
+      'gemini-3.8-flash',
+      'gemini-3.5-flash-lite',
+      'gemini-2.5-flash-lite',
+      'gemini-embedding-001',
+    ],
   },
   {
-    name: 'mistral', family: 'openai-compatible', apiKeyEnv: 'MISTRAL_API_KEY', baseUrlEnv: 'MISTRAL_BASE_URL',
+    name: 'mistral',
+    family: 'openai-compatible',
+    apiKeyEnv: 'MISTRAL_API_KEY',
+    baseUrlEnv: 'MISTRAL_BASE_URL',
     defaultBaseUrl: 'https://api.mistral.ai/v1',
-    builtinModels: ['mistral-large-latest', 'mistral-medium-latest', 'mistral-small-latest', 'codestral-latest', 'ministral-8b-latest', 'mistral-embed'],
+    builtinModels: [
+      'mistral-large-latest',
+      'mistral-medium-latest',
+      'mistral-small-latest',
+      'codestral-latest',
+      'ministral-8b-latest',
+      'mistral-embed',
+    ],
     // Mistral refuses fields it does not define (stream_options among them) with 422, and always
     // reports usage on its last chunk.
     openaiCompat: { streamUsageOption: false, acceptedFields: MISTRAL_FIELDS, adjustRequest: mistralReasoningEffort },
   },
   {
-    name: 'groq', family: 'openai-compatible', apiKeyEnv: 'GROQ_API_KEY', baseUrlEnv: 'GROQ_BASE_URL',
+    name: 'groq',
+    family: 'openai-compatible',
+    apiKeyEnv: 'GROQ_API_KEY',
+    baseUrlEnv: 'GROQ_BASE_URL',
     defaultBaseUrl: 'https://api.groq.com/openai/v1',
-    builtinModels: ['llama-3.3-70b-versatile', 'llama-3.1-8b-instant', 'openai/gpt-oss-120b', 'openai/gpt-oss-20b', 'qwen/qwen3-32b'],
+    builtinModels: [
+      'llama-3.3-70b-versatile',
+      'llama-3.1-8b-instant',
+      'openai/gpt-oss-120b',
+      'openai/gpt-oss-20b',
+      'qwen/qwen3-32b',
+    ],
     // Groq answers 400 to logprobs, top_logprobs, logit_bias, message names and n > 1.
     openaiCompat: { acceptedFields: GROQ_FIELDS },
   },
   {
-    name: 'together', family: 'openai-compatible', apiKeyEnv: 'TOGETHER_API_KEY', baseUrlEnv: 'TOGETHER_BASE_URL',
+    name: 'together',
+    family: 'openai-compatible',
+    apiKeyEnv: 'TOGETHER_API_KEY',
+    baseUrlEnv: 'TOGETHER_BASE_URL',
     defaultBaseUrl: 'https://api.together.xyz/v1',
-    builtinModels: ['meta-llama/Llama-3.3-70B-Instruct-Turbo', 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', 'deepseek-ai/DeepSeek-V3', 'Qwen/Qwen2.5-72B-Instruct-Turbo'],
+    builtinModels: [
+      'meta-llama/Llama-3.3-70B-Instruct-Turbo',
+      'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo',
+      'deepseek-ai/DeepSeek-V3',
+      'Qwen/Qwen2.5-72B-Instruct-Turbo',
+    ],
   },
   {
-    name: 'deepseek', family: 'openai-compatible', apiKeyEnv: 'DEEPSEEK_API_KEY', baseUrlEnv: 'DEEPSEEK_BASE_URL',
+    name: 'deepseek',
+    family: 'openai-compatible',
+    apiKeyEnv: 'DEEPSEEK_API_KEY',
+    baseUrlEnv: 'DEEPSEEK_BASE_URL',
     defaultBaseUrl: 'https://api.deepseek.com/v1',
     builtinModels: ['deepseek-flash', 'deepseek-v4-pro'],
     openaiCompat: { reasoningRules: deepseekReasoningRules, adjustRequest: deepseekThinking },
   },
   {
-    name: 'xai', family: 'openai-compatible', apiKeyEnv: 'XAI_API_KEY', baseUrlEnv: 'XAI_BASE_URL',
+    name: 'xai',
+    family: 'openai-compatible',
+    apiKeyEnv: 'XAI_API_KEY',
+    baseUrlEnv: 'XAI_BASE_URL',
     defaultBaseUrl: 'https://api.x.ai/v1',
     builtinModels: ['grok-4.5', 'grok-4.3', 'grok-3-mini'],
     openaiCompat: { reasoningRules: xaiReasoningRules, adjustRequest: xaiReasoningEffort },
   },
   {
-    name: 'openrouter', family: 'openai-compatible', apiKeyEnv: 'OPENROUTER_API_KEY', baseUrlEnv: 'OPENROUTER_BASE_URL',
+    name: 'openrouter',
+    family: 'openai-compatible',
+    apiKeyEnv: 'OPENROUTER_API_KEY',
+    baseUrlEnv: 'OPENROUTER_BASE_URL',
     defaultBaseUrl: 'https://openrouter.ai/api/v1',
-    builtinModels: ['openai/gpt-4o', 'openai/gpt-4o-mini', 'anthropic/claude-sonnet-4.5', 'google/gemini-2.5-flash', 'deepseek/deepseek-chat'],
+    builtinModels: [
+      'openai/gpt-4o',
+      'openai/gpt-4o-mini',
+      'anthropic/claude-sonnet-4.5',
+      'google/gemini-2.5-flash',
+      'deepseek/deepseek-chat',
+    ],
   },
   {
-    name: 'fireworks', family: 'openai-compatible', apiKeyEnv: 'FIREWORKS_API_KEY', baseUrlEnv: 'FIREWORKS_BASE_URL',
+    name: 'fireworks',
+    family: 'openai-compatible',
+    apiKeyEnv: 'FIREWORKS_API_KEY',
+    baseUrlEnv: 'FIREWORKS_BASE_URL',
     defaultBaseUrl: 'https://api.fireworks.ai/inference/v1',
     builtinModels: [
       'accounts/fireworks/models/llama-v3p3-70b-instruct',
@@ -87,7 +168,9 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
     ],
   },
   {
-    name: 'ollama', family: 'openai-compatible', baseUrlEnv: 'OLLAMA_BASE_URL',
+    name: 'ollama',
+    family: 'openai-compatible',
+    baseUrlEnv: 'OLLAMA_BASE_URL',
     defaultBaseUrl: 'http://127.0.0.1:11434/v1',
     builtinModels: ['llama3.2', 'qwen2.5'],
     local: true,
@@ -127,11 +210,24 @@ export function resolveProviderSettings(env: Record<string, string | undefined>)
 }
 
 /** Base URLs of a running simulator (its `baseUrls`), one per wire format. */
-export interface SimulatorBaseUrls { openai: string; anthropic: string; gemini: string }
+export interface SimulatorBaseUrls {
+  openai: string;
+  anthropic: string;
+  gemini: string;
+}
 
 /** Default models the simulator serves per wire format. */
 export const SIMULATOR_MODELS = {
-  openai: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini', 'text-embedding-3-small', 'text-embedding-3-large'],
+  openai: [
+    'gpt-4o',
+    'gpt-4o-mini',
+    'gpt-4.1',
+    'gpt-4.1-mini',
+    'gpt-4.1-nano',
+    'o3-mini',
+    'text-embedding-3-small',
+    'text-embedding-3-large',
+  ],
   anthropic: ['claude-opus-4-1', 'claude-sonnet-4-5', 'claude-3-5-haiku-latest'],
   gemini: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.0-flash', 'gemini-embedding-001'],
 } as const;
@@ -142,8 +238,20 @@ export const SIMULATOR_MODELS = {
  */
 export function simulatorProviderSettings(urls: SimulatorBaseUrls, apiKey = 'sim-key'): ProviderSettings[] {
   return [
-    { name: 'openai', family: 'openai-compatible', baseUrl: urls.openai, apiKey, builtinModels: [...SIMULATOR_MODELS.openai] },
-    { name: 'anthropic', family: 'anthropic', baseUrl: urls.anthropic, apiKey, builtinModels: [...SIMULATOR_MODELS.anthropic] },
+    {
+      name: 'openai',
+      family: 'openai-compatible',
+      baseUrl: urls.openai,
+      apiKey,
+      builtinModels: [...SIMULATOR_MODELS.openai],
+    },
+    {
+      name: 'anthropic',
+      family: 'anthropic',
+      baseUrl: urls.anthropic,
+      apiKey,
+      builtinModels: [...SIMULATOR_MODELS.anthropic],
+    },
     { name: 'gemini', family: 'gemini', baseUrl: urls.gemini, apiKey, builtinModels: [...SIMULATOR_MODELS.gemini] },
   ];
 }

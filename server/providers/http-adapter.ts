@@ -36,6 +36,13 @@ export abstract class HttpAdapter {
    * doing so silently.
    */
   protected requireListed(ids: readonly string[]): void {
-    if (ids.length === 0) throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} listed no model ids at its models endpoint` });
+    if (ids.length === 0)
+      throw new ProviderError({
+        provider: this.name,
+        status: 200,
+        retryable: false,
+        kind: 'parse',
+        message: `${this.name} listed no model ids at its models endpoint`,
+      });
   }
 }

@@ -19,7 +19,14 @@ export class ProviderAbortedError extends ProviderError {
     cause?: unknown,
     readonly accepted = false,
   ) {
-    super({ provider, status: 0, retryable: false, kind: 'connection', message: `${provider}: request aborted by caller`, cause });
+    super({
+      provider,
+      status: 0,
+      retryable: false,
+      kind: 'connection',
+      message: `${provider}: request aborted by caller`,
+      cause,
+    });
     this.name = 'AbortError';
   }
 }
@@ -39,7 +46,10 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /** Retry-After as milliseconds: `retry-after-ms`, then `retry-after` in seconds or as an HTTP date. */
-export function parseRetryAfter(headers: Record<string, string | string[] | undefined>, now = Date.now()): number | undefined {
+export function parseRetryAfter(
+  headers: Record<string, string | string[] | undefined>,
+  now = Date.now(),
+): number | undefined {
   const ms = first(headers['retry-after-ms']);
   if (ms !== undefined) {
     const n = Number(ms);
@@ -94,10 +104,12 @@ export function parseUpstreamError(text: string): UpstreamError {
   if (!isObject(json)) return { message: trimmed };
   const err = json['error'];
   // xAI: {"code": "...", "error": "Incorrect API key provided: ..."}, with a 400.
-  if (typeof err === 'string') return BAD_KEY.test(err) ? { message: err, accountRefusal: AUTH_FAILURE_STATUS } : { message: err };
+  if (typeof err === 'string')
+    return BAD_KEY.test(err) ? { message: err, accountRefusal: AUTH_FAILURE_STATUS } : { message: err };
   if (isObject(err)) {
     const parts: string[] = [];
-    const label = typeof err['type'] === 'string' ? err['type'] : typeof err['status'] === 'string' ? err['status'] : undefined;
+    const label =
+      typeof err['type'] === 'string' ? err['type'] : typeof err['status'] === 'string' ? err['status'] : undefined;
     if (label) parts.push(label);
     if (typeof err['message'] === 'string') parts.push(err['message']);
     else if (err['message'] !== undefined) parts.push(JSON.stringify(err['message']));
@@ -106,11 +118,17 @@ export function parseUpstreamError(text: string): UpstreamError {
     if (delay !== undefined) out.retryDelayMs = delay;
     const refusal = accountRefusalOf(err);
     if (refusal !== undefined) out.accountRefusal = refusal;
-    const code = typeof err['code'] === 'string' && err['code'] !== '' ? err['code'] : TOO_LONG.test(out.message) ? 'context_length_exceeded' : undefined;
+    const code =
+      typeof err['code'] === 'string' && err['code'] !== ''
+        ? err['code']
+        : TOO_LONG.test(out.message)
+          ? 'context_length_exceeded'
+          : undefined;
     if (code !== undefined) out.code = code.slice(0, 100);
     if (typeof err['param'] === 'string' && err['param'] !== '') out.param = err['param'].slice(0, 200);
     const metadata = err['metadata'];
-    if ((isObject(metadata) && metadata['flagged_input'] !== undefined) || FLAGGED.test(out.message)) out.flaggedInput = true;
+    if ((isObject(metadata) && metadata['flagged_input'] !== undefined) || FLAGGED.test(out.message))
+      out.flaggedInput = true;
     if (MODEL_MISSING.test(out.message)) out.modelMissing = true;
     return out;
   }
@@ -151,7 +169,9 @@ export function isGoogleKeyRejection(err: Record<string, unknown>): boolean {
       if (isObject(d) && typeof d['reason'] === 'string' && d['reason'].startsWith('API_KEY_')) return true;
     }
   }
-  return err['status'] === 'INVALID_ARGUMENT' && typeof err['message'] === 'string' && /\bAPI key\b/i.test(err['message']);
+  return (
+    err['status'] === 'INVALID_ARGUMENT' && typeof err['message'] === 'string' && /\bAPI key\b/i.test(err['message'])
+  );
 }
 
 /**
@@ -167,7 +187,12 @@ export function accountRefusalOf(err: Record<string, unknown>): number | undefin
   if (isGoogleKeyRejection(err)) return AUTH_FAILURE_STATUS;
   if (typeof err['message'] === 'string' && BAD_KEY.test(err['message'])) return AUTH_FAILURE_STATUS;
   if (err['status'] === 'FAILED_PRECONDITION') return 403;
-  if (err['type'] === 'invalid_request_error' && typeof err['message'] === 'string' && /\bcredit balance is too low\b/i.test(err['message'])) return 402;
+  if (
+    err['type'] === 'invalid_request_error' &&
+    typeof err['message'] === 'string' &&
+    /\bcredit balance is too low\b/i.test(err['message'])
+  )
+    return 402;
   return undefined;
 }
 
@@ -204,7 +229,8 @@ export function redact(message: string, secrets: readonly string[]): string {
   let out = message;
   for (const s of secrets) {
     if (s.length < 8) continue;
-    for (const form of new Set([s, encodeURIComponent(s)])) out = out.replace(new RegExp(escapeRegExp(form), 'gi'), '***');
+    for (const form of new Set([s, encodeURIComponent(s)]))
+      out = out.replace(new RegExp(escapeRegExp(form), 'gi'), '***');
   }
   return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE)}…` : out;
 }
@@ -229,13 +255,19 @@ export function httpStatusError(
   // caller's, and is not sent elsewhere.
   const meant = statusMeant(status, upstream);
   const account = meant !== undefined && meant >= 401 && meant <= 403;
-  const what = meant === AUTH_FAILURE_STATUS ? 'rejected the API key' : account ? 'refused the account' : 'refused the request';
+  const what =
+    meant === AUTH_FAILURE_STATUS ? 'rejected the API key' : account ? 'refused the account' : 'refused the request';
   const init: ConstructorParameters<typeof ProviderError>[0] = {
     provider,
     status: meant ?? status,
     retryable: isRetryableStatus(status),
     kind: 'http',
-    message: redact(meant !== undefined ? `${provider} ${what} (HTTP ${status})${detail}` : `${provider} returned HTTP ${status}${detail}`, secrets),
+    message: redact(
+      meant !== undefined
+        ? `${provider} ${what} (HTTP ${status})${detail}`
+        : `${provider} returned HTTP ${status}${detail}`,
+      secrets,
+    ),
   };
   if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;
   if (upstream.code !== undefined) init.code = upstream.code;
@@ -250,7 +282,13 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  * ProviderError. `streamStarted` is true once a stream has delivered an event: failures after
  * that can no longer be retried transparently.
  */
-export function toProviderError(err: unknown, scope: CallScope, provider: string, streamStarted = false, accepted = false): ProviderError {
+export function toProviderError(
+  err: unknown,
+  scope: CallScope,
+  provider: string,
+  streamStarted = false,
+  accepted = false,
+): ProviderError {
   if (err instanceof ProviderError) return err;
   if (scope.callerAborted) return new ProviderAbortedError(provider, err, accepted);
   if (!streamStarted && !scope.timedOut && isRequestBuildError(err)) return requestBuildError(provider, err);
@@ -258,11 +296,27 @@ export function toProviderError(err: unknown, scope: CallScope, provider: string
   const detail = err instanceof Error ? err.message : String(err);
   const timedOut = scope.timedOut || (code !== undefined && TIMEOUT_CODES.has(code));
   if (streamStarted) {
-    const what = timedOut ? `timed out after ${scope.timeoutMs} ms` : `was interrupted: ${detail}${code ? ` (${code})` : ''}`;
-    return new ProviderError({ provider, status: 0, retryable: false, kind: 'stream', message: `${provider} stream ${what}`, cause: err });
+    const what = timedOut
+      ? `timed out after ${scope.timeoutMs} ms`
+      : `was interrupted: ${detail}${code ? ` (${code})` : ''}`;
+    return new ProviderError({
+      provider,
+      status: 0,
+      retryable: false,
+      kind: 'stream',
+      message: `${provider} stream ${what}`,
+      cause: err,
+    });
   }
   if (timedOut) {
-    return new ProviderError({ provider, status: 0, retryable: true, kind: 'timeout', message: `${provider} did not answer within ${scope.timeoutMs} ms`, cause: err });
+    return new ProviderError({
+      provider,
+      status: 0,
+      retryable: true,
+      kind: 'timeout',
+      message: `${provider} did not answer within ${scope.timeoutMs} ms`,
+      cause: err,
+    });
   }
   return new ProviderError({
     provider,

@@ -99,17 +99,41 @@ const urlParts = new Map<string, { origin: string; path: string }>();
 const MAX_CACHED_URLS = 1_000;
 
 /** Starts an exchange to `url`; `handler` receives the answer. */
-function start(url: string, method: 'GET' | 'POST', headers: Record<string, string>, body: unknown, scope: CallScope, handler: WholeAnswer | SseAnswer): void {
+function start(
+  url: string,
+  method: 'GET' | 'POST',
+  headers: Record<string, string>,
+  body: unknown,
+  scope: CallScope,
+  handler: WholeAnswer | SseAnswer,
+): void {
   const { origin, path } = splitUrl(url);
   const text = body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body);
   dispatchExchange(getDispatcher(), { origin, path, method, headers, body: text, timeoutMs: scope.timeoutMs }, handler);
 }
 
-function statusError(answer: WholeAnswer | SseAnswer, provider: string, headers: Record<string, string>): ProviderError {
-  return httpStatusError(provider, answer.statusCode, util.parseHeaders(answer.rawHeaders), answer.errorText(), secretsOf(headers));
+function statusError(
+  answer: WholeAnswer | SseAnswer,
+  provider: string,
+  headers: Record<string, string>,
+): ProviderError {
+  return httpStatusError(
+    provider,
+    answer.statusCode,
+    util.parseHeaders(answer.rawHeaders),
+    answer.errorText(),
+    secretsOf(headers),
+  );
 }
 
-async function callJson<T>(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body: unknown, opts: HttpOptions, keepText = false): Promise<T> {
+async function callJson<T>(
+  method: 'GET' | 'POST',
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  opts: HttpOptions,
+  keepText = false,
+): Promise<T> {
   const scope = new CallScope(opts.signal, opts.timeoutMs);
   const answer = new WholeAnswer(scope);
   try {
@@ -142,7 +166,13 @@ async function callJson<T>(method: 'GET' | 'POST', url: string, headers: Record<
  * POSTs a JSON body and returns the parsed JSON response. With `keepText`, an object answer also
  * carries the text it was parsed from (see raw-json.ts), for answers that are sent on unchanged.
  */
-export function postJson<T = unknown>(url: string, headers: Record<string, string>, body: unknown, opts: HttpOptions, keepText = false): Promise<T> {
+export function postJson<T = unknown>(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  opts: HttpOptions,
+  keepText = false,
+): Promise<T> {
   return callJson<T>('POST', url, headers, body, opts, keepText);
 }
 
@@ -157,7 +187,12 @@ export function getJson<T = unknown>(url: string, headers: Record<string, string
  * with nothing) is thrown from that first `next()` with its usual retryability; a failure after
  * it is a non-retryable ProviderError of kind 'stream'. Stopping iteration early closes the connection.
  */
-export async function* postSse(url: string, headers: Record<string, string>, body: unknown, opts: HttpOptions): AsyncGenerator<SseEvent, void, undefined> {
+export async function* postSse(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  opts: HttpOptions,
+): AsyncGenerator<SseEvent, void, undefined> {
   const scope = new CallScope(opts.signal, opts.timeoutMs);
   const answer = new SseAnswer(scope);
   let started = false;
@@ -179,7 +214,13 @@ export async function* postSse(url: string, headers: Record<string, string>, bod
     if (answer.failure) throw answer.failure;
     if (!answer.ok) throw statusError(answer, opts.provider, headers);
     if (!started) {
-      throw new ProviderError({ provider: opts.provider, status: 0, retryable: true, kind: 'stream', message: `${opts.provider} stream ended before any event` });
+      throw new ProviderError({
+        provider: opts.provider,
+        status: 0,
+        retryable: true,
+        kind: 'stream',
+        message: `${opts.provider} stream ended before any event`,
+      });
     }
   } catch (err) {
     throw toProviderError(err, scope, opts.provider, started, answer.ok);

@@ -3,7 +3,10 @@ export * from './types.js';
 export { createAdapter } from './factory.js';
 export { OpenAICompatibleAdapter, type OpenAICompatibleOptions } from './openai-compatible/adapter.js';
 export { AnthropicAdapter, ANTHROPIC_VERSION } from './anthropic/adapter.js';
-export { DEFAULT_MAX_TOKENS as ANTHROPIC_DEFAULT_MAX_TOKENS, JSON_TOOL_NAME as ANTHROPIC_JSON_TOOL_NAME } from './anthropic/request.js';
+export {
+  DEFAULT_MAX_TOKENS as ANTHROPIC_DEFAULT_MAX_TOKENS,
+  JSON_TOOL_NAME as ANTHROPIC_JSON_TOOL_NAME,
+} from './anthropic/request.js';
 export { GeminiAdapter } from './gemini/adapter.js';
 export {
   PROVIDERS,
@@ -26,5 +29,14 @@ export {
   type ModelTier,
 } from './capabilities.js';
 export { countChatPromptTokens, countTokens, estimateTokens, warmTokenizer } from './token-count.js';
-export { closeHttp, configureHttp, getJson, postJson, postSse, type HttpConfig, type HttpOptions, type SseEvent } from './http.js';
+export {
+  closeHttp,
+  configureHttp,
+  getJson,
+  postJson,
+  postSse,
+  type HttpConfig,
+  type HttpOptions,
+  type SseEvent,
+} from './http.js';
 export { ProviderAbortedError, isAbortedError } from './http-errors.js';

@@ -10,14 +10,54 @@ import type { CallOptions } from './types.js';
 /** Words (between `/`, `-`, `_`, `.`, `:`) that mark a model as something other than chat. */
 const NOT_CHAT_WORDS = new Set([
   // embeddings and retrieval
-  'embed', 'embedding', 'embeddings', 'bge', 'minilm', 'e5', 'gte', 'retrieval', 'rerank', 'rank', 'paraphrase',
+  'embed',
+  'embedding',
+  'embeddings',
+  'bge',
+  'minilm',
+  'e5',
+  'gte',
+  'retrieval',
+  'rerank',
+  'rank',
+  'paraphrase',
   // speech and audio, with text-to-speech families whose ids carry no other marker
-  'tts', 'whisper', 'transcribe', 'speech', 'audio', 'realtime', 'live', 'sonic', 'playai',
-  'kokoro', 'orpheus', 'bark', 'parler', 'xtts', 'melotts', 'chatterbox',
+  'tts',
+  'whisper',
+  'transcribe',
+  'speech',
+  'audio',
+  'realtime',
+  'live',
+  'sonic',
+  'playai',
+  'kokoro',
+  'orpheus',
+  'bark',
+  'parler',
+  'xtts',
+  'melotts',
+  'chatterbox',
   // images and video
-  'dall', 'image', 'imagen', 'flux', 'sdxl', 'diffusion', 'sora', 'veo', 'ocr',
+  'dall',
+  'image',
+  'imagen',
+  'flux',
+  'sdxl',
+  'diffusion',
+  'sora',
+  'veo',
+  'ocr',
   // classifiers, legacy completion models, and models OpenAI serves only through its Responses API
-  'moderation', 'guard', 'shieldgemma', 'aqa', 'davinci', 'babbage', 'computer', 'codex', 'research',
+  'moderation',
+  'guard',
+  'shieldgemma',
+  'aqa',
+  'davinci',
+  'babbage',
+  'computer',
+  'codex',
+  'research',
 ]);
 
 /**
@@ -34,7 +74,17 @@ const NOT_CHAT_PART = /embed|rerank|guard/;
 const RESPONSES_ONLY = /^(?:openai\/)?(?:o\d+-pro|gpt-5(?:\.\d+)?-pro|gpt-3\.5-turbo-instruct)(?:-|$)/i;
 
 /** Words that mark an embedding model (a subset of the above). */
-const EMBEDDING_WORDS = new Set(['embed', 'embedding', 'embeddings', 'bge', 'minilm', 'e5', 'gte', 'retrieval', 'paraphrase']);
+const EMBEDDING_WORDS = new Set([
+  'embed',
+  'embedding',
+  'embeddings',
+  'bge',
+  'minilm',
+  'e5',
+  'gte',
+  'retrieval',
+  'paraphrase',
+]);
 
 /** A reranker scores pairs of texts: not an embedding model, though it may carry `bge` (`bge-reranker-v2-m3`). */
 const RERANKER = /rerank/;

@@ -43,8 +43,8 @@ const PRICES: Record<string, ModelPrice> = {
   'gpt-4.1': p(2, 8),
   'gpt-4.1-mini': p(0.4, 1.6),
   'gpt-4.1-nano': p(0.1, 0.4),
-  'o1': p(15, 60),
-  'o3': p(2, 8),
+  o1: p(15, 60),
+  o3: p(2, 8),
   'o3-mini': p(1.1, 4.4),
   'o4-mini': p(1.1, 4.4),
   'text-embedding-3-small': p(0.02, 0),
@@ -159,7 +159,12 @@ export function priceFor(model: string, provider?: string): ModelPrice | undefin
 }
 
 /** USD cost of one call, or undefined when the model's price is unknown. */
-export function costUsd(model: string, inputTokens: number, outputTokens: number, provider?: string): number | undefined {
+export function costUsd(
+  model: string,
+  inputTokens: number,
+  outputTokens: number,
+  provider?: string,
+): number | undefined {
   const price = priceFor(model, provider);
   if (!price) return undefined;
   return (inputTokens * price.input + outputTokens * price.output) / 1_000_000;

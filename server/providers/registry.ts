@@ -58,10 +58,12 @@ export class ProviderRegistry {
     const discovered = await Promise.all(settings.map((s) => discover(s)));
     this.view = buildView(discovered);
     this.version++;
-    return settings.filter((s) => {
-      const old = before.get(s.name);
-      return !old || old.apiKey !== s.apiKey || old.baseUrl !== s.baseUrl;
-    }).map((s) => s.name);
+    return settings
+      .filter((s) => {
+        const old = before.get(s.name);
+        return !old || old.apiKey !== s.apiKey || old.baseUrl !== s.baseUrl;
+      })
+      .map((s) => s.name);
   }
 
   /** Re-run discovery with the current settings (local servers coming and going). */
@@ -108,7 +110,8 @@ export class ProviderRegistry {
   /** Every (provider, model) pair active providers serve, chat or not (what can be pinned). */
   servable(): Array<{ provider: string; model: string }> {
     const out: Array<{ provider: string; model: string }> = [];
-    for (const p of this.view.providers.values()) if (p.active) for (const model of p.models) out.push({ provider: p.name, model });
+    for (const p of this.view.providers.values())
+      if (p.active) for (const model of p.models) out.push({ provider: p.name, model });
     return out;
   }
 
@@ -128,7 +131,14 @@ export class ProviderRegistry {
 
 async function discover(s: RegistrySettings): Promise<RegisteredProvider> {
   const adapter = createAdapter(s);
-  const base = { name: s.name, family: s.family, baseUrl: s.baseUrl, source: s.source, adapter, discoveredAt: new Date() };
+  const base = {
+    name: s.name,
+    family: s.family,
+    baseUrl: s.baseUrl,
+    source: s.source,
+    adapter,
+    discoveredAt: new Date(),
+  };
   const opts = { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS), timeoutMs: DISCOVERY_TIMEOUT_MS };
   try {
     // A local server has no built-in list to fall back on: if its models endpoint does not answer

@@ -10,22 +10,33 @@ import { ProviderAbortedError } from './http-errors.js';
 const ANSWERED = 200;
 
 export function streamFailure(provider: string, message: string, cause?: unknown): ProviderError {
-  return new ProviderError({ provider, status: ANSWERED, retryable: false, kind: 'stream', message: `${provider} ${message}`, cause });
+  return new ProviderError({
+    provider,
+    status: ANSWERED,
+    retryable: false,
+    kind: 'stream',
+    message: `${provider} ${message}`,
+    cause,
+  });
 }
 
 export function settleStreamError(err: unknown, provider: string, yielded: boolean): ProviderError {
   if (err instanceof ProviderAbortedError) return err;
-  const e = err instanceof ProviderError
-    ? err
-    : new ProviderError({
-        provider,
-        status: ANSWERED,
-        retryable: false,
-        kind: err instanceof SyntaxError ? 'parse' : 'stream',
-        // A parse error quotes the frame it choked on, which is the provider's text: not repeated.
-        message: err instanceof SyntaxError ? `${provider} sent a stream frame that is not JSON` : `${provider} stream failed: ${err instanceof Error ? err.message : String(err)}`,
-        cause: err,
-      });
+  const e =
+    err instanceof ProviderError
+      ? err
+      : new ProviderError({
+          provider,
+          status: ANSWERED,
+          retryable: false,
+          kind: err instanceof SyntaxError ? 'parse' : 'stream',
+          // A parse error quotes the frame it choked on, which is the provider's text: not repeated.
+          message:
+            err instanceof SyntaxError
+              ? `${provider} sent a stream frame that is not JSON`
+              : `${provider} stream failed: ${err instanceof Error ? err.message : String(err)}`,
+          cause: err,
+        });
   if (yielded) {
     if (e.kind === 'stream' && !e.retryable) return e;
     return rebuild(e, 'stream', false);
@@ -37,7 +48,12 @@ export function settleStreamError(err: unknown, provider: string, yielded: boole
 
 function rebuild(e: ProviderError, kind: ProviderError['kind'], retryable: boolean): ProviderError {
   const init: ConstructorParameters<typeof ProviderError>[0] = {
-    provider: e.provider, status: e.status, retryable, kind, message: e.message, cause: e.cause ?? e,
+    provider: e.provider,
+    status: e.status,
+    retryable,
+    kind,
+    message: e.message,
+    cause: e.cause ?? e,
   };
   if (e.retryAfterMs !== undefined) init.retryAfterMs = e.retryAfterMs;
   return new ProviderError(init);

@@ -83,7 +83,10 @@ const PER_NAME = 1;
 const REPLY_PRIMING = 3;
 const PER_IMAGE = 85;
 
-export async function countChatPromptTokens(messages: readonly ChatMessage[], tools?: ChatRequest['tools']): Promise<number> {
+export async function countChatPromptTokens(
+  messages: readonly ChatMessage[],
+  tools?: ChatRequest['tools'],
+): Promise<number> {
   const tokens = await tokenizer();
   const count = (text: string) => countIn(tokens, text);
   let total = REPLY_PRIMING;
@@ -92,13 +95,15 @@ export async function countChatPromptTokens(messages: readonly ChatMessage[], to
     if (typeof m.content === 'string') total += await count(m.content);
     else if (Array.isArray(m.content)) {
       for (const p of m.content) {
-        if (p.type === 'text' && typeof (p as { text?: unknown }).text === 'string') total += await count((p as { text: string }).text);
+        if (p.type === 'text' && typeof (p as { text?: unknown }).text === 'string')
+          total += await count((p as { text: string }).text);
         else if (p.type === 'image_url') total += PER_IMAGE;
       }
     }
     if (typeof m.name === 'string') total += PER_NAME + (await count(m.name));
     if (m.tool_calls) {
-      for (const tc of m.tool_calls) total += PER_MESSAGE + (await count(tc.function.name)) + (await count(tc.function.arguments));
+      for (const tc of m.tool_calls)
+        total += PER_MESSAGE + (await count(tc.function.name)) + (await count(tc.function.arguments));
     }
   }
   if (tools && tools.length > 0) total += await count(JSON.stringify(tools));

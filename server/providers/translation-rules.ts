@@ -14,7 +14,13 @@ export function textOnlyContent(m: ChatMessage, refuse: Refuse, provider: string
   // OpenAI's shape for a refused answer: no content, the refusal beside it. Dropping it would merge
   // the turns around it and leave the model unaware that it refused.
   const refusal = (m as { refusal?: unknown }).refusal;
-  if (m.role === 'assistant' && (m.content == null || m.content === '') && typeof refusal === 'string' && refusal !== '') return refusal;
+  if (
+    m.role === 'assistant' &&
+    (m.content == null || m.content === '') &&
+    typeof refusal === 'string' &&
+    refusal !== ''
+  )
+    return refusal;
   if (!Array.isArray(m.content)) return m.content;
   let out: ContentPart[] | undefined;
   for (let i = 0; i < m.content.length; i++) {
@@ -25,7 +31,9 @@ export function textOnlyContent(m: ChatMessage, refuse: Refuse, provider: string
       (out ??= [...m.content])[i] = { type: 'text', text: refusal };
       continue;
     }
-    refuse(`${m.role} message content: ${provider} takes text only in ${m.role} messages, not '${String(p.type).slice(0, 40)}' parts; send media in a user message`);
+    refuse(
+      `${m.role} message content: ${provider} takes text only in ${m.role} messages, not '${String(p.type).slice(0, 40)}' parts; send media in a user message`,
+    );
   }
   return out ?? m.content;
 }
@@ -36,15 +44,25 @@ export function textOnlyContent(m: ChatMessage, refuse: Refuse, provider: string
  * A provider without it (Anthropic, Gemini) gets the narrowed list and the plain choice, which
  * ask the model the same; without this, it would be free to call the tools the caller excluded.
  */
-export function narrowedTools(req: ChatRequest, refuse: Refuse): { tools: NonNullable<ChatRequest['tools']>; toolChoice: unknown } {
+export function narrowedTools(
+  req: ChatRequest,
+  refuse: Refuse,
+): { tools: NonNullable<ChatRequest['tools']>; toolChoice: unknown } {
   const tools = req.tools ?? [];
   const choice = req.tool_choice;
   if (!isRecord(choice) || choice['type'] !== 'allowed_tools') return { tools, toolChoice: choice };
   const allowed = isRecord(choice['allowed_tools']) ? choice['allowed_tools'] : {};
   const mode = allowed['mode'];
-  if (mode !== 'auto' && mode !== 'required') return refuse(`tool_choice.allowed_tools.mode must be 'auto' or 'required'`);
+  if (mode !== 'auto' && mode !== 'required')
+    return refuse(`tool_choice.allowed_tools.mode must be 'auto' or 'required'`);
   const listed = Array.isArray(allowed['tools']) ? allowed['tools'] : [];
-  const names = new Set(listed.flatMap((t) => (isRecord(t) && isRecord(t['function']) && typeof t['function']['name'] === 'string' ? [t['function']['name']] : [])));
+  const names = new Set(
+    listed.flatMap((t) =>
+      isRecord(t) && isRecord(t['function']) && typeof t['function']['name'] === 'string'
+        ? [t['function']['name']]
+        : [],
+    ),
+  );
   const kept = tools.filter((t) => names.has(t.function.name));
   if (kept.length === 0) return refuse('tool_choice.allowed_tools must name at least one function of `tools`');
   return { tools: kept, toolChoice: mode };
@@ -61,7 +79,9 @@ export function refuseOtherAnswerKinds(req: ChatRequest, refuse: Refuse, who: st
     refuse(`modalities/audio: ${who} answers in text only through this endpoint; leave out "audio"`);
   }
   if (req['web_search_options'] !== undefined && req['web_search_options'] !== null) {
-    refuse(`web_search_options: ${who} has no web search through this endpoint; pick a model whose provider has it (OpenAI's search models)`);
+    refuse(
+      `web_search_options: ${who} has no web search through this endpoint; pick a model whose provider has it (OpenAI's search models)`,
+    );
   }
 }
 

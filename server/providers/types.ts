@@ -6,8 +6,14 @@ import type { CancelSignal } from '../lib/cancel-signal.js';
 /** 'function': OpenAI's deprecated function-calling result message (`name` and `content`). */
 export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
 
-export interface TextPart { type: 'text'; text: string }
-export interface ImagePart { type: 'image_url'; image_url: { url: string; detail?: string } }
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+export interface ImagePart {
+  type: 'image_url';
+  image_url: { url: string; detail?: string };
+}
 export type ContentPart = TextPart | ImagePart | { type: string; [k: string]: unknown };
 
 export interface ToolCall {
@@ -49,7 +55,10 @@ export interface ChatRequest {
   stop?: string | string[];
   tools?: Array<{ type: 'function'; function: { name: string; description?: string; parameters?: unknown } }>;
   tool_choice?: unknown;
-  response_format?: { type: 'text' | 'json_object' | 'json_schema'; json_schema?: { name?: string; schema?: unknown; strict?: boolean } };
+  response_format?: {
+    type: 'text' | 'json_object' | 'json_schema';
+    json_schema?: { name?: string; schema?: unknown; strict?: boolean };
+  };
   stream_options?: { include_usage?: boolean };
   /** Any other OpenAI field, passed through where the provider supports it. */
   [k: string]: unknown;
@@ -75,7 +84,13 @@ export interface ChatCompletion {
   choices: Array<{
     index: number;
     /** reasoning_content: the model's reasoning where its provider shows it (DeepSeek's field; Mistral's and Claude's thinking go there too). */
-    message: { role: 'assistant'; content: string | null; tool_calls?: ToolCall[]; refusal?: string | null; reasoning_content?: string };
+    message: {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: ToolCall[];
+      refusal?: string | null;
+      reasoning_content?: string;
+    };
     finish_reason: FinishReason;
     logprobs?: ChoiceLogprobs | null;
   }>;
@@ -99,7 +114,13 @@ export interface ChatChunk {
     delta: {
       role?: 'assistant';
       content?: string | null;
-      tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string }; extra_content?: ToolCallExtraContent }>;
+      tool_calls?: Array<{
+        index: number;
+        id?: string;
+        type?: 'function';
+        function?: { name?: string; arguments?: string };
+        extra_content?: ToolCallExtraContent;
+      }>;
       refusal?: string | null;
       reasoning_content?: string;
     };
@@ -111,7 +132,11 @@ export interface ChatChunk {
   [k: string]: unknown;
 }
 
-export interface EmbeddingsRequest { model: string; input: string | string[]; [k: string]: unknown }
+export interface EmbeddingsRequest {
+  model: string;
+  input: string | string[];
+  [k: string]: unknown;
+}
 export interface EmbeddingsResponse {
   object: 'list';
   /** Vectors as numbers, or as base64 of little-endian float32 when encoding_format is base64. */

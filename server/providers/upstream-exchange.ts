@@ -209,7 +209,14 @@ export class SseAnswer extends Exchange {
 /** Starts an exchange on `dispatcher`; the handler receives everything that follows. */
 export function dispatchExchange(
   dispatcher: Dispatcher,
-  opts: { origin: string; path: string; method: 'GET' | 'POST'; headers: Record<string, string>; body: string | null; timeoutMs: number },
+  opts: {
+    origin: string;
+    path: string;
+    method: 'GET' | 'POST';
+    headers: Record<string, string>;
+    body: string | null;
+    timeoutMs: number;
+  },
   handler: Exchange,
 ): void {
   const timeout = Number.isFinite(opts.timeoutMs) && opts.timeoutMs > 0 ? opts.timeoutMs : 0;

@@ -4,7 +4,10 @@ import type { ChatCompletion, ChatRequest, EmbeddingsResponse, Usage } from './t
 import { countChatPromptTokens, countTokens } from './token-count.js';
 
 export async function estimateUsage(req: ChatRequest, completionText: string): Promise<Usage> {
-  const [prompt, completion] = await Promise.all([countChatPromptTokens(req.messages, req.tools), countTokens(completionText)]);
+  const [prompt, completion] = await Promise.all([
+    countChatPromptTokens(req.messages, req.tools),
+    countTokens(completionText),
+  ]);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 

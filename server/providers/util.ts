@@ -1,6 +1,13 @@
 // Small helpers shared by the provider translations.
 import { randomUUID } from 'node:crypto';
-import { ProviderError, type ChatChunk, type ChatMessage, type ChatRequest, type ContentPart, type Usage } from './types.js';
+import {
+  ProviderError,
+  type ChatChunk,
+  type ChatMessage,
+  type ChatRequest,
+  type ContentPart,
+  type Usage,
+} from './types.js';
 
 export function newId(prefix: string): string {
   return `${prefix}${randomUUID().replace(/-/g, '')}`;
@@ -21,7 +28,10 @@ export function textOf(content: string | ContentPart[] | null | undefined): stri
   return out;
 }
 
-export interface DataUrl { mimeType: string; data: string }
+export interface DataUrl {
+  mimeType: string;
+  data: string;
+}
 
 /** Splits `data:<mime>;base64,<data>`; undefined for anything else. */
 export function parseDataUrl(url: string): DataUrl | undefined {
@@ -67,8 +77,14 @@ export function mediaTypeOf(mimeType: string): string {
 }
 
 const EXT_MIME: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
-  heic: 'image/heic', heif: 'image/heif', pdf: 'application/pdf',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  heic: 'image/heic',
+  heif: 'image/heif',
+  pdf: 'application/pdf',
 };
 
 /** Best guess of a remote file's type from its URL path (providers that need one). */
@@ -95,7 +111,13 @@ export function stopList(stop: string | string[] | undefined | null): string[] |
   return list.length ? list : undefined;
 }
 
-export function usageChunk(id: string, created: number, model: string, usage: Usage, extra?: Record<string, unknown>): ChatChunk {
+export function usageChunk(
+  id: string,
+  created: number,
+  model: string,
+  usage: Usage,
+  extra?: Record<string, unknown>,
+): ChatChunk {
   return { id, object: 'chat.completion.chunk', created, model, choices: [], usage, ...extra };
 }
 
@@ -126,9 +148,15 @@ function isLegacyFunctionMessage(m: ChatMessage): boolean {
  */
 export function refuseLegacyFunctionCalling(req: ChatRequest, refuse: Refuse, who: string): void {
   const legacy = legacyFunctionField(req);
-  if (legacy) refuse(`${legacy}: legacy function calling is not translated for ${who}; send ${legacy === 'functions' ? 'tools' : 'tool_choice'} instead`);
+  if (legacy)
+    refuse(
+      `${legacy}: legacy function calling is not translated for ${who}; send ${legacy === 'functions' ? 'tools' : 'tool_choice'} instead`,
+    );
   const i = req.messages.findIndex(isLegacyFunctionMessage);
-  if (i >= 0) refuse(`messages.${i}: legacy function calling (role 'function', assistant function_call) is not translated for ${who}; send tool_calls and role 'tool' results instead`);
+  if (i >= 0)
+    refuse(
+      `messages.${i}: legacy function calling (role 'function', assistant function_call) is not translated for ${who}; send tool_calls and role 'tool' results instead`,
+    );
 }
 
 /** A value that says nothing: null, undefined, '' or []. */

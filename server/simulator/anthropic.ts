@@ -1,5 +1,14 @@
 // Anthropic Messages wire format: POST /v1/messages (JSON or named SSE events), GET /v1/models.
-import { asArray, defaultMessage, intOrUndef, isObj, stopList, str, type Exchange, type FormatApi } from './exchange.js';
+import {
+  asArray,
+  defaultMessage,
+  intOrUndef,
+  isObj,
+  stopList,
+  str,
+  type Exchange,
+  type FormatApi,
+} from './exchange.js';
 import { jsonFromHint } from './json-hint.js';
 import { sendJson, sseFrame, streamFrames, type Frame } from './sse.js';
 import { newId, plan, textChars, type GenRequest, type Plan, type ToolMode } from './text.js';
@@ -33,23 +42,34 @@ export const anthropicApi: FormatApi = {
       return sendJson(x.res, 400, errorBody(400, 'anthropic-version: header is required'));
     }
     switch (x.kind) {
-      case 'models': return listModels(x);
-      case 'model': return getModel(x);
-      default: return messages(x);
+      case 'models':
+        return listModels(x);
+      case 'model':
+        return getModel(x);
+      default:
+        return messages(x);
     }
   },
 };
 
 function errorType(status: number): string {
   switch (status) {
-    case 400: return 'invalid_request_error';
-    case 401: return 'authentication_error';
-    case 403: return 'permission_error';
-    case 404: return 'not_found_error';
-    case 413: return 'request_too_large';
-    case 429: return 'rate_limit_error';
-    case 529: return 'overloaded_error';
-    default: return status >= 500 ? 'api_error' : 'invalid_request_error';
+    case 400:
+      return 'invalid_request_error';
+    case 401:
+      return 'authentication_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 529:
+      return 'overloaded_error';
+    default:
+      return status >= 500 ? 'api_error' : 'invalid_request_error';
   }
 }
 
@@ -75,9 +95,16 @@ function modelObject(id: string): Record<string, unknown> {
 
 function listModels(x: Exchange): void {
   const list = x.state.models.anthropic.list;
-  sendJson(x.res, 200, JSON.stringify({
-    data: list.map(modelObject), has_more: false, first_id: list[0] ?? null, last_id: list[list.length - 1] ?? null,
-  }));
+  sendJson(
+    x.res,
+    200,
+    JSON.stringify({
+      data: list.map(modelObject),
+      has_more: false,
+      first_id: list[0] ?? null,
+      last_id: list[list.length - 1] ?? null,
+    }),
+  );
 }
 
 function getModel(x: Exchange): void {
@@ -116,14 +143,16 @@ async function messages(x: Exchange): Promise<void> {
   if (typeof thinking === 'string') return bad(x, thinking);
   const thinks = thinking.thinks;
   const choice = isObj(b.tool_choice) ? b.tool_choice.type : undefined;
-  if (thinks && (choice === 'any' || choice === 'tool')) return bad(x, 'Thinking may not be enabled when tool_choice forces tool use.');
+  if (thinks && (choice === 'any' || choice === 'tool'))
+    return bad(x, 'Thinking may not be enabled when tool_choice forces tool use.');
   if (thinks) {
     const unsigned = unsignedToolTurn(msgs);
     if (unsigned) return bad(x, unsigned);
   }
   const stops = asArray(b.stop_sequences);
   if (stops.some((s) => s === '')) return bad(x, 'stop_sequences: each stop sequence must be non-empty');
-  if (stops.some((s) => typeof s === 'string' && s.trim() === '')) return bad(x, 'stop_sequences: each stop sequence must contain non-whitespace');
+  if (stops.some((s) => typeof s === 'string' && s.trim() === ''))
+    return bad(x, 'stop_sequences: each stop sequence must contain non-whitespace');
 
   const p = plan(toGen(model, b, msgs, maxTokens), x.state.outputTokens, x.state.modelQualities, x.state.replies);
   const id = newId('msg_');
@@ -131,7 +160,15 @@ async function messages(x: Exchange): Promise<void> {
   const toolId = p.toolCall ? newId('toolu_') : '';
 
   // FaultRule.omitUsage: every usage object left out.
-  const usage = (output: number) => (x.omitUsage ? undefined : { input_tokens: p.promptTokens, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
+  const usage = (output: number) =>
+    x.omitUsage
+      ? undefined
+      : {
+          input_tokens: p.promptTokens,
+          output_tokens: output,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        };
   // A model asked to think shows a summary of it; one that thinks by default omits it.
   const thinkingText = thinking.askedFor ? SIM_THINKING_TEXT : '';
   const thinkingBlock = { type: 'thinking', thinking: thinkingText, signature: SIM_THINKING_SIGNATURE };
@@ -140,52 +177,107 @@ async function messages(x: Exchange): Promise<void> {
       ? [{ type: 'tool_use', id: toolId, name: p.toolCall.name, input: p.toolCall.args }]
       : [{ type: 'text', text: p.text }];
     if (thinks) content.unshift(thinkingBlock);
-    return sendJson(x.res, 200, JSON.stringify({
-      id, type: 'message', role: 'assistant', model, content,
-      stop_reason: stopReason, stop_sequence: p.stopSequence,
-      usage: usage(p.outputTokens),
-    }));
+    return sendJson(
+      x.res,
+      200,
+      JSON.stringify({
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content,
+        stop_reason: stopReason,
+        stop_sequence: p.stopSequence,
+        usage: usage(p.outputTokens),
+      }),
+    );
   }
 
   const ev = (type: string, data: Record<string, unknown>): string => sseFrame({ type, ...data }, type);
-  const frames: Frame[] = [{
-    kind: 'pre',
-    data: ev('message_start', {
-      message: {
-        id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
-        usage: usage(1),
-      },
-    }),
-  }];
+  const frames: Frame[] = [
+    {
+      kind: 'pre',
+      data: ev('message_start', {
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: usage(1),
+        },
+      }),
+    },
+  ];
   // The answer's own block follows the thinking block when there is one.
   const at = thinks ? 1 : 0;
   if (thinks) {
-    frames.push({ kind: 'pre', data: ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }) });
-    if (thinkingText) frames.push({ kind: 'content', data: ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: thinkingText } }) });
-    frames.push({ kind: 'pre', data: ev('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: SIM_THINKING_SIGNATURE } }) });
+    frames.push({
+      kind: 'pre',
+      data: ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+    });
+    if (thinkingText)
+      frames.push({
+        kind: 'content',
+        data: ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: thinkingText } }),
+      });
+    frames.push({
+      kind: 'pre',
+      data: ev('content_block_delta', {
+        index: 0,
+        delta: { type: 'signature_delta', signature: SIM_THINKING_SIGNATURE },
+      }),
+    });
     frames.push({ kind: 'pre', data: ev('content_block_stop', { index: 0 }) });
   }
   if (p.toolCall) {
     // The block start names the call: content-bearing (clients turn it into the call's first
     // delta), so a cut after 0 chunks sends none of it.
-    frames.push({ kind: 'content', data: ev('content_block_start', { index: at, content_block: { type: 'tool_use', id: toolId, name: p.toolCall.name, input: {} } }) });
+    frames.push({
+      kind: 'content',
+      data: ev('content_block_start', {
+        index: at,
+        content_block: { type: 'tool_use', id: toolId, name: p.toolCall.name, input: {} },
+      }),
+    });
     frames.push({ kind: 'pre', data: ev('ping', {}) });
     // The real API streams a call without arguments as one empty fragment, never as "{}".
     const argPieces = p.toolCall.arguments === '{}' ? [''] : p.toolCall.argPieces;
     for (const a of argPieces) {
-      frames.push({ kind: 'content', data: ev('content_block_delta', { index: at, delta: { type: 'input_json_delta', partial_json: a } }) });
+      frames.push({
+        kind: 'content',
+        data: ev('content_block_delta', { index: at, delta: { type: 'input_json_delta', partial_json: a } }),
+      });
     }
   } else {
-    frames.push({ kind: 'pre', data: ev('content_block_start', { index: at, content_block: { type: 'text', text: '' } }) });
+    frames.push({
+      kind: 'pre',
+      data: ev('content_block_start', { index: at, content_block: { type: 'text', text: '' } }),
+    });
     frames.push({ kind: 'pre', data: ev('ping', {}) });
     for (const piece of p.pieces) {
-      frames.push({ kind: 'content', data: ev('content_block_delta', { index: at, delta: { type: 'text_delta', text: piece } }) });
+      frames.push({
+        kind: 'content',
+        data: ev('content_block_delta', { index: at, delta: { type: 'text_delta', text: piece } }),
+      });
     }
   }
   frames.push({ kind: 'post', data: ev('content_block_stop', { index: at }) });
-  frames.push({ kind: 'post', data: ev('message_delta', { delta: { stop_reason: stopReason, stop_sequence: p.stopSequence }, usage: x.omitUsage ? undefined : { output_tokens: p.outputTokens } }) });
+  frames.push({
+    kind: 'post',
+    data: ev('message_delta', {
+      delta: { stop_reason: stopReason, stop_sequence: p.stopSequence },
+      usage: x.omitUsage ? undefined : { output_tokens: p.outputTokens },
+    }),
+  });
   frames.push({ kind: 'post', data: ev('message_stop', {}) });
-  await streamFrames(x.res, frames, { delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter, firstContentDelayMs: x.firstContentDelayMs });
+  await streamFrames(x.res, frames, {
+    delayMs: x.state.chunkDelayMs,
+    cutAfter: x.cutAfter,
+    firstContentDelayMs: x.firstContentDelayMs,
+  });
 }
 
 /** Base64 image media types the real API accepts; anything else is refused with 400. */
@@ -232,37 +324,55 @@ function unsignedToolTurn(msgs: unknown[]): string | undefined {
     if (first.type !== 'thinking' && first.type !== 'redacted_thinking') {
       return `messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`;
     }
-    if (first.type === 'thinking' && first.signature !== SIM_THINKING_SIGNATURE) return `messages.${i}.content.0: Invalid \`signature\` in \`thinking\` block`;
+    if (first.type === 'thinking' && first.signature !== SIM_THINKING_SIGNATURE)
+      return `messages.${i}.content.0: Invalid \`signature\` in \`thinking\` block`;
     return undefined;
   }
   return undefined;
 }
 
 function hasToolBlocks(msgs: unknown[]): boolean {
-  return msgs.some((m) => isObj(m) && asArray(m.content).some((c) => isObj(c) && (c.type === 'tool_use' || c.type === 'tool_result')));
+  return msgs.some(
+    (m) => isObj(m) && asArray(m.content).some((c) => isObj(c) && (c.type === 'tool_use' || c.type === 'tool_result')),
+  );
 }
 
 function mapStop(p: Plan): string {
   switch (p.finish) {
-    case 'tool_calls': return 'tool_use';
-    case 'length': return 'max_tokens';
-    case 'stop_sequence': return 'stop_sequence';
-    default: return 'end_turn';
+    case 'tool_calls':
+      return 'tool_use';
+    case 'length':
+      return 'max_tokens';
+    case 'stop_sequence':
+      return 'stop_sequence';
+    default:
+      return 'end_turn';
   }
 }
 
 /** Text of a content value (string or blocks), counting images separately instead of their bytes. */
 function blockText(content: unknown, counts: { images: number; chars: number }): string {
-  if (typeof content === 'string') { counts.chars += content.length; return content; }
+  if (typeof content === 'string') {
+    counts.chars += content.length;
+    return content;
+  }
   let text = '';
   for (const block of asArray(content)) {
     if (!isObj(block)) continue;
     switch (block.type) {
       case 'text':
-        if (typeof block.text === 'string') { text += (text ? ' ' : '') + block.text; counts.chars += block.text.length; }
+        if (typeof block.text === 'string') {
+          text += (text ? ' ' : '') + block.text;
+          counts.chars += block.text.length;
+        }
         break;
-      case 'image': case 'document': counts.images++; break;
-      case 'tool_use': counts.chars += textChars(block.input) + textChars(block.name); break;
+      case 'image':
+      case 'document':
+        counts.images++;
+        break;
+      case 'tool_use':
+        counts.chars += textChars(block.input) + textChars(block.name);
+        break;
       case 'tool_result': {
         const inner = blockText(block.content, counts);
         text += (text ? ' ' : '') + inner;
@@ -288,11 +398,21 @@ function toGen(model: string, b: Record<string, unknown>, msgs: unknown[], maxTo
       lastIsToolResult = false;
     }
   }
-  const tools = asArray(b.tools).filter(isObj).map((t) => ({ name: str(t.name) ?? 'tool', parameters: t.input_schema }));
+  const tools = asArray(b.tools)
+    .filter(isObj)
+    .map((t) => ({ name: str(t.name) ?? 'tool', parameters: t.input_schema }));
   return {
-    model, promptChars: counts.chars, messageCount: msgs.length + (b.system ? 1 : 0), imageCount: counts.images,
+    model,
+    promptChars: counts.chars,
+    messageCount: msgs.length + (b.system ? 1 : 0),
+    imageCount: counts.images,
     toolsChars: tools.length > 0 ? JSON.stringify(b.tools).length : 0,
-    lastText, lastIsToolResult, maxTokens, stop: stopList(b.stop_sequences), tools, toolMode: toolMode(b.tool_choice),
+    lastText,
+    lastIsToolResult,
+    maxTokens,
+    stop: stopList(b.stop_sequences),
+    tools,
+    toolMode: toolMode(b.tool_choice),
     // Anthropic has no JSON mode: callers with tools of their own ask for JSON in the system prompt.
     json: jsonFromHint(system),
   };

@@ -4,7 +4,16 @@ import { FaultEngine } from './faults.js';
 import type { FaultRule, RecordedRequest, SimFormat, SimulatorOptions } from './types.js';
 
 export const DEFAULT_MODELS: Record<SimFormat, readonly string[]> = {
-  openai: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini', 'text-embedding-3-small', 'text-embedding-3-large'],
+  openai: [
+    'gpt-4o',
+    'gpt-4o-mini',
+    'gpt-4.1',
+    'gpt-4.1-mini',
+    'gpt-4.1-nano',
+    'o3-mini',
+    'text-embedding-3-small',
+    'text-embedding-3-large',
+  ],
   anthropic: ['claude-opus-4-1', 'claude-sonnet-4-5', 'claude-3-5-haiku-latest'],
   gemini: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.0-flash', 'gemini-embedding-001'],
 };
@@ -47,17 +56,23 @@ export class SimState {
       this.chunkDelayMs = tps > 0 ? 1000 / tps : 0;
     }
     if (patch.chunkDelayMs !== undefined) this.chunkDelayMs = nonNegative(patch.chunkDelayMs, 'chunkDelayMs');
-    if (patch.outputTokens !== undefined) this.outputTokens = Math.max(1, Math.floor(nonNegative(patch.outputTokens, 'outputTokens')));
+    if (patch.outputTokens !== undefined)
+      this.outputTokens = Math.max(1, Math.floor(nonNegative(patch.outputTokens, 'outputTokens')));
     if (patch.modelQualities !== undefined) this.modelQualities = { ...patch.modelQualities };
     if (patch.replies !== undefined) {
-      if (!Array.isArray(patch.replies) || !patch.replies.every((r) => typeof r?.whenContains === 'string' && typeof r?.reply === 'string')) throw new TypeError('replies must be an array of {whenContains, reply} strings');
+      if (
+        !Array.isArray(patch.replies) ||
+        !patch.replies.every((r) => typeof r?.whenContains === 'string' && typeof r?.reply === 'string')
+      )
+        throw new TypeError('replies must be an array of {whenContains, reply} strings');
       this.replies = patch.replies.map((r) => ({ whenContains: r.whenContains, reply: r.reply }));
     }
     if (patch.models) {
       for (const f of ['openai', 'anthropic', 'gemini'] as const) {
         const list = patch.models[f];
         if (list === undefined) continue;
-        if (!Array.isArray(list) || !list.every((m) => typeof m === 'string')) throw new TypeError(`models.${f} must be an array of strings`);
+        if (!Array.isArray(list) || !list.every((m) => typeof m === 'string'))
+          throw new TypeError(`models.${f} must be an array of strings`);
         this.models[f] = modelEntry(list);
       }
     }
@@ -97,7 +112,11 @@ export class SimState {
       latencyMs: this.latencyMs,
       chunkDelayMs: this.chunkDelayMs,
       outputTokens: this.outputTokens,
-      models: { openai: this.models.openai.list, anthropic: this.models.anthropic.list, gemini: this.models.gemini.list },
+      models: {
+        openai: this.models.openai.list,
+        anthropic: this.models.anthropic.list,
+        gemini: this.models.gemini.list,
+      },
       faults: this.faults.list(),
     };
   }
@@ -108,6 +127,7 @@ function modelEntry(list: readonly string[]): { list: string[]; set: Set<string>
 }
 
 function nonNegative(v: unknown, name: string): number {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new TypeError(`${name} must be a non-negative number`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+    throw new TypeError(`${name} must be a non-negative number`);
   return v;
 }

@@ -34,19 +34,32 @@ export interface FormatApi {
 
 export function defaultMessage(status: number): string {
   switch (status) {
-    case 400: return 'Invalid request (simulated).';
-    case 401: return 'Invalid or missing API key.';
-    case 403: return 'Permission denied (simulated).';
-    case 404: return 'Not found.';
-    case 408: return 'Request timed out (simulated).';
-    case 413: return 'Request body too large.';
-    case 429: return 'Rate limit exceeded (simulated). Please retry after a short wait.';
-    case 500: return 'The server had an error while processing your request (simulated).';
-    case 502: return 'Bad gateway (simulated).';
-    case 503: return 'The service is temporarily unavailable (simulated).';
-    case 504: return 'Upstream timed out (simulated).';
-    case 529: return 'Overloaded (simulated).';
-    default: return `Simulated error with status ${status}.`;
+    case 400:
+      return 'Invalid request (simulated).';
+    case 401:
+      return 'Invalid or missing API key.';
+    case 403:
+      return 'Permission denied (simulated).';
+    case 404:
+      return 'Not found.';
+    case 408:
+      return 'Request timed out (simulated).';
+    case 413:
+      return 'Request body too large.';
+    case 429:
+      return 'Rate limit exceeded (simulated). Please retry after a short wait.';
+    case 500:
+      return 'The server had an error while processing your request (simulated).';
+    case 502:
+      return 'Bad gateway (simulated).';
+    case 503:
+      return 'The service is temporarily unavailable (simulated).';
+    case 504:
+      return 'Upstream timed out (simulated).';
+    case 529:
+      return 'Overloaded (simulated).';
+    default:
+      return `Simulated error with status ${status}.`;
   }
 }
 

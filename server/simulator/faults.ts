@@ -5,7 +5,10 @@ import type { FaultRule, SimEndpoint, SimFormat } from './types.js';
 
 export { mulberry32 };
 
-interface RuleState { rule: FaultRule; fired: number }
+interface RuleState {
+  rule: FaultRule;
+  fired: number;
+}
 
 export class FaultEngine {
   private rules: RuleState[] = [];
@@ -55,8 +58,12 @@ function endpointMatches(r: FaultRule, endpoint: SimEndpoint): boolean {
   if (r.endpoint !== undefined) return r.endpoint === endpoint;
   // A rule that only cuts or delays streams means nothing for a non-streaming call; do not let it
   // consume `times` or fire on one.
-  const onlyCuts = (r.cutStreamAfterChunks !== undefined || r.firstContentDelayMs !== undefined) && r.status === undefined && !r.resetConnection && !r.hang
-    && r.latencyMs === undefined;
+  const onlyCuts =
+    (r.cutStreamAfterChunks !== undefined || r.firstContentDelayMs !== undefined) &&
+    r.status === undefined &&
+    !r.resetConnection &&
+    !r.hang &&
+    r.latencyMs === undefined;
   if (onlyCuts) return endpoint === 'stream';
   return endpoint === 'chat' || endpoint === 'stream';
 }

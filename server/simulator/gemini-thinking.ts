@@ -23,7 +23,11 @@ function thinkingModel(model: string): ThinkingModel | undefined {
   const tier = m[3];
   if (major >= 3) {
     if (tier !== 'pro') return { levels: ['minimal', 'low', 'medium', 'high'], minBudget: 1, canStop: false };
-    return { levels: major === 3 && minor === 0 ? ['low', 'high'] : ['low', 'medium', 'high'], minBudget: 128, canStop: false };
+    return {
+      levels: major === 3 && minor === 0 ? ['low', 'high'] : ['low', 'medium', 'high'],
+      minBudget: 128,
+      canStop: false,
+    };
   }
   if (major === 2 && minor >= 5) {
     if (tier === 'pro') return { minBudget: 128, canStop: false };
@@ -35,7 +39,7 @@ function thinkingModel(model: string): ThinkingModel | undefined {
 /** Gemini's 400 message for the request's thinkingConfig, or undefined when it is fine. */
 export function thinkingConfigError(model: string, config: unknown): string | undefined {
   if (config === undefined) return undefined;
-  if (!isObj(config)) return 'Invalid value at \'generation_config.thinking_config\': expected an object';
+  if (!isObj(config)) return "Invalid value at 'generation_config.thinking_config': expected an object";
   const level = config.thinkingLevel;
   const budget = config.thinkingBudget;
   if (level === undefined && budget === undefined) return undefined;
@@ -45,10 +49,12 @@ export function thinkingConfigError(model: string, config: unknown): string | un
   if (level !== undefined) {
     if (!rules.levels) return 'Thinking level is not supported for this model.';
     const name = typeof level === 'string' ? level.toLowerCase() : '';
-    if (!rules.levels.includes(name)) return `Thinking level ${String(level).toUpperCase()} is not supported for this model.`;
+    if (!rules.levels.includes(name))
+      return `Thinking level ${String(level).toUpperCase()} is not supported for this model.`;
     return undefined;
   }
-  if (typeof budget !== 'number' || !Number.isInteger(budget)) return 'Invalid value at \'generation_config.thinking_config.thinking_budget\': expected an integer';
+  if (typeof budget !== 'number' || !Number.isInteger(budget))
+    return "Invalid value at 'generation_config.thinking_config.thinking_budget': expected an integer";
   // -1: the model decides (dynamic thinking).
   if (budget === -1) return undefined;
   if (budget === 0) return rules.canStop ? undefined : 'Budget 0 is invalid. This model only works in thinking mode.';

@@ -22,8 +22,16 @@
 // presencePenalty / frequencyPenalty; others answer 400 "Penalty is not enabled for models/<m>".
 import { isEmbeddingModel } from '../providers/model-kind.js';
 import {
-  asArray, bearer, defaultMessage, intOrUndef, isObj, queryParam, stopList, str,
-  type Exchange, type FormatApi,
+  asArray,
+  bearer,
+  defaultMessage,
+  intOrUndef,
+  isObj,
+  queryParam,
+  stopList,
+  str,
+  type Exchange,
+  type FormatApi,
 } from './exchange.js';
 import { thinkingConfigError } from './gemini-thinking.js';
 import { jsonFromHint } from './json-hint.js';
@@ -45,11 +53,16 @@ export const geminiApi: FormatApi = {
     if (key === undefined) return sendJson(x.res, 403, JSON.stringify(MISSING_KEY_ERROR));
     if (key.startsWith(INVALID_KEY_PREFIX)) return sendJson(x.res, 400, JSON.stringify(INVALID_KEY_ERROR));
     switch (x.kind) {
-      case 'models': return listModels(x);
-      case 'model': return getModel(x);
-      case 'embed': return embedOne(x);
-      case 'batchEmbed': return embedBatch(x);
-      default: return generate(x);
+      case 'models':
+        return listModels(x);
+      case 'model':
+        return getModel(x);
+      case 'embed':
+        return embedOne(x);
+      case 'batchEmbed':
+        return embedBatch(x);
+      default:
+        return generate(x);
     }
   },
 };
@@ -64,7 +77,8 @@ function apiKey(x: Exchange): string | undefined {
 const MISSING_KEY_ERROR = {
   error: {
     code: 403,
-    message: 'Method doesn\'t allow unregistered callers (callers without established identity). Please use API key or other form of API consumer identity to call this API.',
+    message:
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API key or other form of API consumer identity to call this API.",
     status: 'PERMISSION_DENIED',
   },
 };
@@ -75,7 +89,12 @@ const INVALID_KEY_ERROR = {
     message: INVALID_KEY_MESSAGE,
     status: 'INVALID_ARGUMENT',
     details: [
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'API_KEY_INVALID',
+        domain: 'googleapis.com',
+        metadata: { service: 'generativelanguage.googleapis.com' },
+      },
       { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: INVALID_KEY_MESSAGE },
     ],
   },
@@ -83,34 +102,58 @@ const INVALID_KEY_ERROR = {
 
 function statusName(code: number): string {
   switch (code) {
-    case 400: case 413: return 'INVALID_ARGUMENT';
-    case 401: return 'UNAUTHENTICATED';
-    case 403: return 'PERMISSION_DENIED';
-    case 404: return 'NOT_FOUND';
-    case 409: return 'ABORTED';
-    case 429: return 'RESOURCE_EXHAUSTED';
-    case 499: return 'CANCELLED';
-    case 503: return 'UNAVAILABLE';
-    case 504: return 'DEADLINE_EXCEEDED';
-    default: return code >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION';
+    case 400:
+    case 413:
+      return 'INVALID_ARGUMENT';
+    case 401:
+      return 'UNAUTHENTICATED';
+    case 403:
+      return 'PERMISSION_DENIED';
+    case 404:
+      return 'NOT_FOUND';
+    case 409:
+      return 'ABORTED';
+    case 429:
+      return 'RESOURCE_EXHAUSTED';
+    case 499:
+      return 'CANCELLED';
+    case 503:
+      return 'UNAVAILABLE';
+    case 504:
+      return 'DEADLINE_EXCEEDED';
+    default:
+      return code >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION';
   }
 }
 
 function errorBody(code: number, message?: string): string {
-  const msg = message ?? (code === 401 ? 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.' : defaultMessage(code));
+  const msg =
+    message ??
+    (code === 401
+      ? 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.'
+      : defaultMessage(code));
   return JSON.stringify({ error: { code, message: msg, status: statusName(code) } });
 }
 
 function displayName(id: string): string {
-  return id.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ');
+  return id
+    .split('-')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join(' ');
 }
 
 function modelObject(id: string): Record<string, unknown> {
   return {
-    name: `models/${id}`, version: '001', displayName: displayName(id), description: `Simulated ${id}`,
-    inputTokenLimit: 1048576, outputTokenLimit: 65536,
+    name: `models/${id}`,
+    version: '001',
+    displayName: displayName(id),
+    description: `Simulated ${id}`,
+    inputTokenLimit: 1048576,
+    outputTokenLimit: 65536,
     // As Gemini lists them: embedding models embed and count, they do not generate.
-    supportedGenerationMethods: isEmbeddingModel(id) ? ['embedContent', 'batchEmbedContents', 'countTextTokens'] : ['generateContent', 'streamGenerateContent', 'countTokens'],
+    supportedGenerationMethods: isEmbeddingModel(id)
+      ? ['embedContent', 'batchEmbedContents', 'countTextTokens']
+      : ['generateContent', 'streamGenerateContent', 'countTokens'],
   };
 }
 
@@ -119,7 +162,14 @@ function listModels(x: Exchange): void {
 }
 
 function notFound(x: Exchange, id: string): void {
-  sendJson(x.res, 404, errorBody(404, `models/${id} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`));
+  sendJson(
+    x.res,
+    404,
+    errorBody(
+      404,
+      `models/${id} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`,
+    ),
+  );
 }
 
 function getModel(x: Exchange): void {
@@ -133,11 +183,15 @@ const bad = (x: Exchange, message: string): void => sendJson(x.res, 400, errorBo
 async function generate(x: Exchange): Promise<void> {
   const model = x.pathModel ?? '';
   const contents = x.body.contents;
-  if (!Array.isArray(contents) || contents.length === 0) return bad(x, '* GenerateContentRequest.contents: contents is not specified');
+  if (!Array.isArray(contents) || contents.length === 0)
+    return bad(x, '* GenerateContentRequest.contents: contents is not specified');
   if (!x.state.models.gemini.set.has(model)) return notFound(x, model);
   const unsigned = requiresSignatures(model) ? unsignedCallPosition(contents) : undefined;
   if (unsigned !== undefined) {
-    return bad(x, `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`${unsigned.name}\` , position ${unsigned.position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`);
+    return bad(
+      x,
+      `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`${unsigned.name}\` , position ${unsigned.position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
+    );
   }
 
   const gc = isObj(x.body.generationConfig) ? x.body.generationConfig : {};
@@ -147,7 +201,8 @@ async function generate(x: Exchange): Promise<void> {
   const thinkingError = thinkingConfigError(model, gc.thinkingConfig);
   if (thinkingError) return bad(x, thinkingError);
   const candidateCount = gc.candidateCount === undefined ? 1 : intOrUndef(gc.candidateCount);
-  if (candidateCount === undefined || candidateCount < 1 || candidateCount > 8) return bad(x, '* GenerationConfig.candidate_count: must be between 1 and 8');
+  if (candidateCount === undefined || candidateCount < 1 || candidateCount > 8)
+    return bad(x, '* GenerationConfig.candidate_count: must be between 1 and 8');
   const wantLogprobs = gc.responseLogprobs === true;
   const top = gc.logprobs === undefined ? undefined : Math.min(MAX_TOP, Math.max(0, intOrUndef(gc.logprobs) ?? 0));
 
@@ -156,10 +211,17 @@ async function generate(x: Exchange): Promise<void> {
   const finishReason = p.finish === 'length' ? 'MAX_TOKENS' : 'STOP';
   // `out` is one candidate's tokens; every candidate is generated, and billed.
   const usage = (out: number): Record<string, number> => ({
-    promptTokenCount: p.promptTokens, candidatesTokenCount: out * candidateCount, totalTokenCount: p.promptTokens + out * candidateCount,
+    promptTokenCount: p.promptTokens,
+    candidatesTokenCount: out * candidateCount,
+    totalTokenCount: p.promptTokens + out * candidateCount,
   });
   // `tokens`: the text pieces the parts hold (none for a function call).
-  const response = (parts: unknown[], tokens: readonly string[], out: number, finish?: string): Record<string, unknown> => ({
+  const response = (
+    parts: unknown[],
+    tokens: readonly string[],
+    out: number,
+    finish?: string,
+  ): Record<string, unknown> => ({
     candidates: Array.from({ length: candidateCount }, (_, index) => ({
       content: { role: 'model', parts },
       ...(finish ? { finishReason: finish } : {}),
@@ -171,7 +233,9 @@ async function generate(x: Exchange): Promise<void> {
     responseId,
   });
 
-  const callPart = p.toolCall ? { functionCall: { name: p.toolCall.name, args: p.toolCall.args }, thoughtSignature: SIM_THOUGHT_SIGNATURE } : undefined;
+  const callPart = p.toolCall
+    ? { functionCall: { name: p.toolCall.name, args: p.toolCall.args }, thoughtSignature: SIM_THOUGHT_SIGNATURE }
+    : undefined;
   if (x.kind !== 'stream') {
     const parts = callPart ? [callPart] : [{ text: p.text }];
     return sendJson(x.res, 200, JSON.stringify(response(parts, p.pieces, p.outputTokens, finishReason)));
@@ -188,7 +252,10 @@ async function generate(x: Exchange): Promise<void> {
     const n = p.pieces.length;
     p.pieces.forEach((piece, i) => {
       const last = i === n - 1;
-      objects.push({ obj: response([{ text: piece }], [piece], i + 1, last ? finishReason : undefined), kind: last ? 'post' : 'content' });
+      objects.push({
+        obj: response([{ text: piece }], [piece], i + 1, last ? finishReason : undefined),
+        kind: last ? 'post' : 'content',
+      });
     });
   }
 
@@ -201,7 +268,9 @@ async function generate(x: Exchange): Promise<void> {
   });
   if (!sse) frames.push({ data: ']', kind: 'post' });
   await streamFrames(x.res, frames, {
-    delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter, firstContentDelayMs: x.firstContentDelayMs,
+    delayMs: x.state.chunkDelayMs,
+    cutAfter: x.cutAfter,
+    firstContentDelayMs: x.firstContentDelayMs,
     contentType: sse ? 'text/event-stream' : 'application/json; charset=UTF-8',
   });
 }
@@ -226,14 +295,17 @@ function unsignedCallPosition(contents: unknown[]): { name: string; position: nu
   let turnStart = 0;
   for (let i = contents.length - 1; i >= 0; i--) {
     const c = contents[i];
-    if (isObj(c) && c.role !== 'model' && asArray(c.parts).some((p) => isObj(p) && typeof p.text === 'string')) { turnStart = i; break; }
+    if (isObj(c) && c.role !== 'model' && asArray(c.parts).some((p) => isObj(p) && typeof p.text === 'string')) {
+      turnStart = i;
+      break;
+    }
   }
   for (let i = turnStart; i < contents.length; i++) {
     const c = contents[i];
     if (!isObj(c) || c.role !== 'model') continue;
     const first = asArray(c.parts).find((p) => isObj(p) && isObj(p.functionCall));
     if (isObj(first) && (typeof first.thoughtSignature !== 'string' || first.thoughtSignature === '')) {
-      return { name: isObj(first.functionCall) ? str(first.functionCall.name) ?? '' : '', position: i + 1 };
+      return { name: isObj(first.functionCall) ? (str(first.functionCall.name) ?? '') : '', position: i + 1 };
     }
   }
   return undefined;
@@ -244,8 +316,10 @@ function partsText(parts: unknown, counts: { chars: number; images: number }): {
   let toolResult = false;
   for (const part of asArray(parts)) {
     if (!isObj(part)) continue;
-    if (typeof part.text === 'string') { text += (text ? ' ' : '') + part.text; counts.chars += part.text.length; }
-    else if (part.inlineData !== undefined || part.fileData !== undefined) counts.images++;
+    if (typeof part.text === 'string') {
+      text += (text ? ' ' : '') + part.text;
+      counts.chars += part.text.length;
+    } else if (part.inlineData !== undefined || part.fileData !== undefined) counts.images++;
     else if (isObj(part.functionCall)) counts.chars += textChars(part.functionCall);
     else if (isObj(part.functionResponse)) {
       const r = JSON.stringify(part.functionResponse.response ?? {});
@@ -269,19 +343,31 @@ function toGen(model: string, b: Record<string, unknown>, contents: unknown[]): 
     if (fromUser) lastText = text;
     lastIsToolResult = fromUser && toolResult;
   }
-  const tools = asArray(b.tools).filter(isObj).flatMap((t) => asArray(t.functionDeclarations ?? t.function_declarations))
-    .filter(isObj).map((d) => ({ name: str(d.name) ?? 'tool', parameters: d.parameters ?? d.parametersJsonSchema }));
-  const fcc = isObj(b.toolConfig) && isObj(b.toolConfig.functionCallingConfig) ? b.toolConfig.functionCallingConfig : {};
+  const tools = asArray(b.tools)
+    .filter(isObj)
+    .flatMap((t) => asArray(t.functionDeclarations ?? t.function_declarations))
+    .filter(isObj)
+    .map((d) => ({ name: str(d.name) ?? 'tool', parameters: d.parameters ?? d.parametersJsonSchema }));
+  const fcc =
+    isObj(b.toolConfig) && isObj(b.toolConfig.functionCallingConfig) ? b.toolConfig.functionCallingConfig : {};
   const gc = isObj(b.generationConfig) ? b.generationConfig : {};
   let json: GenRequest['json'];
   if (gc.responseMimeType === 'application/json') json = { schema: gc.responseJsonSchema ?? gc.responseSchema };
   // JSON mode cannot go with function calling here, so callers ask for it in the system instruction.
   else json = jsonFromHint(system);
   return {
-    model, promptChars: counts.chars, messageCount: contents.length, imageCount: counts.images,
+    model,
+    promptChars: counts.chars,
+    messageCount: contents.length,
+    imageCount: counts.images,
     toolsChars: tools.length > 0 ? JSON.stringify(b.tools).length : 0,
-    lastText, lastIsToolResult, maxTokens: intOrUndef(gc.maxOutputTokens), stop: stopList(gc.stopSequences),
-    tools, toolMode: toolMode(fcc), json,
+    lastText,
+    lastIsToolResult,
+    maxTokens: intOrUndef(gc.maxOutputTokens),
+    stop: stopList(gc.stopSequences),
+    tools,
+    toolMode: toolMode(fcc),
+    json,
   };
 }
 
@@ -297,7 +383,9 @@ function toolMode(fcc: Record<string, unknown>): ToolMode {
 
 function contentText(c: unknown): string {
   if (!isObj(c)) return '';
-  return asArray(c.parts).map((p) => (isObj(p) && typeof p.text === 'string' ? p.text : '')).join(' ');
+  return asArray(c.parts)
+    .map((p) => (isObj(p) && typeof p.text === 'string' ? p.text : ''))
+    .join(' ');
 }
 
 function embedOne(x: Exchange): void {
@@ -308,9 +396,11 @@ function embedOne(x: Exchange): void {
 
 function embedBatch(x: Exchange): void {
   const reqs = x.body.requests;
-  if (!Array.isArray(reqs) || reqs.length === 0) return bad(x, '* BatchEmbedContentsRequest.requests: requests is not specified');
+  if (!Array.isArray(reqs) || reqs.length === 0)
+    return bad(x, '* BatchEmbedContentsRequest.requests: requests is not specified');
   // As the real API: at most 100 requests in one batch.
-  if (reqs.length > 100) return bad(x, '* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch');
+  if (reqs.length > 100)
+    return bad(x, '* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch');
   const embeddings: Array<{ values: number[] }> = [];
   for (const r of reqs) {
     const text = isObj(r) ? contentText(r.content) : '';

@@ -35,7 +35,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     setFaults: (rules: FaultRule[]) => state.setFaults(rules),
     clearFaults: () => state.setFaults([]),
     configure: (patch) => state.configure(patch),
-    resetRequests: () => { state.requests.length = 0; },
+    resetRequests: () => {
+      state.requests.length = 0;
+    },
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -35,7 +35,11 @@ function leadingObject(s: string): unknown {
     } else if (c === '{') {
       depth++;
     } else if (c === '}' && --depth === 0) {
-      try { return JSON.parse(s.slice(0, i + 1)); } catch { return undefined; }
+      try {
+        return JSON.parse(s.slice(0, i + 1));
+      } catch {
+        return undefined;
+      }
     }
   }
   return undefined;

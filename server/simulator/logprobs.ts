@@ -20,8 +20,29 @@ export interface TokenStep {
 export const MAX_TOP = 20;
 
 // Alternatives a real model would plausibly have weighed at a step: short, common tokens.
-const ALTERNATIVES = [' the', ' a', ',', '.', ' and', ' of', ' to', ' in', ' is', ' it', ' that', ' for',
-  ' on', ' with', ' as', ' was', ' at', ' by', ' an', ' be', ' this'];
+const ALTERNATIVES = [
+  ' the',
+  ' a',
+  ',',
+  '.',
+  ' and',
+  ' of',
+  ' to',
+  ' in',
+  ' is',
+  ' it',
+  ' that',
+  ' for',
+  ' on',
+  ' with',
+  ' as',
+  ' was',
+  ' at',
+  ' by',
+  ' an',
+  ' be',
+  ' this',
+];
 
 /** One step per token, each with `top` ranked candidates (0 for none). */
 export function tokenSteps(tokens: readonly string[], top: number): TokenStep[] {

@@ -9,16 +9,21 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 
 const sim = await startSimulator({ port, host: process.env.HOST || '127.0.0.1' });
-process.stdout.write(`Upstream simulator listening on ${sim.url}\n`
-  + `  openai:    ${sim.baseUrls.openai}\n`
-  + `  anthropic: ${sim.baseUrls.anthropic}\n`
-  + `  gemini:    ${sim.baseUrls.gemini}\n`);
+process.stdout.write(
+  `Upstream simulator listening on ${sim.url}\n` +
+    `  openai:    ${sim.baseUrls.openai}\n` +
+    `  anthropic: ${sim.baseUrls.anthropic}\n` +
+    `  gemini:    ${sim.baseUrls.gemini}\n`,
+);
 
 let stopping = false;
 const stop = (): void => {
   if (stopping) return;
   stopping = true;
-  sim.close().then(() => process.exit(0), () => process.exit(1));
+  sim.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

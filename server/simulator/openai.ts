@@ -2,12 +2,29 @@
 import { isOpenAIReasoningModel } from '../providers/openai-compatible/reasoning-models.js';
 import type { ChatChunk, ChatCompletion, FinishReason } from '../providers/types.js';
 import {
-  asArray, bearer, defaultMessage, intOrUndef, isObj, stopList, str,
-  type Exchange, type FormatApi,
+  asArray,
+  bearer,
+  defaultMessage,
+  intOrUndef,
+  isObj,
+  stopList,
+  str,
+  type Exchange,
+  type FormatApi,
 } from './exchange.js';
 import { MAX_TOP, openaiLogprobs } from './logprobs.js';
 import { sendJson, sseFrame, streamFrames, type Frame } from './sse.js';
-import { clampDims, embed, estimateTokens, newId, plan, textChars, type GenRequest, type Plan, type ToolMode } from './text.js';
+import {
+  clampDims,
+  embed,
+  estimateTokens,
+  newId,
+  plan,
+  textChars,
+  type GenRequest,
+  type Plan,
+  type ToolMode,
+} from './text.js';
 
 const MODEL_CREATED = 1715367049;
 
@@ -16,10 +33,14 @@ export const openaiApi: FormatApi = {
   errorBody,
   serve(x) {
     switch (x.kind) {
-      case 'models': return listModels(x);
-      case 'model': return getModel(x);
-      case 'embed': return embeddings(x);
-      default: return chat(x);
+      case 'models':
+        return listModels(x);
+      case 'model':
+        return getModel(x);
+      case 'embed':
+        return embeddings(x);
+      default:
+        return chat(x);
     }
   },
 };
@@ -28,9 +49,15 @@ function errorBody(status: number, message?: string, code?: string | null, param
   let type = 'invalid_request_error';
   let c: string | null = code ?? null;
   if (status === 401) c = code ?? 'invalid_api_key';
-  else if (status === 429) { type = 'requests'; c = code ?? 'rate_limit_exceeded'; }
-  else if (status >= 500) type = 'server_error';
-  const msg = message ?? (status === 401 ? 'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.' : defaultMessage(status));
+  else if (status === 429) {
+    type = 'requests';
+    c = code ?? 'rate_limit_exceeded';
+  } else if (status >= 500) type = 'server_error';
+  const msg =
+    message ??
+    (status === 401
+      ? 'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.'
+      : defaultMessage(status));
   return JSON.stringify({ error: { message: msg, type, param: param ?? null, code: c } });
 }
 
@@ -49,7 +76,11 @@ function getModel(x: Exchange): void {
 }
 
 function notFound(x: Exchange, model: string): void {
-  sendJson(x.res, 404, errorBody(404, `The model \`${model}\` does not exist or you do not have access to it.`, 'model_not_found'));
+  sendJson(
+    x.res,
+    404,
+    errorBody(404, `The model \`${model}\` does not exist or you do not have access to it.`, 'model_not_found'),
+  );
 }
 
 function badRequest(x: Exchange, message: string, param: string | null = null, code: string | null = null): void {
@@ -76,7 +107,11 @@ async function chat(x: Exchange): Promise<void> {
   // `n` choices, each the same answer (billed n times).
   const n = choiceCount(b.n);
   const outputTokens = p.outputTokens * n;
-  const usage = { prompt_tokens: p.promptTokens, completion_tokens: outputTokens, total_tokens: p.promptTokens + outputTokens };
+  const usage = {
+    prompt_tokens: p.promptTokens,
+    completion_tokens: outputTokens,
+    total_tokens: p.promptTokens + outputTokens,
+  };
   const finish = finishReason(p);
   // `logprobs: true` (with `top_logprobs` alternatives per token): one entry per text piece. A
   // tool call has no content tokens to report.
@@ -90,23 +125,46 @@ async function chat(x: Exchange): Promise<void> {
       choices.push({
         index,
         message: p.toolCall
-          ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: newId('call_'), type: 'function', function: { name: p.toolCall.name, arguments: p.toolCall.arguments } }] }
+          ? {
+              role: 'assistant',
+              content: null,
+              refusal: null,
+              tool_calls: [
+                {
+                  id: newId('call_'),
+                  type: 'function',
+                  function: { name: p.toolCall.name, arguments: p.toolCall.arguments },
+                },
+              ],
+            }
           : { role: 'assistant', content: p.text, refusal: null },
         logprobs,
         finish_reason: finish,
       });
     }
     const body: ChatCompletion = {
-      id, object: 'chat.completion', created, model,
+      id,
+      object: 'chat.completion',
+      created,
+      model,
       choices,
-      usage: { ...usage, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } } as ChatCompletion['usage'],
+      usage: {
+        ...usage,
+        prompt_tokens_details: { cached_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 0 },
+      } as ChatCompletion['usage'],
     };
     if (x.omitUsage) delete body.usage;
     return sendJson(x.res, 200, JSON.stringify(body));
   }
 
   const includeUsage = !x.omitUsage && isObj(b.stream_options) && b.stream_options.include_usage === true;
-  const chunk = (delta: ChatChunk['choices'][number]['delta'], fin: FinishReason, index = 0, lp?: unknown[]): string => {
+  const chunk = (
+    delta: ChatChunk['choices'][number]['delta'],
+    fin: FinishReason,
+    index = 0,
+    lp?: unknown[],
+  ): string => {
     const choice: ChatChunk['choices'][number] = { index, delta, finish_reason: fin };
     // With logprobs asked for, every choice carries the field: its own tokens' entries, else null.
     if (top !== undefined) choice.logprobs = lp ? { content: lp, refusal: null } : null;
@@ -123,8 +181,27 @@ async function chat(x: Exchange): Promise<void> {
     const tc = p.toolCall;
     // The call's id and name open it in the same chunk as the role, as OpenAI sends them: a
     // content-bearing chunk, so a cut after 0 chunks sends none of it.
-    for (let i = 0; i < n; i++) frames.push({ kind: 'content', data: chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: newId('call_'), type: 'function', function: { name: tc.name, arguments: '' } }] }, null, i) });
-    for (const a of tc.argPieces) for (let i = 0; i < n; i++) frames.push({ kind: 'content', data: chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] }, null, i) });
+    for (let i = 0; i < n; i++)
+      frames.push({
+        kind: 'content',
+        data: chunk(
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { index: 0, id: newId('call_'), type: 'function', function: { name: tc.name, arguments: '' } },
+            ],
+          },
+          null,
+          i,
+        ),
+      });
+    for (const a of tc.argPieces)
+      for (let i = 0; i < n; i++)
+        frames.push({
+          kind: 'content',
+          data: chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] }, null, i),
+        });
   } else {
     for (let i = 0; i < n; i++) frames.push({ kind: 'pre', data: chunk({ role: 'assistant', content: '' }, null, i) });
     p.pieces.forEach((piece, k) => {
@@ -134,25 +211,51 @@ async function chat(x: Exchange): Promise<void> {
   }
   for (let i = 0; i < n; i++) frames.push({ kind: 'post', data: chunk({}, finish, i) });
   if (includeUsage) {
-    frames.push({ kind: 'post', data: sseFrame({ id, object: 'chat.completion.chunk', created, model, choices: [], usage }) });
+    frames.push({
+      kind: 'post',
+      data: sseFrame({ id, object: 'chat.completion.chunk', created, model, choices: [], usage }),
+    });
   }
   frames.push({ kind: 'post', data: 'data: [DONE]\n\n' });
-  await streamFrames(x.res, frames, { delayMs: x.state.chunkDelayMs, cutAfter: x.cutAfter, firstContentDelayMs: x.firstContentDelayMs });
+  await streamFrames(x.res, frames, {
+    delayMs: x.state.chunkDelayMs,
+    cutAfter: x.cutAfter,
+    firstContentDelayMs: x.firstContentDelayMs,
+  });
 }
 
 /** What OpenAI answers a reasoning model's request that has a field such a model does not take. */
 function reasoningRefusal(b: Record<string, unknown>): { message: string; param: string; code: string } | undefined {
   if (b.max_tokens != null) {
-    return { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", param: 'max_tokens', code: 'unsupported_parameter' };
+    return {
+      message:
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      param: 'max_tokens',
+      code: 'unsupported_parameter',
+    };
   }
-  for (const [param, dflt] of [['temperature', 1], ['top_p', 1], ['presence_penalty', 0], ['frequency_penalty', 0]] as const) {
+  for (const [param, dflt] of [
+    ['temperature', 1],
+    ['top_p', 1],
+    ['presence_penalty', 0],
+    ['frequency_penalty', 0],
+  ] as const) {
     const v = b[param];
     if (v != null && v !== dflt) {
-      return { message: `Unsupported value: '${param}' does not support ${String(v)} with this model. Only the default (${dflt}) value is supported.`, param, code: 'unsupported_value' };
+      return {
+        message: `Unsupported value: '${param}' does not support ${String(v)} with this model. Only the default (${dflt}) value is supported.`,
+        param,
+        code: 'unsupported_value',
+      };
     }
   }
   for (const param of ['stop', 'logprobs', 'logit_bias']) {
-    if (b[param] != null) return { message: `Unsupported parameter: '${param}' is not supported with this model.`, param, code: 'unsupported_parameter' };
+    if (b[param] != null)
+      return {
+        message: `Unsupported parameter: '${param}' is not supported with this model.`,
+        param,
+        code: 'unsupported_parameter',
+      };
   }
   return undefined;
 }
@@ -189,20 +292,29 @@ function toGen(model: string, b: Record<string, unknown>, messages: unknown[]): 
     if (m.role === 'user' || m.role === 'tool') lastText = text;
   }
   const last = messages[messages.length - 1];
-  const tools = asArray(b.tools).filter(isObj).map((t) => {
-    const fn = isObj(t.function) ? t.function : {};
-    return { name: str(fn.name) ?? 'tool', parameters: fn.parameters };
-  });
+  const tools = asArray(b.tools)
+    .filter(isObj)
+    .map((t) => {
+      const fn = isObj(t.function) ? t.function : {};
+      return { name: str(fn.name) ?? 'tool', parameters: fn.parameters };
+    });
   const rf = isObj(b.response_format) ? b.response_format : undefined;
   let json: GenRequest['json'];
   if (rf?.type === 'json_object') json = {};
-  else if (rf?.type === 'json_schema') json = { schema: isObj(rf.json_schema) ? rf.json_schema.schema ?? {} : {} };
+  else if (rf?.type === 'json_schema') json = { schema: isObj(rf.json_schema) ? (rf.json_schema.schema ?? {}) : {} };
   return {
-    model, promptChars, messageCount: messages.length, imageCount,
+    model,
+    promptChars,
+    messageCount: messages.length,
+    imageCount,
     toolsChars: tools.length > 0 ? JSON.stringify(b.tools).length : 0,
-    lastText, lastIsToolResult: isObj(last) && last.role === 'tool',
+    lastText,
+    lastIsToolResult: isObj(last) && last.role === 'tool',
     maxTokens: intOrUndef(b.max_completion_tokens) ?? intOrUndef(b.max_tokens),
-    stop: stopList(b.stop), tools, toolMode: toolMode(b.tool_choice), json,
+    stop: stopList(b.stop),
+    tools,
+    toolMode: toolMode(b.tool_choice),
+    json,
   };
 }
 
@@ -220,8 +332,12 @@ function embeddings(x: Exchange): void {
   // A flat array of integers is one input, already tokenized (as OpenAI reads it); an array of
   // such arrays is one input each.
   const oneTokenized = Array.isArray(raw) && raw.length > 0 && raw.every((v) => typeof v === 'number');
-  const inputs: string[] = typeof raw === 'string' || oneTokenized ? [typeof raw === 'string' ? raw : JSON.stringify(raw)]
-    : Array.isArray(raw) ? raw.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))) : [];
+  const inputs: string[] =
+    typeof raw === 'string' || oneTokenized
+      ? [typeof raw === 'string' ? raw : JSON.stringify(raw)]
+      : Array.isArray(raw)
+        ? raw.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
+        : [];
   if (inputs.length === 0 || inputs.some((s) => s.length === 0)) {
     return badRequest(x, "'input' must be a non-empty string or array of non-empty strings.", 'input');
   }

@@ -32,7 +32,7 @@ function sample(s: Schema, root: Schema, key: string, depth: number): unknown {
     const props: Schema = {};
     for (const part of s.allOf) {
       if (!isObj(part)) continue;
-      const p = typeof part.$ref === 'string' ? resolveRef(root, part.$ref) ?? {} : part;
+      const p = typeof part.$ref === 'string' ? (resolveRef(root, part.$ref) ?? {}) : part;
       Object.assign(merged, p);
       if (isObj(p.properties)) Object.assign(props, p.properties);
     }
@@ -57,11 +57,16 @@ function sample(s: Schema, root: Schema, key: string, depth: number): unknown {
       for (let i = 0; i < n && i < 16; i++) arr.push(sample(item, root, key, depth + 1));
       return arr;
     }
-    case 'integer': return Math.ceil(numberIn(s, 1));
-    case 'number': return numberIn(s, 1.5);
-    case 'boolean': return true;
-    case 'null': return null;
-    default: return stringFor(s, key);
+    case 'integer':
+      return Math.ceil(numberIn(s, 1));
+    case 'number':
+      return numberIn(s, 1.5);
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    default:
+      return stringFor(s, key);
   }
 }
 
@@ -84,12 +89,19 @@ function numberIn(s: Schema, fallback: number): number {
 
 function stringFor(s: Schema, key: string): string {
   switch (s.format) {
-    case 'date-time': return '2025-01-01T00:00:00Z';
-    case 'date': return '2025-01-01';
-    case 'time': return '00:00:00';
-    case 'email': return 'user@example.com';
-    case 'uri': case 'url': return 'https://example.com';
-    case 'uuid': return '00000000-0000-4000-8000-000000000000';
+    case 'date-time':
+      return '2025-01-01T00:00:00Z';
+    case 'date':
+      return '2025-01-01';
+    case 'time':
+      return '00:00:00';
+    case 'email':
+      return 'user@example.com';
+    case 'uri':
+    case 'url':
+      return 'https://example.com';
+    case 'uuid':
+      return '00000000-0000-4000-8000-000000000000';
   }
   let v = key ? `sample ${key}` : 'sample';
   const minLength = num(s.minLength);

@@ -14,13 +14,18 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 const APIS: Record<SimFormat, FormatApi> = { openai: openaiApi, anthropic: anthropicApi, gemini: geminiApi };
 
-interface Route { format: SimFormat; kind: RouteKind; pathModel?: string }
+interface Route {
+  format: SimFormat;
+  kind: RouteKind;
+  pathModel?: string;
+}
 
 export function createSimulatorServer(state: SimState): Server {
   const server = createServer((req, res) => {
     handle(state, req, res).catch(() => {
       // A handler bug must not take the simulator down mid-benchmark; answer 500 if still possible.
-      if (!res.headersSent && !res.destroyed) sendJson(res, 500, JSON.stringify({ error: { message: 'simulator internal error' } }));
+      if (!res.headersSent && !res.destroyed)
+        sendJson(res, 500, JSON.stringify({ error: { message: 'simulator internal error' } }));
       else res.destroy();
     });
   });
@@ -43,7 +48,18 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   if (path.startsWith('/_simulator/')) return admin(state, req, res, path.slice(12), method);
   const route = matchRoute(method, path);
   if (!route) {
-    return sendJson(res, 404, JSON.stringify({ error: { message: `Unknown simulator route: ${method} ${path}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } }));
+    return sendJson(
+      res,
+      404,
+      JSON.stringify({
+        error: {
+          message: `Unknown simulator route: ${method} ${path}`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'unknown_url',
+        },
+      }),
+    );
   }
   const api = APIS[route.format];
 
@@ -53,16 +69,34 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
     if (buf === 'too-large') return sendJson(res, 413, api.errorBody(413), { connection: 'close' });
     if (buf === null) return; // client went away
     let parsed: unknown;
-    try { parsed = JSON.parse(buf.toString('utf8')); } catch { parsed = undefined; }
-    if (!isObj(parsed)) return sendJson(res, 400, api.errorBody(400, 'We could not parse the JSON body of your request.'));
+    try {
+      parsed = JSON.parse(buf.toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    if (!isObj(parsed))
+      return sendJson(res, 400, api.errorBody(400, 'We could not parse the JSON body of your request.'));
     body = parsed;
   }
 
-  const endpoint: SimEndpoint = route.kind === 'models' || route.kind === 'model' ? 'models'
-    : route.kind === 'embed' || route.kind === 'batchEmbed' ? 'embeddings'
-      : route.kind === 'stream' || body.stream === true ? 'stream' : 'chat';
+  const endpoint: SimEndpoint =
+    route.kind === 'models' || route.kind === 'model'
+      ? 'models'
+      : route.kind === 'embed' || route.kind === 'batchEmbed'
+        ? 'embeddings'
+        : route.kind === 'stream' || body.stream === true
+          ? 'stream'
+          : 'chat';
   const model = route.pathModel ?? (typeof body.model === 'string' ? body.model : undefined);
-  state.record({ format: route.format, endpoint, method, path, headers: req.headers, body: method === 'POST' ? body : undefined, at: Date.now() });
+  state.record({
+    format: route.format,
+    endpoint,
+    method,
+    path,
+    headers: req.headers,
+    body: method === 'POST' ? body : undefined,
+    at: Date.now(),
+  });
 
   if (!api.authorized(req, query)) return sendJson(res, 401, api.errorBody(401));
 
@@ -73,7 +107,8 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   if (fault?.resetConnection) {
     // An RST rather than a FIN: what a dropped connection looks like to the client.
     const sock = req.socket;
-    if (typeof sock.resetAndDestroy === 'function') sock.resetAndDestroy(); else sock.destroy();
+    if (typeof sock.resetAndDestroy === 'function') sock.resetAndDestroy();
+    else sock.destroy();
     return;
   }
   if (fault?.status !== undefined) {
@@ -87,7 +122,8 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   if (route.pathModel !== undefined) x.pathModel = route.pathModel;
   if (fault?.cutStreamAfterChunks !== undefined && endpoint === 'stream') x.cutAfter = fault.cutStreamAfterChunks;
   if (fault?.omitUsage) x.omitUsage = true;
-  if (fault?.firstContentDelayMs !== undefined && endpoint === 'stream') x.firstContentDelayMs = fault.firstContentDelayMs;
+  if (fault?.firstContentDelayMs !== undefined && endpoint === 'stream')
+    x.firstContentDelayMs = fault.firstContentDelayMs;
   await api.serve(x);
 }
 
@@ -122,19 +158,24 @@ function openaiRoute(method: string, rest: string): Route | null {
   if (method === 'POST' && rest === '/chat/completions') return { format: 'openai', kind: 'chat' };
   if (method === 'POST' && rest === '/embeddings') return { format: 'openai', kind: 'embed' };
   if (method === 'GET' && rest === '/models') return { format: 'openai', kind: 'models' };
-  if (method === 'GET' && rest.startsWith('/models/')) return { format: 'openai', kind: 'model', pathModel: decode(rest.slice(8)) };
+  if (method === 'GET' && rest.startsWith('/models/'))
+    return { format: 'openai', kind: 'model', pathModel: decode(rest.slice(8)) };
   return null;
 }
 
 function anthropicRoute(method: string, rest: string): Route | null {
   if (method === 'POST' && rest === '/messages') return { format: 'anthropic', kind: 'chat' };
   if (method === 'GET' && rest === '/models') return { format: 'anthropic', kind: 'models' };
-  if (method === 'GET' && rest.startsWith('/models/')) return { format: 'anthropic', kind: 'model', pathModel: decode(rest.slice(8)) };
+  if (method === 'GET' && rest.startsWith('/models/'))
+    return { format: 'anthropic', kind: 'model', pathModel: decode(rest.slice(8)) };
   return null;
 }
 
 const GEMINI_ACTIONS: Record<string, RouteKind> = {
-  generateContent: 'chat', streamGenerateContent: 'stream', embedContent: 'embed', batchEmbedContents: 'batchEmbed',
+  generateContent: 'chat',
+  streamGenerateContent: 'stream',
+  embedContent: 'embed',
+  batchEmbedContents: 'batchEmbed',
 };
 
 function geminiRoute(method: string, rest: string): Route | null {
@@ -151,13 +192,20 @@ function geminiRoute(method: string, rest: string): Route | null {
 
 function decode(s: string): string {
   if (!s.includes('%')) return s;
-  try { return decodeURIComponent(s); } catch { return s; }
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 /** The body, 'too-large' past the cap, or null if the client disconnected first. */
 function readBody(req: IncomingMessage): Promise<Buffer | 'too-large' | null> {
   const declared = Number(req.headers['content-length']);
-  if (declared > MAX_BODY_BYTES) { req.resume(); return Promise.resolve('too-large'); }
+  if (declared > MAX_BODY_BYTES) {
+    req.resume();
+    return Promise.resolve('too-large');
+  }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -165,30 +213,67 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large' | null> {
     req.on('data', (c: Buffer) => {
       if (done) return;
       size += c.length;
-      if (size > MAX_BODY_BYTES) { done = true; chunks.length = 0; resolve('too-large'); return; }
+      if (size > MAX_BODY_BYTES) {
+        done = true;
+        chunks.length = 0;
+        resolve('too-large');
+        return;
+      }
       chunks.push(c);
     });
-    req.on('end', () => { if (!done) { done = true; resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)); } });
-    req.on('error', () => { if (!done) { done = true; resolve(null); } });
-    req.on('close', () => { if (!done) { done = true; resolve(null); } });
+    req.on('end', () => {
+      if (!done) {
+        done = true;
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      }
+    });
+    req.on('error', () => {
+      if (!done) {
+        done = true;
+        resolve(null);
+      }
+    });
+    req.on('close', () => {
+      if (!done) {
+        done = true;
+        resolve(null);
+      }
+    });
   });
 }
 
-async function admin(state: SimState, req: IncomingMessage, res: ServerResponse, action: string, method: string): Promise<void> {
+async function admin(
+  state: SimState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  action: string,
+  method: string,
+): Promise<void> {
   const ok = (v: unknown): void => sendJson(res, 200, JSON.stringify(v));
   const fail = (status: number, message: string): void => sendJson(res, status, JSON.stringify({ error: { message } }));
   if (method === 'GET' && action === 'health') return ok({ ok: true });
   if (method === 'GET' && action === 'config') return ok(state.snapshot());
   if (method === 'GET' && action === 'requests') return ok({ requests: state.requests });
-  if (method === 'POST' && action === 'reset') { state.reset(); return ok(state.snapshot()); }
+  if (method === 'POST' && action === 'reset') {
+    state.reset();
+    return ok(state.snapshot());
+  }
   if (method === 'POST' && action === 'config') {
     const buf = await readBody(req);
     if (buf === null) return;
     if (buf === 'too-large') return fail(413, 'body too large');
     let patch: unknown;
-    try { patch = buf.length ? JSON.parse(buf.toString('utf8')) : {}; } catch { return fail(400, 'invalid JSON'); }
+    try {
+      patch = buf.length ? JSON.parse(buf.toString('utf8')) : {};
+    } catch {
+      return fail(400, 'invalid JSON');
+    }
     if (!isObj(patch)) return fail(400, 'expected a JSON object');
-    try { state.configure(patch); } catch (e) { return fail(400, (e as Error).message); }
+    try {
+      state.configure(patch);
+    } catch (e) {
+      return fail(400, (e as Error).message);
+    }
     return ok(state.snapshot());
   }
   return fail(404, `Unknown simulator admin route: ${method} /_simulator/${action}`);

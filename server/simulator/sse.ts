@@ -35,8 +35,14 @@ export function sendJson(res: ServerResponse, status: number, body: string, head
 export function sleep(ms: number, res: ServerResponse): Promise<boolean> {
   if (res.destroyed || res.writableEnded) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const onClose = (): void => { clearTimeout(timer); resolve(false); };
-    const timer = setTimeout(() => { res.off('close', onClose); resolve(true); }, ms);
+    const onClose = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      res.off('close', onClose);
+      resolve(true);
+    }, ms);
     res.once('close', onClose);
   });
 }
@@ -68,10 +74,15 @@ export async function streamFrames(res: ServerResponse, frames: Frame[], opts: S
   const cutAfter = opts.cutAfter;
   let sent = 0;
   // Resolves once the head reached the kernel: an empty socket write calls back after the ones before it.
-  let last: Promise<void> = new Promise((resolve) => { if (res.socket) res.socket.write('', () => resolve()); else resolve(); });
+  let last: Promise<void> = new Promise((resolve) => {
+    if (res.socket) res.socket.write('', () => resolve());
+    else resolve();
+  });
   const write = (data: string): void => {
     // Remember when the latest frame reached the kernel, so a cut never discards sent frames.
-    last = new Promise((resolve) => { res.write(data, () => resolve()); });
+    last = new Promise((resolve) => {
+      res.write(data, () => resolve());
+    });
   };
 
   for (const f of frames) {

@@ -5,7 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { sampleSchema } from './schema-sample.js';
 import { mulberry32 } from './faults.js';
 
-export interface ToolDef { name: string; parameters?: unknown }
+export interface ToolDef {
+  name: string;
+  parameters?: unknown;
+}
 
 /** 'auto' | 'none' | 'required' (some tool must be called) | a tool name (that tool must be called). */
 export type ToolMode = 'auto' | 'none' | 'required' | { name: string };
@@ -44,15 +47,25 @@ export interface Plan {
   stopSequence: string | null;
 }
 
-const FILLER = ('the quick brown fox jumps over the lazy dog while a simulated upstream model keeps '
-  + 'talking so that streams have enough pieces to measure latency and throughput with').split(' ');
+const FILLER = (
+  'the quick brown fox jumps over the lazy dog while a simulated upstream model keeps ' +
+  'talking so that streams have enough pieces to measure latency and throughput with'
+).split(' ');
 const IMAGE_TOKENS = 85;
 
-export interface ReplyRule { whenContains: string; reply: string }
+export interface ReplyRule {
+  whenContains: string;
+  reply: string;
+}
 
-export function plan(g: GenRequest, naturalTokens: number, qualities: Readonly<Record<string, number>> = {}, rules: readonly ReplyRule[] = []): Plan {
-  const promptTokens = Math.ceil(g.promptChars / 4) + 3 * g.messageCount + 3
-    + IMAGE_TOKENS * g.imageCount + Math.ceil(g.toolsChars / 4);
+export function plan(
+  g: GenRequest,
+  naturalTokens: number,
+  qualities: Readonly<Record<string, number>> = {},
+  rules: readonly ReplyRule[] = [],
+): Plan {
+  const promptTokens =
+    Math.ceil(g.promptChars / 4) + 3 * g.messageCount + 3 + IMAGE_TOKENS * g.imageCount + Math.ceil(g.toolsChars / 4);
 
   // Scripted answers: a request whose last message contains a rule's text gets its reply verbatim.
   const rule = rules.find((r) => g.lastText.includes(r.whenContains));
@@ -64,7 +77,14 @@ export function plan(g: GenRequest, naturalTokens: number, qualities: Readonly<R
   const grade = gradeFor(g.lastText, qualities);
   if (grade !== undefined) {
     const pieces = ['Score:', ` ${grade}`];
-    return { promptTokens, outputTokens: pieces.length, pieces, text: pieces.join(''), finish: 'stop', stopSequence: null };
+    return {
+      promptTokens,
+      outputTokens: pieces.length,
+      pieces,
+      text: pieces.join(''),
+      finish: 'stop',
+      stopSequence: null,
+    };
   }
 
   const tool = pickTool(g);
@@ -73,14 +93,20 @@ export function plan(g: GenRequest, naturalTokens: number, qualities: Readonly<R
     const argsJson = JSON.stringify(args);
     const argPieces = splitPieces(argsJson, 8);
     return {
-      promptTokens, outputTokens: argPieces.length + 1, pieces: [], text: '',
-      toolCall: { name: tool.name, arguments: argsJson, argPieces, args }, finish: 'tool_calls', stopSequence: null,
+      promptTokens,
+      outputTokens: argPieces.length + 1,
+      pieces: [],
+      text: '',
+      toolCall: { name: tool.name, arguments: argsJson, argPieces, args },
+      finish: 'tool_calls',
+      stopSequence: null,
     };
   }
 
   let pieces: string[];
   if (g.json) {
-    const value = g.json.schema !== undefined ? sampleSchema(g.json.schema) : { reply: replyWords(g, naturalTokens).join('') };
+    const value =
+      g.json.schema !== undefined ? sampleSchema(g.json.schema) : { reply: replyWords(g, naturalTokens).join('') };
     pieces = splitPieces(JSON.stringify(value), 4);
   } else {
     pieces = replyWords(g, naturalTokens);
@@ -94,9 +120,15 @@ export function plan(g: GenRequest, naturalTokens: number, qualities: Readonly<R
     for (const s of g.stop) {
       if (!s) continue;
       const i = full.indexOf(s);
-      if (i >= 0 && (at < 0 || i < at)) { at = i; stopSequence = s; }
+      if (i >= 0 && (at < 0 || i < at)) {
+        at = i;
+        stopSequence = s;
+      }
     }
-    if (at >= 0) { pieces = truncateAt(pieces, at); finish = 'stop_sequence'; }
+    if (at >= 0) {
+      pieces = truncateAt(pieces, at);
+      finish = 'stop_sequence';
+    }
   }
   if (g.maxTokens !== undefined && g.maxTokens >= 0 && pieces.length > g.maxTokens) {
     pieces = pieces.slice(0, g.maxTokens);
@@ -148,7 +180,11 @@ function truncateAt(pieces: string[], at: number): string[] {
   const out: string[] = [];
   let pos = 0;
   for (const p of pieces) {
-    if (pos + p.length <= at) { out.push(p); pos += p.length; continue; }
+    if (pos + p.length <= at) {
+      out.push(p);
+      pos += p.length;
+      continue;
+    }
     if (at > pos) out.push(p.slice(0, at - pos));
     break;
   }
@@ -208,7 +244,15 @@ export function newId(prefix: string): string {
 /** Sums the characters of every string reachable under `v` (for token estimates of block content). */
 export function textChars(v: unknown): number {
   if (typeof v === 'string') return v.length;
-  if (Array.isArray(v)) { let n = 0; for (const x of v) n += textChars(x); return n; }
-  if (typeof v === 'object' && v !== null) { let n = 0; for (const x of Object.values(v)) n += textChars(x); return n; }
+  if (Array.isArray(v)) {
+    let n = 0;
+    for (const x of v) n += textChars(x);
+    return n;
+  }
+  if (typeof v === 'object' && v !== null) {
+    let n = 0;
+    for (const x of Object.values(v)) n += textChars(x);
+    return n;
+  }
   return 0;
 }

@@ -22,7 +22,11 @@ const CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
 };
 
 export function toTrpcError(err: GatewayError): TRPCError {
-  return new TRPCError({ code: CODE_BY_STATUS[err.status] ?? 'INTERNAL_SERVER_ERROR', message: err.message, cause: err });
+  return new TRPCError({
+    code: CODE_BY_STATUS[err.status] ?? 'INTERNAL_SERVER_ERROR',
+    message: err.message,
+    cause: err,
+  });
 }
 
 /** Any error seen by tRPC or the REST layer, as the GatewayError the client should see. */
@@ -59,7 +63,9 @@ export function toGatewayError(err: unknown): GatewayError {
 function describeInputError(err: ZodError): string {
   if (!err.issues.some((i) => i.code === 'unrecognized_keys')) return describeZodError(err);
   const issues = err.issues.flatMap((i): core.$ZodIssue[] =>
-    i.code === 'unrecognized_keys' ? i.keys.map((key) => ({ ...i, keys: [key], path: [...i.path, key], message: 'unknown field' })) : [i],
+    i.code === 'unrecognized_keys'
+      ? i.keys.map((key) => ({ ...i, keys: [key], path: [...i.path, key], message: 'unknown field' }))
+      : [i],
   );
   return describeZodError(new ZodError(issues));
 }
@@ -82,7 +88,8 @@ function refusedInputValue(err: unknown): GatewayError | undefined {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
     const message = typeof code === 'string' ? REFUSED_VALUE_MESSAGES[code] : undefined;
-    if (message) return new GatewayError('invalid_request_error', `The request was refused: ${message}`, { cause: err });
+    if (message)
+      return new GatewayError('invalid_request_error', `The request was refused: ${message}`, { cause: err });
   }
   return undefined;
 }

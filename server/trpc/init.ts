@@ -13,7 +13,11 @@ export const t = initTRPC
     // The tRPC (SDK) side carries the same typed error as REST under data.gatewayError.
     errorFormatter({ shape, error }) {
       const gatewayError = errorBody(toGatewayError(error)).error;
-      return { ...shape, message: String(gatewayError.message), data: { ...shape.data, stack: undefined, gatewayError } };
+      return {
+        ...shape,
+        message: String(gatewayError.message),
+        data: { ...shape.data, stack: undefined, gatewayError },
+      };
     },
   });
 

@@ -9,7 +9,7 @@ const ERROR_DESCRIPTIONS = {
   401: 'auth_error: a missing, malformed, unknown or disabled bearer token',
   402: 'insufficient_tier: the workspace tier does not include this feature (the error carries an `upgrade` object)',
   403: 'permission_error: the operation needs an admin token',
-  404: 'not_found_error: no such object in this workspace (another workspace\'s ids answer the same)',
+  404: "not_found_error: no such object in this workspace (another workspace's ids answer the same)",
   409: 'conflict_error: the change conflicts with the current state',
   413: 'invalid_request_error: request body too large',
   415: 'invalid_request_error: Content-Type is not application/json',
@@ -36,7 +36,13 @@ export interface RestOptions {
  * REST metadata for a procedure: the exact SPEC.md path, a tag, a summary; bearer auth unless public.
  * Its OpenAPI responses list every error status the operation can give.
  */
-export function rest(method: Method, path: `/${string}`, tag: string, summary: string, opts: RestOptions = {}): OpenApiMeta {
+export function rest(
+  method: Method,
+  path: `/${string}`,
+  tag: string,
+  summary: string,
+  opts: RestOptions = {},
+): OpenApiMeta {
   const statuses = new Set([...commonErrors(method, path, opts), ...(opts.errors ?? [])]);
   return {
     openapi: {

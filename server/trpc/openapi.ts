@@ -14,7 +14,10 @@ const ErrorBody = {
       type: 'object',
       required: ['type', 'message'],
       properties: {
-        type: { type: 'string', description: 'auth_error, invalid_request_error, not_found_error, conflict_error, insufficient_tier, ...' },
+        type: {
+          type: 'string',
+          description: 'auth_error, invalid_request_error, not_found_error, conflict_error, insufficient_tier, ...',
+        },
         message: { type: 'string' },
       },
       additionalProperties: true,
@@ -35,12 +38,16 @@ export function openApiDocument(baseUrl = '/'): unknown {
   if (cached) return cached;
   const doc = generateOpenApiDocument(appRouter, {
     title: 'LLM Gateway API',
-    description: 'OpenAI-compatible chat completions with routing, plus the control plane. Errors are {"error": {"type", "message"}}.',
+    description:
+      'OpenAI-compatible chat completions with routing, plus the control plane. Errors are {"error": {"type", "message"}}.',
     version: VERSION,
     baseUrl,
     paths: extraPaths,
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
-  }) as { components?: { schemas?: Record<string, unknown> }; paths?: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
+  }) as {
+    components?: { schemas?: Record<string, unknown> };
+    paths?: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+  };
   // Point the generated error responses at our error body instead of the library's default.
   doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, Error: ErrorBody } };
   for (const item of Object.values(doc.paths ?? {})) {
@@ -48,7 +55,10 @@ export function openApiDocument(baseUrl = '/'): unknown {
       for (const [status, response] of Object.entries(op.responses ?? {})) {
         if (!/^[45]/.test(status) && status !== 'default') continue;
         const description = (response as { description?: string }).description ?? 'Error';
-        op.responses![status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+        op.responses![status] = {
+          description,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        };
       }
     }
   }

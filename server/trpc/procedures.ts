@@ -58,9 +58,13 @@ export function requireTier(required: Tier) {
     const principal = (ctx as { principal?: { tier: Tier } }).principal;
     const current = principal?.tier ?? 'free';
     if (!tierIncludes(current, required)) {
-      throw new GatewayError('insufficient_tier', `This feature needs the ${required} tier or above (current: ${current})`, {
-        details: { upgrade: { requiredTier: required, currentTier: current, tiers: TIERS } },
-      });
+      throw new GatewayError(
+        'insufficient_tier',
+        `This feature needs the ${required} tier or above (current: ${current})`,
+        {
+          details: { upgrade: { requiredTier: required, currentTier: current, tiers: TIERS } },
+        },
+      );
     }
     return next();
   });

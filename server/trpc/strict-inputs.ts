@@ -19,7 +19,8 @@ function lock(schema: ZodLike, seen: Set<unknown>): void {
   seen.add(def);
   const type = def.type ?? '';
   if (COERCIBLE.has(type)) {
-    if (!def.coerce) Object.defineProperty(def, 'coerce', { get: () => false, set: () => undefined, configurable: false });
+    if (!def.coerce)
+      Object.defineProperty(def, 'coerce', { get: () => false, set: () => undefined, configurable: false });
     return;
   }
   if (WRAPPERS.has(type)) return lock(def.innerType as ZodLike, seen);

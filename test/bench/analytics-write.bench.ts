@@ -46,21 +46,68 @@ function rows(tenantId: string, i: number): [RequestLogRow, CostLogRow[]] {
   const bypass = routedBy === 'user-override' || routedBy === 'ab-test';
   const cached = i % 5 === 0;
   const request: RequestLogRow = {
-    id, tenantId, createdAt: now, tokenId: null, latencyMs: cached ? 0 : 100 + (i % 900), taskType: bypass ? null : TASKS[i % TASKS.length]!,
-    complexity: bypass ? null : COMPLEXITIES[i % COMPLEXITIES.length]!, routedBy, provider, model, usedFallback: i % 20 === 0, usedLlmFallback: false,
-    cached, cacheType: cached ? 'exact' : null, tokensSavedInput: cached ? 40 : 0, tokensSavedOutput: cached ? 60 : 0, inputTokens: cached ? 0 : 40,
-    outputTokens: cached ? 0 : 60, streamed: false, status: 'ok', errorType: null, abTestId: null, variant: null, promptVersionId: null, endpoint: 'chat',
+    id,
+    tenantId,
+    createdAt: now,
+    tokenId: null,
+    latencyMs: cached ? 0 : 100 + (i % 900),
+    taskType: bypass ? null : TASKS[i % TASKS.length]!,
+    complexity: bypass ? null : COMPLEXITIES[i % COMPLEXITIES.length]!,
+    routedBy,
+    provider,
+    model,
+    usedFallback: i % 20 === 0,
+    usedLlmFallback: false,
+    cached,
+    cacheType: cached ? 'exact' : null,
+    tokensSavedInput: cached ? 40 : 0,
+    tokensSavedOutput: cached ? 60 : 0,
+    inputTokens: cached ? 0 : 40,
+    outputTokens: cached ? 0 : 60,
+    streamed: false,
+    status: 'ok',
+    errorType: null,
+    abTestId: null,
+    variant: null,
+    promptVersionId: null,
+    endpoint: 'chat',
   };
-  const costs: CostLogRow[] = cached ? [] : [{ tenantId, requestId: id, tokenId: null, provider, model, inputTokens: 40, outputTokens: 60, cost: 0.0000426, status: 'ok', createdAt: now }];
+  const costs: CostLogRow[] = cached
+    ? []
+    : [
+        {
+          tenantId,
+          requestId: id,
+          tokenId: null,
+          provider,
+          model,
+          inputTokens: 40,
+          outputTokens: 60,
+          cost: 0.0000426,
+          status: 'ok',
+          createdAt: now,
+        },
+      ];
   return [request, costs];
 }
 
 /** Per-batch commit times (ms) of `batches` log-writer batches of `rowsPerBatch` requests. */
-export async function timeBatches(pool: pg.Pool, tenantId: string, batches: number, rowsPerBatch: number): Promise<number[]> {
+export async function timeBatches(
+  pool: pg.Pool,
+  tenantId: string,
+  batches: number,
+  rowsPerBatch: number,
+): Promise<number[]> {
   const times: number[] = [];
   for (let b = -1; b < batches; b++) {
     // One writer per batch: drain() closes the writer it runs on. The first batch is a warm-up.
-    const writer = new LogWriter({ pool, logger: createLogger('silent'), flushIntervalMs: 60_000, batchSize: Number.MAX_SAFE_INTEGER, maxBuffered: rowsPerBatch * 4 });
+    const writer = new LogWriter({
+      pool,
+      logger: createLogger('silent'),
+      flushIntervalMs: 60_000,
+      batchSize: Number.MAX_SAFE_INTEGER,
+      maxBuffered: rowsPerBatch * 4,
+    });
     for (let i = 0; i < rowsPerBatch; i++) writer.write(...rows(tenantId, (b + 1) * rowsPerBatch + i));
     const started = performance.now();
     await writer.drain();
@@ -73,7 +120,14 @@ export function summarizeWrites(times: number[], rowsPerBatch: number): WriteFig
   const sorted = [...times].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
   const total = sorted.reduce((a, b) => a + b, 0);
-  return { batches: sorted.length, rowsPerBatch, p50Ms: at(0.5), p90Ms: at(0.9), maxMs: sorted[sorted.length - 1] ?? NaN, rowsPerSecond: (sorted.length * rowsPerBatch) / (total / 1000) };
+  return {
+    batches: sorted.length,
+    rowsPerBatch,
+    p50Ms: at(0.5),
+    p90Ms: at(0.9),
+    maxMs: sorted[sorted.length - 1] ?? NaN,
+    rowsPerSecond: (sorted.length * rowsPerBatch) / (total / 1000),
+  };
 }
 
 async function deleteTenant(pool: pg.Pool, tenantId: string): Promise<void> {
@@ -84,7 +138,9 @@ async function deleteTenant(pool: pg.Pool, tenantId: string): Promise<void> {
 /** Switches the write path to the pre-analytics schema (and back). */
 async function setAnalyticsWritePath(pool: pg.Pool, on: boolean): Promise<void> {
   if (on) {
-    await pool.query('create index if not exists requests_tenant_latency_idx on requests using btree (tenant_id, latency_ms, id)');
+    await pool.query(
+      'create index if not exists requests_tenant_latency_idx on requests using btree (tenant_id, latency_ms, id)',
+    );
     await pool.query('alter table requests enable trigger user');
     await pool.query('alter table cost_logs enable trigger user');
   } else {
@@ -95,7 +151,10 @@ async function setAnalyticsWritePath(pool: pg.Pool, on: boolean): Promise<void> 
 }
 
 /** Alternates rounds with and without the analytics write path; restores it in any case. */
-export async function compareWritePath(pool: pg.Pool, opts: { rounds?: number; batches?: number; rowsPerBatch?: number; log?: (line: string) => void } = {}) {
+export async function compareWritePath(
+  pool: pg.Pool,
+  opts: { rounds?: number; batches?: number; rowsPerBatch?: number; log?: (line: string) => void } = {},
+) {
   const rounds = opts.rounds ?? 2;
   const batches = opts.batches ?? 30;
   const rowsPerBatch = opts.rowsPerBatch ?? 1000;
@@ -110,7 +169,9 @@ export async function compareWritePath(pool: pg.Pool, opts: { rounds?: number; b
         const times = await timeBatches(pool, tenantId, batches, rowsPerBatch);
         (on ? withAnalytics : without).push(...times);
         await deleteTenant(pool, tenantId);
-        opts.log?.(`  round ${r + 1} ${on ? 'with analytics   ' : 'before analytics '} p50 ${summarizeWrites(times, rowsPerBatch).p50Ms.toFixed(1)} ms`);
+        opts.log?.(
+          `  round ${r + 1} ${on ? 'with analytics   ' : 'before analytics '} p50 ${summarizeWrites(times, rowsPerBatch).p50Ms.toFixed(1)} ms`,
+        );
       }
     }
   } finally {

@@ -44,7 +44,8 @@ function ensureAnalyticsRoutes(): void {
   const procedures = appRouter._def.procedures as Record<string, unknown>;
   if ('analytics.overview' in procedures) return;
   lockInputCoercion(analyticsRouter);
-  for (const [path, procedure] of Object.entries(analyticsRouter._def.procedures)) procedures[`analytics.${path}`] = procedure;
+  for (const [path, procedure] of Object.entries(analyticsRouter._def.procedures))
+    procedures[`analytics.${path}`] = procedure;
 }
 
 interface Timing {
@@ -100,20 +101,36 @@ async function main(): Promise<void> {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
     const tenant = await services.tenants.create(`analytics-bench-${Date.now()}`, 'intelligence');
-    log(`database: ${external ? 'DATABASE_URL' : 'embedded PostgreSQL'}; seeding ${MAIN_REQUESTS.toLocaleString('en-US')} requests over 30 days + 2 x ${OTHER_REQUESTS.toLocaleString('en-US')} in other workspaces`);
+    log(
+      `database: ${external ? 'DATABASE_URL' : 'embedded PostgreSQL'}; seeding ${MAIN_REQUESTS.toLocaleString('en-US')} requests over 30 days + 2 x ${OTHER_REQUESTS.toLocaleString('en-US')} in other workspaces`,
+    );
     const seeded = await seedAnalytics(handle.pool, { tenantId: tenant.tenantId, requests: MAIN_REQUESTS, seed: 0.42 });
-    log(`- measured workspace: ${seeded.requests.toLocaleString('en-US')} requests, ${seeded.costs.toLocaleString('en-US')} cost rows, ${seeded.feedback.toLocaleString('en-US')} feedback rows in ${(seeded.ms / 1000).toFixed(1)} s`);
+    log(
+      `- measured workspace: ${seeded.requests.toLocaleString('en-US')} requests, ${seeded.costs.toLocaleString('en-US')} cost rows, ${seeded.feedback.toLocaleString('en-US')} feedback rows in ${(seeded.ms / 1000).toFixed(1)} s`,
+    );
     for (let i = 0; i < 2; i++) {
-      const other = await seedAnalytics(handle.pool, { tenantId: newId('ten'), requests: OTHER_REQUESTS, seed: 0.1 + i / 10 });
-      log(`- other workspace ${i + 1}: ${other.requests.toLocaleString('en-US')} requests in ${(other.ms / 1000).toFixed(1)} s`);
+      const other = await seedAnalytics(handle.pool, {
+        tenantId: newId('ten'),
+        requests: OTHER_REQUESTS,
+        seed: 0.1 + i / 10,
+      });
+      log(
+        `- other workspace ${i + 1}: ${other.requests.toLocaleString('en-US')} requests in ${(other.ms / 1000).toFixed(1)} s`,
+      );
     }
     const vacuumStarted = performance.now();
     await vacuumAnalyze(handle.pool);
     log(`- vacuum analyze: ${((performance.now() - vacuumStarted) / 1000).toFixed(1)} s`);
 
     const token = tenant.adminToken;
-    const first = (await (await fetch(`${base}/v1/analytics/requests?limit=50`, { headers: { authorization: `Bearer ${token}` } })).json()) as { nextCursor: string };
-    const slowFirst = (await (await fetch(`${base}/v1/analytics/requests?orderBy=latencyMs&limit=500`, { headers: { authorization: `Bearer ${token}` } })).json()) as { nextCursor: string };
+    const first = (await (
+      await fetch(`${base}/v1/analytics/requests?limit=50`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { nextCursor: string };
+    const slowFirst = (await (
+      await fetch(`${base}/v1/analytics/requests?orderBy=latencyMs&limit=500`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json()) as { nextCursor: string };
     const endpoints: Array<[string, string]> = [
       ['overview', '/v1/analytics/overview'],
       ['cache/savings', '/v1/analytics/cache/savings'],
@@ -136,19 +153,37 @@ async function main(): Promise<void> {
       ['requests (createdAt, page 2)', `/v1/analytics/requests?limit=50&cursor=${first.nextCursor}`],
       ['requests (createdAt asc, 50)', '/v1/analytics/requests?order=asc'],
       ['requests (latencyMs, 500)', '/v1/analytics/requests?orderBy=latencyMs&limit=500'],
-      ['requests (latencyMs, page 2)', `/v1/analytics/requests?orderBy=latencyMs&limit=500&cursor=${slowFirst.nextCursor}`],
+      [
+        'requests (latencyMs, page 2)',
+        `/v1/analytics/requests?orderBy=latencyMs&limit=500&cursor=${slowFirst.nextCursor}`,
+      ],
     ];
     log(`- timing ${endpoints.length} calls, ${CALLS} each after ${WARMUP} warm-up calls`);
     const timings: Timing[] = [];
     for (const [name, path] of endpoints) timings.push(await time(base, token, name, path));
 
-    const table = new Table({ head: ['Endpoint', 'p50', 'max', 'Body', 'Target', 'Result'], style: { head: [], border: [] }, colAligns: ['left', 'right', 'right', 'right', 'left', 'left'] });
+    const table = new Table({
+      head: ['Endpoint', 'p50', 'max', 'Body', 'Target', 'Result'],
+      style: { head: [], border: [] },
+      colAligns: ['left', 'right', 'right', 'right', 'left', 'left'],
+    });
     for (const t of timings) {
-      table.push([t.name, `${t.p50.toFixed(1)} ms`, `${t.max.toFixed(1)} ms`, `${(t.bytes / 1024).toFixed(1)} KB`, `< ${TARGET_MS} ms`, t.p50 < TARGET_MS && t.max < TARGET_MS ? 'PASS' : 'MISS']);
+      table.push([
+        t.name,
+        `${t.p50.toFixed(1)} ms`,
+        `${t.max.toFixed(1)} ms`,
+        `${(t.bytes / 1024).toFixed(1)} KB`,
+        `< ${TARGET_MS} ms`,
+        t.p50 < TARGET_MS && t.max < TARGET_MS ? 'PASS' : 'MISS',
+      ]);
     }
     log(table.toString());
     const misses = timings.filter((t) => !(t.p50 < TARGET_MS && t.max < TARGET_MS)).length;
-    log(misses ? `${misses} endpoint(s) over ${TARGET_MS} ms` : `every endpoint under ${TARGET_MS} ms (p50 and max) at ${MAIN_REQUESTS.toLocaleString('en-US')} rows`);
+    log(
+      misses
+        ? `${misses} endpoint(s) over ${TARGET_MS} ms`
+        : `every endpoint under ${TARGET_MS} ms (p50 and max) at ${MAIN_REQUESTS.toLocaleString('en-US')} rows`,
+    );
 
     if (process.env.BENCH_WRITE !== '0') {
       if (external && process.env.BENCH_WRITE_DDL !== '1') {

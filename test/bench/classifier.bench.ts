@@ -17,9 +17,14 @@ const ITERATIONS = Number(process.env.CLASSIFIER_BENCH_ITERATIONS ?? 20_000);
 const BUDGET_US = 100;
 const ROUNDS = 5;
 
-interface Row { messages: ChatMessage[]; taskType: string }
+interface Row {
+  messages: ChatMessage[];
+  taskType: string;
+}
 const corpus: Row[] = readFileSync(path.join(here, '../fixtures/classifier/corpus.jsonl'), 'utf8')
-  .trim().split('\n').map((l) => JSON.parse(l) as Row);
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as Row);
 
 function textOf(m: ChatMessage): string {
   return typeof m.content === 'string' ? m.content : '';
@@ -40,20 +45,33 @@ function pasted(chars: number, ...types: string[]): string {
 }
 
 const cases: Array<{ name: string; messages: ChatMessage[] }> = [
-  { name: 'short (65 chars)', messages: [{ role: 'user', content: 'write a python function that checks if a string is a palindrome' }] },
+  {
+    name: 'short (65 chars)',
+    messages: [{ role: 'user', content: 'write a python function that checks if a string is a palindrome' }],
+  },
   {
     name: '2k tokens (~8,000 chars)',
-    messages: [{ role: 'user', content: `Summarize the following for the team and list open questions:\n\n${pasted(8_000, 'summarization')}` }],
+    messages: [
+      {
+        role: 'user',
+        content: `Summarize the following for the team and list open questions:\n\n${pasted(8_000, 'summarization')}`,
+      },
+    ],
   },
   {
     name: '20k tokens (~80,000 chars)',
-    messages: [{ role: 'user', content: `${pasted(80_000, 'coding')}\n\nWhat does this error mean and how do I fix it?` }],
+    messages: [
+      { role: 'user', content: `${pasted(80_000, 'coding')}\n\nWhat does this error mean and how do I fix it?` },
+    ],
   },
   {
     name: 'chat: system + 12 turns (~8,000 chars)',
     messages: [
       { role: 'system', content: pasted(1_500) },
-      ...Array.from({ length: 12 }, (_, i): ChatMessage => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: pasted(500 + 50 * i) })),
+      ...Array.from(
+        { length: 12 },
+        (_, i): ChatMessage => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: pasted(500 + 50 * i) }),
+      ),
       { role: 'user', content: 'make it faster' },
     ],
   },
@@ -88,7 +106,12 @@ for (const c of cases) {
   const chars = c.messages.reduce((n, m) => n + textOf(m).length, 0);
   const t = time(c.messages, ITERATIONS);
   const result = classify(c.messages);
-  rows.push([c.name, `${t.wall.toFixed(2)} us`, `${t.cpu.toFixed(2)} us`, `${chars} chars -> ${result.taskType}/${result.complexity}`]);
+  rows.push([
+    c.name,
+    `${t.wall.toFixed(2)} us`,
+    `${t.cpu.toFixed(2)} us`,
+    `${chars} chars -> ${result.taskType}/${result.complexity}`,
+  ]);
 }
 {
   // The whole corpus as one case: mean time per prompt.
@@ -110,5 +133,11 @@ for (const c of cases) {
   rows.push([`corpus mean (${corpus.length} prompts)`, `${wall.toFixed(2)} us`, `${cpu.toFixed(2)} us`, 'mixed']);
 }
 const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-for (const r of rows) console.log(r.map((v, i) => (i === 1 || i === 2 ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd());
+for (const r of rows)
+  console.log(
+    r
+      .map((v, i) => (i === 1 || i === 2 ? v.padStart(widths[i]!) : v.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 console.log(`\nbudget: well under ${BUDGET_US} us for a 2,000-token prompt`);

@@ -20,7 +20,15 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { constantRate, keepAliveClient, keepAlivePool, streamOnce, target } from './lib/load.js';
-import { cleanup, flagList, GATEWAY_NODE_ARGS, HARNESS_NODE_ARGS, installCleanupHandlers, spawnNode, startDatabase } from './lib/processes.js';
+import {
+  cleanup,
+  flagList,
+  GATEWAY_NODE_ARGS,
+  HARNESS_NODE_ARGS,
+  installCleanupHandlers,
+  spawnNode,
+  startDatabase,
+} from './lib/processes.js';
 import { hasTaskset, onlineCores, pinSelf } from './lib/proc.js';
 import Table from 'cli-table3';
 import { ms, signedMs } from './lib/report.js';
@@ -41,8 +49,14 @@ const STREAM_BODY = JSON.stringify({ ...BODY, stream: true });
 
 type Build = 'base' | 'work';
 const BUILDS: Build[] = ['base', 'work'];
-const EXTRA_ENV: Record<Build, Record<string, string>> = { base: envList(process.env.COMPARE_BASE_ENV), work: envList(process.env.COMPARE_WORK_ENV) };
-const EXTRA_NODE_ARGS: Record<Build, string[]> = { base: flagList(process.env.COMPARE_BASE_NODE_ARGS), work: flagList(process.env.COMPARE_WORK_NODE_ARGS) };
+const EXTRA_ENV: Record<Build, Record<string, string>> = {
+  base: envList(process.env.COMPARE_BASE_ENV),
+  work: envList(process.env.COMPARE_WORK_ENV),
+};
+const EXTRA_NODE_ARGS: Record<Build, string[]> = {
+  base: flagList(process.env.COMPARE_BASE_NODE_ARGS),
+  work: flagList(process.env.COMPARE_WORK_NODE_ARGS),
+};
 
 function envList(spec: string | undefined): Record<string, string> {
   const env: Record<string, string> = {};
@@ -85,14 +99,21 @@ function wins(perBlock: Record<Build, number[]>): string {
   return `work ${work} / base ${base}`;
 }
 
-
 async function main(): Promise<void> {
   installCleanupHandlers(30 * 60_000);
   const ref = process.argv[2] ?? 'HEAD';
   const pinned = hasTaskset() && onlineCores() >= 2;
   if (pinned) pinSelf(1);
-  log(`Comparing ${ref} (base) with the working tree (work)${pinned ? ': gateways on core 0; load, simulator and PostgreSQL on core 1' : ' UNPINNED'}`);
-  for (const b of BUILDS) if (Object.keys(EXTRA_ENV[b]).length) log(`  ${b} runs with ${Object.entries(EXTRA_ENV[b]).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  log(
+    `Comparing ${ref} (base) with the working tree (work)${pinned ? ': gateways on core 0; load, simulator and PostgreSQL on core 1' : ' UNPINNED'}`,
+  );
+  for (const b of BUILDS)
+    if (Object.keys(EXTRA_ENV[b]).length)
+      log(
+        `  ${b} runs with ${Object.entries(EXTRA_ENV[b])
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}`,
+      );
   for (const b of BUILDS) if (EXTRA_NODE_ARGS[b].length) log(`  ${b} runs with node ${EXTRA_NODE_ARGS[b].join(' ')}`);
 
   log('- building both');
@@ -106,33 +127,55 @@ async function main(): Promise<void> {
     await admin.end();
     const urls: Record<Build, string> = { base: db.url.replace(/\/gateway$/, '/gateway_base'), work: db.url };
 
-    const sim = spawnNode('simulator', 'server/simulator/main.ts', { PORT: '0', HOST: '127.0.0.1' }, { core: pinned ? 1 : undefined, nodeArgs: HARNESS_NODE_ARGS });
+    const sim = spawnNode(
+      'simulator',
+      'server/simulator/main.ts',
+      { PORT: '0', HOST: '127.0.0.1' },
+      { core: pinned ? 1 : undefined, nodeArgs: HARNESS_NODE_ARGS },
+    );
     const simUrl = (await sim.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
-    await fetch(`${simUrl}/_simulator/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outputTokens: 20, chunkDelayMs: 0, latencyMs: 0 }) });
+    await fetch(`${simUrl}/_simulator/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ outputTokens: 20, chunkDelayMs: 0, latencyMs: 0 }),
+    });
 
-    const entries: Record<Build, string> = { base: path.join(base.dir, 'dist/server/main.js'), work: 'dist/server/main.js' };
+    const entries: Record<Build, string> = {
+      base: path.join(base.dir, 'dist/server/main.js'),
+      work: 'dist/server/main.js',
+    };
     const gatewayUrl = {} as Record<Build, string>;
     for (const b of BUILDS) {
-      const gw = spawnNode(`gateway (${b})`, entries[b], {
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATABASE_URL: urls[b],
-        GATEWAY_DATA_DIR: path.join(db.dir, b),
-        GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-        GATEWAY_SIMULATOR: 'off',
-        OPENAI_API_KEY: 'sk-bench-openai',
-        OPENAI_BASE_URL: `${simUrl}/openai/v1`,
-        OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1',
-        ...EXTRA_ENV[b],
-      }, { core: pinned ? 0 : undefined, nodeArgs: [...GATEWAY_NODE_ARGS, ...EXTRA_NODE_ARGS[b]], compiled: true });
+      const gw = spawnNode(
+        `gateway (${b})`,
+        entries[b],
+        {
+          PORT: '0',
+          HOST: '127.0.0.1',
+          DATABASE_URL: urls[b],
+          GATEWAY_DATA_DIR: path.join(db.dir, b),
+          GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+          GATEWAY_SIMULATOR: 'off',
+          OPENAI_API_KEY: 'sk-bench-openai',
+          OPENAI_BASE_URL: `${simUrl}/openai/v1`,
+          OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1',
+          ...EXTRA_ENV[b],
+        },
+        { core: pinned ? 0 : undefined, nodeArgs: [...GATEWAY_NODE_ARGS, ...EXTRA_NODE_ARGS[b]], compiled: true },
+      );
       gatewayUrl[b] = (await gw.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
     }
     const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-    const targets = Object.fromEntries(BUILDS.map((b) => [b, target(b, `${gatewayUrl[b]}/v1/chat/completions`, headers, BODY)])) as Record<Build, ReturnType<typeof target>>;
+    const targets = Object.fromEntries(
+      BUILDS.map((b) => [b, target(b, `${gatewayUrl[b]}/v1/chat/completions`, headers, BODY)]),
+    ) as Record<Build, ReturnType<typeof target>>;
     const order = (i: number): Build[] => (i % 2 ? ['work', 'base'] : ['base', 'work']);
 
     log(`- fixed rate: ${RATE} req/s, ${BLOCKS} blocks of ${BLOCK_MS / 1000} s per build, interleaved`);
-    const pools = Object.fromEntries(BUILDS.map((b) => [b, keepAlivePool(gatewayUrl[b], 64)])) as Record<Build, ReturnType<typeof keepAlivePool>>;
+    const pools = Object.fromEntries(BUILDS.map((b) => [b, keepAlivePool(gatewayUrl[b], 64)])) as Record<
+      Build,
+      ReturnType<typeof keepAlivePool>
+    >;
     for (const b of BUILDS) await constantRate(pools[b], targets[b], RATE, 3_000);
     const rate = { base: new Samples(), work: new Samples() };
     const blockP50 = { base: [] as number[], work: [] as number[] };
@@ -149,8 +192,15 @@ async function main(): Promise<void> {
     await Promise.all(BUILDS.map((b) => pools[b].close()));
 
     log(`- streaming: ${STREAMS} streams per build, one at a time, interleaved; 20 content chunks 5 ms apart`);
-    await fetch(`${simUrl}/_simulator/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chunkDelayMs: 5 }) });
-    const clients = Object.fromEntries(BUILDS.map((b) => [b, keepAliveClient(gatewayUrl[b])])) as Record<Build, ReturnType<typeof keepAliveClient>>;
+    await fetch(`${simUrl}/_simulator/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ chunkDelayMs: 5 }),
+    });
+    const clients = Object.fromEntries(BUILDS.map((b) => [b, keepAliveClient(gatewayUrl[b])])) as Record<
+      Build,
+      ReturnType<typeof keepAliveClient>
+    >;
     for (let i = 0; i < 20; i++) for (const b of BUILDS) await streamOnce(clients[b], targets[b], STREAM_BODY);
     const firstChunk = { base: [] as number[], work: [] as number[] };
     for (let i = 0; i < STREAMS; i++) {
@@ -163,7 +213,8 @@ async function main(): Promise<void> {
     const perBlock = Math.max(1, Math.floor(STREAMS / BLOCKS));
     const streamBlocks = { base: [] as number[], work: [] as number[] };
     for (const b of BUILDS) {
-      for (let i = 0; i + perBlock <= firstChunk[b].length; i += perBlock) streamBlocks[b].push(median(firstChunk[b].slice(i, i + perBlock)));
+      for (let i = 0; i + perBlock <= firstChunk[b].length; i += perBlock)
+        streamBlocks[b].push(median(firstChunk[b].slice(i, i + perBlock)));
     }
 
     const r = { base: rate.base.summary(), work: rate.work.summary() };
@@ -181,7 +232,9 @@ async function main(): Promise<void> {
     );
     log('');
     log(table.toString());
-    log(`  "Lower in blocks": per block (${BLOCKS} fixed-rate blocks; ${streamBlocks.work.length} blocks of ${perBlock} streams), which build's figure was lower.`);
+    log(
+      `  "Lower in blocks": per block (${BLOCKS} fixed-rate blocks; ${streamBlocks.work.length} blocks of ${perBlock} streams), which build's figure was lower.`,
+    );
   } finally {
     await cleanup();
     base.remove();

@@ -5,7 +5,14 @@ import { seededRandom, type Random } from '../../server/lib/random.js';
 import { DEFAULT_POLICY, policyWith } from '../../server/gateway/routing/scoring.js';
 import { RoutingState } from '../../server/gateway/routing/state.js';
 import { blendedPrice } from '../../server/gateway/routing/targets.js';
-import { COMPLEXITIES, TASK_TYPES, type ChatCall, type Complexity, type Target, type TaskType } from '../../server/gateway/types.js';
+import {
+  COMPLEXITIES,
+  TASK_TYPES,
+  type ChatCall,
+  type Complexity,
+  type Target,
+  type TaskType,
+} from '../../server/gateway/types.js';
 import { modelTier } from '../../server/providers/capabilities.js';
 import { createLogger } from '../../server/lib/logger.js';
 
@@ -28,9 +35,18 @@ const OUT_TOKENS = 300;
 const WINDOWS = 6;
 
 const MODELS: Target[] = [
-  ['openai', 'gpt-4o'], ['openai', 'gpt-4o-mini'], ['openai', 'gpt-4.1'], ['openai', 'gpt-4.1-mini'], ['openai', 'gpt-4.1-nano'], ['openai', 'o3-mini'],
-  ['anthropic', 'claude-opus-4-1'], ['anthropic', 'claude-sonnet-4-5'], ['anthropic', 'claude-3-5-haiku-latest'],
-  ['gemini', 'gemini-2.5-pro'], ['gemini', 'gemini-2.5-flash'], ['gemini', 'gemini-2.0-flash'],
+  ['openai', 'gpt-4o'],
+  ['openai', 'gpt-4o-mini'],
+  ['openai', 'gpt-4.1'],
+  ['openai', 'gpt-4.1-mini'],
+  ['openai', 'gpt-4.1-nano'],
+  ['openai', 'o3-mini'],
+  ['anthropic', 'claude-opus-4-1'],
+  ['anthropic', 'claude-sonnet-4-5'],
+  ['anthropic', 'claude-3-5-haiku-latest'],
+  ['gemini', 'gemini-2.5-pro'],
+  ['gemini', 'gemini-2.5-flash'],
+  ['gemini', 'gemini-2.0-flash'],
 ].map(([provider, model]) => ({ provider: provider!, model: model! }));
 
 const key = (t: Target) => `${t.provider}/${t.model}`;
@@ -70,7 +86,17 @@ function gaussian(random: Random): number {
 }
 
 function drawCell(random: Random): [TaskType, Complexity] {
-  const tasks: TaskType[] = ['coding', 'coding', 'qa', 'qa', 'general', 'general', 'summarization', 'creative', 'vision'];
+  const tasks: TaskType[] = [
+    'coding',
+    'coding',
+    'qa',
+    'qa',
+    'general',
+    'general',
+    'summarization',
+    'creative',
+    'vision',
+  ];
   const complexities: Complexity[] = ['simple', 'simple', 'medium', 'medium', 'complex'];
   return [tasks[Math.floor(random() * tasks.length)]!, complexities[Math.floor(random() * complexities.length)]!];
 }
@@ -80,7 +106,12 @@ function call(tenantId: string, taskType: TaskType, complexity: Complexity): Cha
     requestId: 'bench',
     tenantId,
     tokenId: null,
-    body: { model: '', messages: [{ role: 'user', content: 'x' }], routing_hint: taskType === 'vision' ? undefined : taskType, complexity_hint: complexity } as ChatCall['body'],
+    body: {
+      model: '',
+      messages: [{ role: 'user', content: 'x' }],
+      routing_hint: taskType === 'vision' ? undefined : taskType,
+      complexity_hint: complexity,
+    } as ChatCall['body'],
     messages: [{ role: 'user', content: 'x' }],
     headerHints: { taskType, complexity },
     signal: new AbortController().signal,
@@ -108,14 +139,17 @@ async function main() {
 
   // Baselines.
   const strongest = MODELS.reduce((best, m) => {
-    const avg = (t: Target) => [...market.get(key(t))!.values()].reduce((a, b) => a + b, 0) / (TASK_TYPES.length * COMPLEXITIES.length);
+    const avg = (t: Target) =>
+      [...market.get(key(t))!.values()].reduce((a, b) => a + b, 0) / (TASK_TYPES.length * COMPLEXITIES.length);
     return avg(m) > avg(best) ? m : best;
   });
   const oracleBest = (cell: string) => MODELS.reduce((b, m) => (quality(m, cell) > quality(b, cell) ? m : b));
   /** The oracle's quality-for-money pick: cheapest model within the router's tolerance of the true best. */
   const oracleValue = (cell: string, complexity: Complexity) => {
     const best = quality(oracleBest(cell), cell);
-    return MODELS.filter((m) => quality(m, cell) >= best - POLICY.tolerance[complexity]).sort((a, b) => costOf(a) - costOf(b))[0]!;
+    return MODELS.filter((m) => quality(m, cell) >= best - POLICY.tolerance[complexity]).sort(
+      (a, b) => costOf(a) - costOf(b),
+    )[0]!;
   };
 
   const traffic = seededRandom(SEED + 2);
@@ -123,7 +157,10 @@ async function main() {
   type Tally = { q: number; cost: number; n: number };
   const tally = () => ({ q: 0, cost: 0, n: 0 });
   const totals = { router: tally(), oracleBest: tally(), oracleValue: tally(), strongest: tally() };
-  const windows: Array<{ router: Tally; oracleValue: Tally }> = Array.from({ length: WINDOWS }, () => ({ router: tally(), oracleValue: tally() }));
+  const windows: Array<{ router: Tally; oracleValue: Tally }> = Array.from({ length: WINDOWS }, () => ({
+    router: tally(),
+    oracleValue: tally(),
+  }));
   const routedBy = new Map<string, number>();
   const add = (t: Tally, m: Target, cell: string) => {
     t.q += quality(m, cell);
@@ -135,7 +172,11 @@ async function main() {
   for (let i = 0; i < REQUESTS; i++) {
     const [taskType, complexity] = drawCell(traffic);
     const cell = cellKey(taskType, complexity);
-    const decision = await engine.route(call('bench', taskType, complexity), { vision: false, tools: false, json: false, structured: false }, MODELS);
+    const decision = await engine.route(
+      call('bench', taskType, complexity),
+      { vision: false, tools: false, json: false, structured: false },
+      MODELS,
+    );
     routedBy.set(decision.routedBy, (routedBy.get(decision.routedBy) ?? 0) + 1);
     add(totals.router, decision, cell);
     add(totals.oracleBest, oracleBest(cell), cell);
@@ -158,7 +199,9 @@ async function main() {
     'cost vs strongest': `${((100 * t.cost) / totals.strongest.cost).toFixed(1)}%`,
     'quality vs oracle-best': `${((100 * t.q) / totals.oracleBest.q).toFixed(1)}%`,
   });
-  console.log(`\nRouting market: ${REQUESTS} requests, ${MODELS.length} models, ${TASK_TYPES.length * COMPLEXITIES.length} cells, feedback on ${FEEDBACK_RATE * 100}%, noise sd ${NOISE}, exploration ${EXPLORATION}, tolerance x${TOLERANCE_SCALE}, seed ${SEED}`);
+  console.log(
+    `\nRouting market: ${REQUESTS} requests, ${MODELS.length} models, ${TASK_TYPES.length * COMPLEXITIES.length} cells, feedback on ${FEEDBACK_RATE * 100}%, noise sd ${NOISE}, exploration ${EXPLORATION}, tolerance x${TOLERANCE_SCALE}, seed ${SEED}`,
+  );
   console.log(`Always-strongest model: ${key(strongest)}`);
   console.table([
     row('adaptive router', totals.router),
@@ -177,7 +220,9 @@ async function main() {
     })),
   );
   console.log('Decisions by stage:', Object.fromEntries(routedBy));
-  console.log(`Routing time: ${((elapsed * 1000) / REQUESTS).toFixed(1)} us per decision (including the simulation bookkeeping)`);
+  console.log(
+    `Routing time: ${((elapsed * 1000) / REQUESTS).toFixed(1)} us per decision (including the simulation bookkeeping)`,
+  );
 }
 
 void main();

@@ -130,7 +130,15 @@ export async function seedAnalytics(pool: pg.Pool, opts: SeedOptions): Promise<S
 
 /** ANALYZE (and set the visibility map) after a bulk load, as autovacuum would shortly after. */
 export async function vacuumAnalyze(pool: pg.Pool): Promise<void> {
-  for (const table of ['requests', 'cost_logs', 'feedback', 'analytics_request_hourly', 'analytics_request_totals', 'analytics_cost_hourly', 'analytics_cost_totals']) {
+  for (const table of [
+    'requests',
+    'cost_logs',
+    'feedback',
+    'analytics_request_hourly',
+    'analytics_request_totals',
+    'analytics_cost_hourly',
+    'analytics_cost_totals',
+  ]) {
     await pool.query(`vacuum analyze ${table}`);
   }
 }
@@ -148,7 +156,9 @@ async function main(): Promise<void> {
     await runMigrations(handle);
     const r = await seedAnalytics(handle.pool, { tenantId, requests });
     await vacuumAnalyze(handle.pool);
-    process.stdout.write(`seeded ${tenantId}: ${r.requests} requests, ${r.costs} cost rows, ${r.feedback} feedback rows in ${(r.ms / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+      `seeded ${tenantId}: ${r.requests} requests, ${r.costs} cost rows, ${r.feedback} feedback rows in ${(r.ms / 1000).toFixed(1)} s\n`,
+    );
   } finally {
     await handle.close();
     await cleanup();

@@ -18,29 +18,43 @@ function v(provider: string, model: string, taskType?: string, complexity?: stri
   return { provider, model, weight: 1, ...(taskType ? { taskType } : {}), ...(complexity ? { complexity } : {}) };
 }
 
-const pair = (taskType?: string, complexity?: string) => [v('openai', 'gpt-4o-mini', taskType, complexity), v('gemini', 'gemini-2.0-flash', taskType, complexity)];
+const pair = (taskType?: string, complexity?: string) => [
+  v('openai', 'gpt-4o-mini', taskType, complexity),
+  v('gemini', 'gemini-2.0-flash', taskType, complexity),
+];
 
-const create = (t: TestTenant, body: Record<string, unknown>) => c.env.http('POST', '/v1/ab-tests', { token: t.token, body });
-const patch = (t: TestTenant, id: string, body: Record<string, unknown>) => c.env.http('PATCH', `/v1/ab-tests/${id}`, { token: t.token, body });
+const create = (t: TestTenant, body: Record<string, unknown>) =>
+  c.env.http('POST', '/v1/ab-tests', { token: t.token, body });
+const patch = (t: TestTenant, id: string, body: Record<string, unknown>) =>
+  c.env.http('PATCH', `/v1/ab-tests/${id}`, { token: t.token, body });
 
 describe('one active test per cell, under concurrency', () => {
   it('of 8 concurrent creates on one cell, exactly one succeeds and the others get 409', async () => {
     const t = await c.env.createTenant();
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => create(t, { name: `race ${i}`, variants: pair('qa', 'simple') })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => create(t, { name: `race ${i}`, variants: pair('qa', 'simple') })),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
     for (const r of results.filter((x) => x.status === 409)) expectTypedError(r, 409, 'conflict_error');
-    const active = (await c.env.http('GET', '/v1/ab-tests', { token: t.token })).body.items.filter((x: any) => x.status === 'active');
+    const active = (await c.env.http('GET', '/v1/ab-tests', { token: t.token })).body.items.filter(
+      (x: any) => x.status === 'active',
+    );
     expect(active).toHaveLength(1);
   });
 
   it('of 4 paused tests resumed at once on one cell, exactly one becomes active', async () => {
     const t = await c.env.createTenant();
     const ids: string[] = [];
-    for (let i = 0; i < 4; i++) ids.push((await create(t, { name: `paused ${i}`, status: 'paused', variants: pair('coding', 'complex') })).body.id);
+    for (let i = 0; i < 4; i++)
+      ids.push(
+        (await create(t, { name: `paused ${i}`, status: 'paused', variants: pair('coding', 'complex') })).body.id,
+      );
     const results = await Promise.all(ids.map((id) => patch(t, id, { status: 'active' })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
-    const active = (await c.env.http('GET', '/v1/ab-tests', { token: t.token })).body.items.filter((x: any) => x.status === 'active');
+    const active = (await c.env.http('GET', '/v1/ab-tests', { token: t.token })).body.items.filter(
+      (x: any) => x.status === 'active',
+    );
     expect(active).toHaveLength(1);
   });
 });
@@ -80,8 +94,14 @@ describe('a cell left out ("any") overlaps the specific cells it covers', () => 
 
 describe('variants', () => {
   it.each([
-    ['different task types', [v('openai', 'gpt-4o-mini', 'qa', 'simple'), v('gemini', 'gemini-2.0-flash', 'coding', 'simple')]],
-    ['different complexities', [v('openai', 'gpt-4o-mini', 'qa', 'simple'), v('gemini', 'gemini-2.0-flash', 'qa', 'complex')]],
+    [
+      'different task types',
+      [v('openai', 'gpt-4o-mini', 'qa', 'simple'), v('gemini', 'gemini-2.0-flash', 'coding', 'simple')],
+    ],
+    [
+      'different complexities',
+      [v('openai', 'gpt-4o-mini', 'qa', 'simple'), v('gemini', 'gemini-2.0-flash', 'qa', 'complex')],
+    ],
     ['one scoped, one not', [v('openai', 'gpt-4o-mini', 'qa', 'simple'), v('gemini', 'gemini-2.0-flash')]],
   ])('rejects variants scoped to %s with 400', async (_name, variants) => {
     const t = await c.env.createTenant();
@@ -93,7 +113,10 @@ describe('variants', () => {
 
   it('rejects a model that is not a chat model (an embeddings model) with 400', async () => {
     const t = await c.env.createTenant();
-    const res = await create(t, { name: 'embed', variants: [v('openai', 'gpt-4o-mini'), v('openai', 'text-embedding-3-small')] });
+    const res = await create(t, {
+      name: 'embed',
+      variants: [v('openai', 'gpt-4o-mini'), v('openai', 'text-embedding-3-small')],
+    });
     expectTypedError(res, 400, 'invalid_request_error');
     expect(res.body.error.message).toContain('variants.1.model');
     expect(res.body.error.message).toContain('text-embedding-3-small');
@@ -111,7 +134,10 @@ describe('strict inputs', () => {
 
   it('rejects an unknown field in a variant with 400 naming it and the variant', async () => {
     const t = await c.env.createTenant();
-    const res = await create(t, { name: 'typo', variants: [{ ...v('openai', 'gpt-4o-mini'), weigth: 2 }, v('gemini', 'gemini-2.0-flash')] });
+    const res = await create(t, {
+      name: 'typo',
+      variants: [{ ...v('openai', 'gpt-4o-mini'), weigth: 2 }, v('gemini', 'gemini-2.0-flash')],
+    });
     expectTypedError(res, 400, 'invalid_request_error');
     expect(res.body.error.message).toContain('variants.0');
     expect(res.body.error.message).toContain('weigth');
@@ -138,7 +164,12 @@ describe('results count what each variant answered itself', () => {
     const client = c.openai(t.token);
     const routed: Record<string, string[]> = { 'openai/gpt-4o-mini': [], 'gemini/gemini-2.0-flash': [] };
     for (let i = 0; i < 24; i++) {
-      const res = await client.chat.completions.create({ model: '', messages: [{ role: 'user', content: `question ${i}` }], routing_hint: 'qa', complexity_hint: 'simple' } as any);
+      const res = await client.chat.completions.create({
+        model: '',
+        messages: [{ role: 'user', content: `question ${i}` }],
+        routing_hint: 'qa',
+        complexity_hint: 'simple',
+      } as any);
       const gw = (res as any)._gateway;
       expect(gw.routing.abTestId).toBe(test.body.id);
       routed[gw.routing.variant]!.push(gw.requestId);
@@ -156,8 +187,20 @@ describe('results count what each variant answered itself', () => {
     await c.waitForCount('select count(*) n from requests where ab_test_id = $1', [test.body.id], 24);
     const detail = (await c.env.http('GET', `/v1/ab-tests/${test.body.id}`, { token: t.token })).body;
     const byVariant = Object.fromEntries(detail.results.map((r: any) => [`${r.provider}/${r.model}`, r]));
-    expect(byVariant['openai/gpt-4o-mini']).toMatchObject({ requests: 0, errors: failing, avgLatencyMs: null, totalCostUsd: 0, avgScore: null, feedbackCount: 0 });
-    expect(byVariant['gemini/gemini-2.0-flash']).toMatchObject({ requests: healthy, errors: 0, avgScore: 5, feedbackCount: healthy });
+    expect(byVariant['openai/gpt-4o-mini']).toMatchObject({
+      requests: 0,
+      errors: failing,
+      avgLatencyMs: null,
+      totalCostUsd: 0,
+      avgScore: null,
+      feedbackCount: 0,
+    });
+    expect(byVariant['gemini/gemini-2.0-flash']).toMatchObject({
+      requests: healthy,
+      errors: 0,
+      avgScore: 5,
+      feedbackCount: healthy,
+    });
     expect(byVariant['gemini/gemini-2.0-flash'].totalCostUsd).toBeGreaterThan(0);
   });
 });

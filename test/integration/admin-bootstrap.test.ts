@@ -21,7 +21,8 @@ afterAll(async () => {
 });
 
 const bootstrap = (token?: string) => env.services.tenants.bootstrapSingle('team', token);
-const status = async (baseUrl: string, token: string) => (await fetch(`${baseUrl}/v1/admin/tokens`, { headers: { authorization: `Bearer ${token}` } })).status;
+const status = async (baseUrl: string, token: string) =>
+  (await fetch(`${baseUrl}/v1/admin/tokens`, { headers: { authorization: `Bearer ${token}` } })).status;
 
 async function eventually(check: () => Promise<boolean>, timeoutMs = 3_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -44,9 +45,16 @@ describe('bootstrap admin token', () => {
   it('is not brought back once admins replaced it, and is when the workspace has no enabled admin left', async () => {
     const admin = 'first-configured-secret-0123';
     await bootstrap(admin);
-    const res = await fetch(`${env.baseUrl}/v1/admin/tokens`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ops', admin: true }) });
+    const res = await fetch(`${env.baseUrl}/v1/admin/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'ops', admin: true }),
+    });
     const created = (await res.json()) as { token: string };
-    const removed = await fetch(`${env.baseUrl}/v1/admin/tokens/tok_admin`, { method: 'DELETE', headers: { authorization: `Bearer ${created.token}` } });
+    const removed = await fetch(`${env.baseUrl}/v1/admin/tokens/tok_admin`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${created.token}` },
+    });
     expect(removed.status).toBe(200);
     expect((await bootstrap()).generatedToken).toBeUndefined();
     expect((await db.query(`SELECT 1 FROM api_tokens WHERE id = 'tok_admin'`)).rowCount).toBe(0);
@@ -73,23 +81,41 @@ describe('bootstrap admin token', () => {
     const [row] = (await db.query(`SELECT name, enabled, admin FROM api_tokens WHERE id = 'tok_admin'`)).rows;
     expect(row).toEqual({ name: 'admin (GATEWAY_ADMIN_TOKEN)', enabled: true, admin: true });
     // The rotation is the system's change in the audit log (the token's summary, never its hash).
-    const [audit] = (await db.query(`SELECT actor_type, action, before, after FROM audit_logs WHERE target_id = 'tok_admin' ORDER BY created_at DESC LIMIT 1`)).rows;
-    expect(audit).toMatchObject({ actor_type: 'system', action: 'token.rotate', after: { name: 'admin (GATEWAY_ADMIN_TOKEN)', enabled: true, admin: true } });
+    const [audit] = (
+      await db.query(
+        `SELECT actor_type, action, before, after FROM audit_logs WHERE target_id = 'tok_admin' ORDER BY created_at DESC LIMIT 1`,
+      )
+    ).rows;
+    expect(audit).toMatchObject({
+      actor_type: 'system',
+      action: 'token.rotate',
+      after: { name: 'admin (GATEWAY_ADMIN_TOKEN)', enabled: true, admin: true },
+    });
     expect(JSON.stringify(audit)).not.toContain('hash');
   });
 
   it('keeps a tok_admin disabled through the API disabled when a node restarts with the same GATEWAY_ADMIN_TOKEN', async () => {
     const secret = 'rotation-secret-after-01234567';
-    const other = await fetch(`${env.baseUrl}/v1/admin/tokens`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'second admin', admin: true }) });
+    const other = await fetch(`${env.baseUrl}/v1/admin/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'second admin', admin: true }),
+    });
     expect(other.status).toBe(200);
-    const disabled = await fetch(`${env.baseUrl}/v1/admin/tokens/tok_admin`, { method: 'PATCH', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: '{"enabled":false}' });
+    const disabled = await fetch(`${env.baseUrl}/v1/admin/tokens/tok_admin`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: '{"enabled":false}',
+    });
     expect(disabled.status).toBe(200);
     await bootstrap(secret);
-    expect((await db.query(`SELECT enabled FROM api_tokens WHERE id = 'tok_admin'`)).rows[0]).toEqual({ enabled: false });
+    expect((await db.query(`SELECT enabled FROM api_tokens WHERE id = 'tok_admin'`)).rows[0]).toEqual({
+      enabled: false,
+    });
     expect(await status(env.baseUrl, secret)).toBe(401);
   });
 
-  it('leaves an unchanged GATEWAY_ADMIN_TOKEN alone: no announcement drops the other nodes\' caches', async () => {
+  it("leaves an unchanged GATEWAY_ADMIN_TOKEN alone: no announcement drops the other nodes' caches", async () => {
     const secret = 'rotation-secret-after-01234567';
     const listener = new pg.Client({ connectionString: env.databaseUrl });
     await listener.connect();

@@ -26,7 +26,10 @@ let n = 0;
 async function token(): Promise<{ id: string; secret: string }> {
   const id = `tok_${++n}`;
   const secret = `gw_secret_${n}_${Date.now()}`;
-  await handle.pool.query(`insert into api_tokens (id, tenant_id, name, prefix, hash, spend_limit_usd) values ($1, 'ten_a', $1, 'gw_', $2, 1)`, [id, hashToken(secret)]);
+  await handle.pool.query(
+    `insert into api_tokens (id, tenant_id, name, prefix, hash, spend_limit_usd) values ($1, 'ten_a', $1, 'gw_', $2, 1)`,
+    [id, hashToken(secret)],
+  );
   return { id, secret };
 }
 
@@ -49,7 +52,10 @@ describe('token cache', () => {
       expect((await auth.authenticate(`Bearer ${b.secret}`)).tokenId).toBe(b.id);
 
       // Another node's log writer commits a cost row for a, and another node disables b.
-      await handle.pool.query(`insert into token_spend (token_id, tenant_id, spent_usd, calls) values ($1, 'ten_a', 0.25, 1)`, [a.id]);
+      await handle.pool.query(
+        `insert into token_spend (token_id, tenant_id, spent_usd, calls) values ($1, 'ten_a', 0.25, 1)`,
+        [a.id],
+      );
       await handle.pool.query(`update api_tokens set enabled = false where id = $1`, [b.id]);
       const waited = await until(async () => (await auth.authenticate(`Bearer ${a.secret}`)).spentUsd === 0.25);
       expect(waited).toBeLessThan(2_500);
@@ -67,15 +73,21 @@ describe('token cache', () => {
         expect((await auth.authenticate(header)).tokenId).toBe(a.id);
       }
       for (let i = 0; i < 2; i++) {
-        await expect(auth.authenticate(`Token ${a.secret}`)).rejects.toMatchObject({ type: 'auth_error', message: expect.stringContaining('Malformed') });
-        await expect(auth.authenticate(`Bearer ${a.secret}x`)).rejects.toMatchObject({ type: 'auth_error', message: expect.stringContaining('Invalid') });
+        await expect(auth.authenticate(`Token ${a.secret}`)).rejects.toMatchObject({
+          type: 'auth_error',
+          message: expect.stringContaining('Malformed'),
+        });
+        await expect(auth.authenticate(`Bearer ${a.secret}x`)).rejects.toMatchObject({
+          type: 'auth_error',
+          message: expect.stringContaining('Invalid'),
+        });
       }
     } finally {
       await auth.close();
     }
   });
 
-  it('keeps counting its own calls\' spend across a refresh that read the database before their cost rows reached it', async () => {
+  it("keeps counting its own calls' spend across a refresh that read the database before their cost rows reached it", async () => {
     const auth = new Authenticator({ db: handle.db });
     try {
       const a = await token();
@@ -92,7 +104,10 @@ describe('token cache', () => {
       auth.addSpend(first, 0.5);
       expect(auth.spentOf(current)).toBeCloseTo(1.2, 10);
       // Once committed, the database's figure is the same or larger, and the larger one counts.
-      await handle.pool.query(`insert into token_spend (token_id, tenant_id, spent_usd, calls) values ($1, 'ten_a', 1.5, 3)`, [a.id]);
+      await handle.pool.query(
+        `insert into token_spend (token_id, tenant_id, spent_usd, calls) values ($1, 'ten_a', 1.5, 3)`,
+        [a.id],
+      );
       await until(async () => (await auth.authenticate(`Bearer ${a.secret}`)).spentUsd === 1.5);
       expect(auth.spentOf(await auth.authenticate(`Bearer ${a.secret}`))).toBe(1.5);
     } finally {
@@ -100,7 +115,7 @@ describe('token cache', () => {
     }
   });
 
-  it('keeps a limited token\'s own spend however long the database takes to show it (an outage holding the cost rows back)', async () => {
+  it("keeps a limited token's own spend however long the database takes to show it (an outage holding the cost rows back)", async () => {
     let offset = 0;
     const auth = new Authenticator({ db: handle.db, now: () => Date.now() + offset });
     try {
@@ -113,7 +128,10 @@ describe('token cache', () => {
       await until(async () => Date.now() - refreshedAt > 1_500);
       expect(auth.spentOf(await auth.authenticate(`Bearer ${a.secret}`))).toBeCloseTo(1.5, 10);
       // Once the database shows as much, its figure is the one used.
-      await handle.pool.query(`insert into token_spend (token_id, tenant_id, spent_usd, calls) values ($1, 'ten_a', 1.5, 1)`, [a.id]);
+      await handle.pool.query(
+        `insert into token_spend (token_id, tenant_id, spent_usd, calls) values ($1, 'ten_a', 1.5, 1)`,
+        [a.id],
+      );
       await until(async () => (await auth.authenticate(`Bearer ${a.secret}`)).spentUsd === 1.5);
       expect(auth.spentOf(await auth.authenticate(`Bearer ${a.secret}`))).toBe(1.5);
     } finally {
@@ -159,7 +177,9 @@ describe('token cache', () => {
     try {
       expect((await auth.authenticate(`Bearer ${known.secret}`)).tokenId).toBe(known.id);
       // The LISTEN connection drops and comes back (announcements may have been missed)...
-      const { rows } = await handle.pool.query(`select pg_terminate_backend(pid) as ended from pg_stat_activity where pid <> pg_backend_pid() and query ilike 'listen%'`);
+      const { rows } = await handle.pool.query(
+        `select pg_terminate_backend(pid) as ended from pg_stat_activity where pid <> pg_backend_pid() and query ilike 'listen%'`,
+      );
       expect(rows.length).toBeGreaterThan(0);
       await sleep(600);
       // ...then the database stops answering.
@@ -168,7 +188,9 @@ describe('token cache', () => {
       expect((await auth.authenticate(`Bearer ${known.secret}`)).tokenId).toBe(known.id);
       expect(Date.now() - started).toBeLessThan(1_000);
       started = Date.now();
-      await expect(auth.authenticate(`Bearer ${unknown.secret}`)).rejects.toMatchObject({ type: 'service_unavailable' });
+      await expect(auth.authenticate(`Bearer ${unknown.secret}`)).rejects.toMatchObject({
+        type: 'service_unavailable',
+      });
       expect(Date.now() - started).toBeLessThan(7_000);
       // The database answers again: the token works at once, not after the silenced read gives up.
       relay.resume();
@@ -192,14 +214,19 @@ describe('token cache', () => {
       await sleep(2_500);
       expect((await auth.authenticate(`Bearer ${known.secret}`)).tokenId).toBe(known.id);
       // Not a refusal of the token: the database could not be asked (503).
-      await expect(auth.authenticate(`Bearer ${unknown.secret}`)).rejects.toMatchObject({ type: 'service_unavailable' });
+      await expect(auth.authenticate(`Bearer ${unknown.secret}`)).rejects.toMatchObject({
+        type: 'service_unavailable',
+      });
     } finally {
       await db.restart();
       await auth.close();
     }
     const after = new Authenticator({ db: handle.db });
     try {
-      await until(async () => (await after.authenticate(`Bearer ${unknown.secret}`).catch(() => null))?.tokenId === unknown.id, 10_000);
+      await until(
+        async () => (await after.authenticate(`Bearer ${unknown.secret}`).catch(() => null))?.tokenId === unknown.id,
+        10_000,
+      );
     } finally {
       await after.close();
     }

@@ -22,7 +22,13 @@ describe.each(FAMILIES)('%s through the OpenAI client', (provider, model) => {
   it('answers a non-streaming call with usage, _gateway and headers, and logs request and cost rows', async () => {
     const { data, response } = await c
       .openai()
-      .chat.completions.create({ model: `${provider}/${model}`, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: `Hello ${provider}` }] })
+      .chat.completions.create({
+        model: `${provider}/${model}`,
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: `Hello ${provider}` },
+        ],
+      })
       .withResponse();
     expect(data.object).toBe('chat.completion');
     expect(data.choices[0]!.message.role).toBe('assistant');
@@ -35,7 +41,18 @@ describe.each(FAMILIES)('%s through the OpenAI client', (provider, model) => {
     const gw = (data as any)._gateway;
     const expectedCost = costUsd(model, data.usage!.prompt_tokens, data.usage!.completion_tokens, provider)!;
     expect(expectedCost).toBeGreaterThan(0);
-    expect(gw).toMatchObject({ provider, model, cached: false, routing: { routedBy: 'user-override', taskType: null, complexity: null, usedFallback: false, usedLlmFallback: false } });
+    expect(gw).toMatchObject({
+      provider,
+      model,
+      cached: false,
+      routing: {
+        routedBy: 'user-override',
+        taskType: null,
+        complexity: null,
+        usedFallback: false,
+        usedLlmFallback: false,
+      },
+    });
     expect(gw.cost).toBeCloseTo(expectedCost, 12);
     expect(gw.latencyMs).toBeGreaterThan(0);
 
@@ -50,12 +67,29 @@ describe.each(FAMILIES)('%s through the OpenAI client', (provider, model) => {
 
     await c.waitForCount('select count(*) n from requests where id = $1', [id], 1);
     const [row] = await c.query('select * from requests where id = $1', [id]);
-    expect(row).toMatchObject({ tenant_id: c.tenant.tenantId, provider, model, routed_by: 'user-override', task_type: null, complexity: null, cached: false, used_fallback: false, status: 'ok', streamed: false });
+    expect(row).toMatchObject({
+      tenant_id: c.tenant.tenantId,
+      provider,
+      model,
+      routed_by: 'user-override',
+      task_type: null,
+      complexity: null,
+      cached: false,
+      used_fallback: false,
+      status: 'ok',
+      streamed: false,
+    });
     expect(row.input_tokens).toBe(data.usage!.prompt_tokens);
     expect(row.output_tokens).toBe(data.usage!.completion_tokens);
     const costs = await c.query('select * from cost_logs where request_id = $1', [id]);
     expect(costs).toHaveLength(1);
-    expect(costs[0]).toMatchObject({ provider, model, input_tokens: data.usage!.prompt_tokens, output_tokens: data.usage!.completion_tokens, status: 'ok' });
+    expect(costs[0]).toMatchObject({
+      provider,
+      model,
+      input_tokens: data.usage!.prompt_tokens,
+      output_tokens: data.usage!.completion_tokens,
+      status: 'ok',
+    });
     expect(Number(costs[0].cost)).toBeCloseTo(expectedCost, 12);
   });
 
@@ -78,14 +112,22 @@ describe.each(FAMILIES)('%s through the OpenAI client', (provider, model) => {
     expect(last.choices).toEqual([]);
     expect(last.usage.completion_tokens).toBeGreaterThan(0);
     expect(last._gateway).toMatchObject({ provider, model, cached: false, routing: { routedBy: 'user-override' } });
-    expect(last._gateway.cost).toBeCloseTo(costUsd(model, last.usage.prompt_tokens, last.usage.completion_tokens, provider)!, 12);
+    expect(last._gateway.cost).toBeCloseTo(
+      costUsd(model, last.usage.prompt_tokens, last.usage.completion_tokens, provider)!,
+      12,
+    );
     // Usage is reported once, in the final frame.
     expect(chunks.filter((ch) => ch.usage).length).toBe(1);
 
     const id = last._gateway.requestId;
     await c.waitForCount('select count(*) n from requests where id = $1', [id], 1);
     const [row] = await c.query('select * from requests where id = $1', [id]);
-    expect(row).toMatchObject({ streamed: true, status: 'ok', input_tokens: last.usage.prompt_tokens, output_tokens: last.usage.completion_tokens });
+    expect(row).toMatchObject({
+      streamed: true,
+      status: 'ok',
+      input_tokens: last.usage.prompt_tokens,
+      output_tokens: last.usage.completion_tokens,
+    });
     const [cost] = await c.query('select * from cost_logs where request_id = $1', [id]);
     expect(Number(cost.cost)).toBeGreaterThan(0);
   });
@@ -98,7 +140,10 @@ describe.each(FAMILIES)('%s through the OpenAI client', (provider, model) => {
         headers: { authorization: `Bearer ${c.tenant.token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ model: `${provider}/${model}`, messages: [{ role: 'user', content }], stream: true }),
       });
-      return (await res.text()).split('\n\n').filter((f) => f.startsWith('data: {')).map((f) => JSON.parse(f.slice(6)));
+      return (await res.text())
+        .split('\n\n')
+        .filter((f) => f.startsWith('data: {'))
+        .map((f) => JSON.parse(f.slice(6)));
     };
     // Live, then served from the cache: the same shape. The answer's finish chunk comes last and
     // carries _gateway; no frame without a choice (OpenAI sends none without include_usage).
@@ -112,25 +157,51 @@ describe.each(FAMILIES)('%s through the OpenAI client', (provider, model) => {
       expect(frames.filter((f) => f._gateway)).toHaveLength(1);
       if (!cached) {
         expect(last._gateway.cost).toBeGreaterThan(0);
-        await c.waitForCount('select count(*) n from cost_logs where request_id = $1 and output_tokens > 0', [last._gateway.requestId], 1);
+        await c.waitForCount(
+          'select count(*) n from cost_logs where request_id = $1 and output_tokens > 0',
+          [last._gateway.requestId],
+          1,
+        );
       }
     }
     // As the OpenAI SDKs' own examples read a stream.
-    const stream = await c.openai().chat.completions.create({ model: `${provider}/${model}`, messages: [{ role: 'user', content: `${content} again` }], stream: true });
+    const stream = await c.openai().chat.completions.create({
+      model: `${provider}/${model}`,
+      messages: [{ role: 'user', content: `${content} again` }],
+      stream: true,
+    });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]!.delta.content ?? '';
     expect(text.length).toBeGreaterThan(0);
   });
 
   it('returns tool calls, streamed and not', async () => {
-    const tools = [{ type: 'function' as const, function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
-    const res = await c.openai().chat.completions.create({ model: `${provider}/${model}`, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools });
+    const tools = [
+      {
+        type: 'function' as const,
+        function: {
+          name: 'get_weather',
+          description: 'Weather for a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
+    ];
+    const res = await c.openai().chat.completions.create({
+      model: `${provider}/${model}`,
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools,
+    });
     const call = res.choices[0]!.message.tool_calls![0]! as any;
     expect(res.choices[0]!.finish_reason).toBe('tool_calls');
     expect(call.function.name).toBe('get_weather');
     expect(typeof JSON.parse(call.function.arguments).city).toBe('string');
 
-    const stream = await c.openai().chat.completions.create({ model: `${provider}/${model}`, messages: [{ role: 'user', content: 'Weather in Rome?' }], tools, stream: true });
+    const stream = await c.openai().chat.completions.create({
+      model: `${provider}/${model}`,
+      messages: [{ role: 'user', content: 'Weather in Rome?' }],
+      tools,
+      stream: true,
+    });
     let name = '';
     let args = '';
     let finish: string | null = null;
@@ -162,7 +233,17 @@ describe.each(FAMILIES)('%s through the OpenAI client', (provider, model) => {
     const res = await c.openai().chat.completions.create({
       model: `${provider}/${model}`,
       messages: [{ role: 'user', content: 'Give me a person' }],
-      response_format: { type: 'json_schema', json_schema: { name: 'person', schema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name', 'age'] } } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'person',
+          schema: {
+            type: 'object',
+            properties: { name: { type: 'string' }, age: { type: 'integer' } },
+            required: ['name', 'age'],
+          },
+        },
+      },
     });
     const parsed = JSON.parse(res.choices[0]!.message.content!);
     expect(typeof parsed.name).toBe('string');
@@ -172,14 +253,18 @@ describe.each(FAMILIES)('%s through the OpenAI client', (provider, model) => {
 
 describe('model resolution', () => {
   it('serves a bare model id from the provider that lists it', async () => {
-    const res = await c.openai().chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] });
+    const res = await c
+      .openai()
+      .chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] });
     expect((res as any)._gateway.provider).toBe('gemini');
   });
 
   it('lists every routable model in the OpenAI format', async () => {
     const ids: string[] = [];
     for await (const m of c.openai().models.list()) ids.push(m.id);
-    expect(ids).toEqual(expect.arrayContaining(['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5', 'gemini/gemini-2.5-pro']));
+    expect(ids).toEqual(
+      expect.arrayContaining(['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5', 'gemini/gemini-2.5-pro']),
+    );
   });
 
   it('routes an empty model to a capable target', async () => {
@@ -189,11 +274,20 @@ describe('model resolution', () => {
   });
 
   it('passes images through to a vision model', async () => {
-    const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const png =
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
     c.sim.resetRequests();
     const res = await c.openai().chat.completions.create({
       model: 'anthropic/claude-sonnet-4-5',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: png } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: png } },
+          ],
+        },
+      ],
     });
     expect(res.choices[0]!.message.content).toBeTruthy();
     const upstream = c.sim.requests.find((r) => r.format === 'anthropic')!.body as any;
@@ -213,16 +307,31 @@ describe('provider endpoints', () => {
     expect(JSON.stringify(res.body)).not.toContain('sk-test');
   });
 
-  it('GET /v1/models/{model} answers the OpenAI client\'s models.retrieve, for provider/model and bare ids', async () => {
+  it("GET /v1/models/{model} answers the OpenAI client's models.retrieve, for provider/model and bare ids", async () => {
     const pinned = await c.openai().models.retrieve('anthropic/claude-sonnet-4-5');
     expect(pinned).toMatchObject({ id: 'anthropic/claude-sonnet-4-5', object: 'model', owned_by: 'anthropic' });
     const bare = await c.openai().models.retrieve('gemini-2.5-flash');
     expect(bare).toMatchObject({ id: 'gemini-2.5-flash', owned_by: 'gemini' });
     // As a curl user writes it, slash and all.
-    expect((await c.env.http('GET', '/v1/models/openai/gpt-4o-mini', { token: c.tenant.token })).body).toMatchObject({ id: 'openai/gpt-4o-mini', owned_by: 'openai' });
-    expectTypedError(await c.env.http('GET', `/v1/models/${encodeURIComponent('openai/no-such-model')}`, { token: c.tenant.token }), 404, 'not_found_error');
-    expectTypedError(await c.env.http('GET', '/v1/models/nothing-serves-this', { token: c.tenant.token }), 404, 'not_found_error');
-    expectTypedError(await c.env.http('GET', '/v1/models/%E0%A4%A', { token: c.tenant.token }), 400, 'invalid_request_error');
+    expect((await c.env.http('GET', '/v1/models/openai/gpt-4o-mini', { token: c.tenant.token })).body).toMatchObject({
+      id: 'openai/gpt-4o-mini',
+      owned_by: 'openai',
+    });
+    expectTypedError(
+      await c.env.http('GET', `/v1/models/${encodeURIComponent('openai/no-such-model')}`, { token: c.tenant.token }),
+      404,
+      'not_found_error',
+    );
+    expectTypedError(
+      await c.env.http('GET', '/v1/models/nothing-serves-this', { token: c.tenant.token }),
+      404,
+      'not_found_error',
+    );
+    expectTypedError(
+      await c.env.http('GET', '/v1/models/%E0%A4%A', { token: c.tenant.token }),
+      400,
+      'invalid_request_error',
+    );
     expectTypedError(await c.env.http('GET', '/v1/models/gpt-4o'), 401, 'auth_error');
   });
 
@@ -234,7 +343,7 @@ describe('provider endpoints', () => {
     expect(res.body.items.filter((m: any) => m.structuredOutputReliable)).toHaveLength(8);
   });
 
-  it('GET /v1/models/stats reports this workspace\'s traffic only', async () => {
+  it("GET /v1/models/stats reports this workspace's traffic only", async () => {
     const res = await c.env.http('GET', '/v1/models/stats', { token: c.tenant.token });
     const mini = res.body.items.find((m: any) => m.provider === 'openai' && m.model === 'gpt-4o-mini');
     expect(mini.requests).toBeGreaterThan(0);
@@ -261,17 +370,23 @@ describe('stream connection handling', () => {
     const { request } = await import('node:http');
     const statusAndConnection = (connection: string) =>
       new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
-        const req = request(`${c.env.baseUrl}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${c.tenant.token}`, 'content-type': 'application/json', connection },
-        }, (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (d: string) => (body += d));
-          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body }));
-        });
+        const req = request(
+          `${c.env.baseUrl}/v1/chat/completions`,
+          {
+            method: 'POST',
+            headers: { authorization: `Bearer ${c.tenant.token}`, 'content-type': 'application/json', connection },
+          },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (d: string) => (body += d));
+            res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body }));
+          },
+        );
         req.on('error', reject);
-        req.end(JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }));
+        req.end(
+          JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+        );
       });
     const kept = await statusAndConnection('keep-alive');
     expect(kept).toMatchObject({ status: 200, connection: 'keep-alive' });
@@ -282,12 +397,20 @@ describe('stream connection handling', () => {
 });
 
 describe('Server-Timing', () => {
-  const parse = (h: string | null) => Object.fromEntries((h ?? '').split(', ').map((m) => [m.split(';')[0], Number(m.split('dur=')[1])]));
+  const parse = (h: string | null) =>
+    Object.fromEntries((h ?? '').split(', ').map((m) => [m.split(';')[0], Number(m.split('dur=')[1])]));
 
-  it('splits each response\'s time into the providers\' share and the gateway\'s own, streamed or not', async () => {
+  it("splits each response's time into the providers' share and the gateway's own, streamed or not", async () => {
     c.sim.configure({ latencyMs: 40 });
     try {
-      const { data, response } = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'timing' }], temperature: 0.5 }).withResponse();
+      const { data, response } = await c
+        .openai()
+        .chat.completions.create({
+          model: 'openai/gpt-4o-mini',
+          messages: [{ role: 'user', content: 'timing' }],
+          temperature: 0.5,
+        })
+        .withResponse();
       const timing = parse(response.headers.get('server-timing'));
       expect(timing.upstream).toBeGreaterThanOrEqual(40);
       expect(timing.gateway).toBeGreaterThanOrEqual(0);
@@ -298,7 +421,12 @@ describe('Server-Timing', () => {
       const res = await fetch(`${c.env.baseUrl}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${c.tenant.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'timing' }], temperature: 0.5, stream: true }),
+        body: JSON.stringify({
+          model: 'openai/gpt-4o-mini',
+          messages: [{ role: 'user', content: 'timing' }],
+          temperature: 0.5,
+          stream: true,
+        }),
       });
       // A stream's header leaves with its first chunk: the providers' share is their time to it.
       const streamed = parse(res.headers.get('server-timing'));
@@ -323,7 +451,7 @@ describe('stream response headers', () => {
     return JSON.parse(frames[frames.length - 1]!.slice(6))._gateway;
   };
 
-  it('leave out cost and latency, unknown when a live stream\'s head leaves: the last frame carries them; a cache hit\'s head has both', async () => {
+  it("leave out cost and latency, unknown when a live stream's head leaves: the last frame carries them; a cache hit's head has both", async () => {
     const content = `headers ${Math.random()}`;
     const res = await streamed(content);
     expect(res.headers.get('x-gateway-provider')).toBe('openai');

@@ -12,12 +12,23 @@ afterAll(() => c.close());
 let n = 0;
 const fresh = () => `cache question ${++n} ${Math.random()}`;
 
-async function ask(content: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}, token?: string) {
+async function ask(
+  content: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+  token?: string,
+) {
   const { data, response } = await c
     .openai(token)
-    .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content }], ...extra } as any, { headers })
+    .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content }], ...extra } as any, {
+      headers,
+    })
     .withResponse();
-  return { data: data as any, cacheHeader: response.headers.get('x-gateway-cache'), id: response.headers.get('x-gateway-request-id')! };
+  return {
+    data: data as any,
+    cacheHeader: response.headers.get('x-gateway-cache'),
+    id: response.headers.get('x-gateway-request-id')!,
+  };
 }
 
 describe('exact cache', () => {
@@ -40,7 +51,13 @@ describe('exact cache', () => {
 
     await c.waitForCount('select count(*) n from requests where id = $1', [second.id], 1);
     const [row] = await c.query('select * from requests where id = $1', [second.id]);
-    expect(row).toMatchObject({ cached: true, cache_type: 'exact', latency_ms: 0, tokens_saved_input: first.data.usage.prompt_tokens, tokens_saved_output: first.data.usage.completion_tokens });
+    expect(row).toMatchObject({
+      cached: true,
+      cache_type: 'exact',
+      latency_ms: 0,
+      tokens_saved_input: first.data.usage.prompt_tokens,
+      tokens_saved_output: first.data.usage.completion_tokens,
+    });
     const costs = await c.query('select count(*)::int n from cost_logs where request_id = $1', [second.id]);
     expect(costs[0].n).toBe(0);
   });
@@ -48,7 +65,9 @@ describe('exact cache', () => {
   it('serves a cached answer to a streaming request', async () => {
     const q = fresh();
     const first = await ask(q);
-    const stream = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: q }], stream: true });
+    const stream = await c
+      .openai()
+      .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: q }], stream: true });
     let text = '';
     let last: any;
     for await (const chunk of stream) {
@@ -62,7 +81,9 @@ describe('exact cache', () => {
 
   it('fills the cache from a completed stream', async () => {
     const q = fresh();
-    const stream = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: q }], stream: true });
+    const stream = await c
+      .openai()
+      .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: q }], stream: true });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     const again = await ask(q);
@@ -89,21 +110,42 @@ describe('exact cache', () => {
   });
 
   it('skips requests with images', async () => {
-    const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
-    const content = [{ type: 'text', text: fresh() }, { type: 'image_url', image_url: { url: png } }];
-    const send = () => c.openai().chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: content as any }] }).withResponse();
+    const png =
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const content = [
+      { type: 'text', text: fresh() },
+      { type: 'image_url', image_url: { url: png } },
+    ];
+    const send = () =>
+      c
+        .openai()
+        .chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: content as any }] })
+        .withResponse();
     await send();
     const second = await send();
     expect(second.response.headers.get('x-gateway-cache')).toBeNull();
   });
 
   it('skips an image sent as a file part too, and a file that is not an image is cached', async () => {
-    const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const png =
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
     const pdf = 'data:application/pdf;base64,JVBERi0xLjQK';
-    const send = (fileData: string, text: string) => c.openai().chat.completions.create({
-      model: 'anthropic/claude-sonnet-4-5',
-      messages: [{ role: 'user', content: [{ type: 'text', text }, { type: 'file', file: { filename: 'x', file_data: fileData } }] as any }],
-    }).withResponse();
+    const send = (fileData: string, text: string) =>
+      c
+        .openai()
+        .chat.completions.create({
+          model: 'anthropic/claude-sonnet-4-5',
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text },
+                { type: 'file', file: { filename: 'x', file_data: fileData } },
+              ] as any,
+            },
+          ],
+        })
+        .withResponse();
     const image = fresh();
     await send(png, image);
     expect((await send(png, image)).response.headers.get('x-gateway-cache')).toBeNull();
@@ -116,7 +158,10 @@ describe('exact cache', () => {
     const q = fresh();
     await ask(q);
     expect((await ask(q, { max_tokens: 5 })).cacheHeader).toBeNull();
-    const other = await c.openai().chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: q }] }).withResponse();
+    const other = await c
+      .openai()
+      .chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: q }] })
+      .withResponse();
     expect(other.response.headers.get('x-gateway-cache')).toBeNull();
   });
 
@@ -130,14 +175,19 @@ describe('exact cache', () => {
   });
 });
 
-describe('exact cache while the requested provider\'s circuit is open', () => {
+describe("exact cache while the requested provider's circuit is open", () => {
   const PINNED = 'anthropic/claude-3-5-haiku-latest';
   const pinned = async (content: string) => {
-    const { data, response } = await c.openai().chat.completions.create({ model: PINNED, messages: [{ role: 'user', content }] }).withResponse();
+    const { data, response } = await c
+      .openai()
+      .chat.completions.create({ model: PINNED, messages: [{ role: 'user', content }] })
+      .withResponse();
     return { gw: (data as any)._gateway, cacheHeader: response.headers.get('x-gateway-cache') };
   };
   const streamedPinned = async (content: string) => {
-    const stream = await c.openai().chat.completions.create({ model: PINNED, messages: [{ role: 'user', content }], stream: true });
+    const stream = await c
+      .openai()
+      .chat.completions.create({ model: PINNED, messages: [{ role: 'user', content }], stream: true });
     let last: any;
     for await (const chunk of stream) last = chunk;
     return last._gateway;
@@ -151,7 +201,7 @@ describe('exact cache while the requested provider\'s circuit is open', () => {
     expect(c.env.services.dataPlane.breakers.state('anthropic')).toBe('open');
   }
 
-  it('says usedFallback and never caches a fallback\'s answer under the skipped primary', async () => {
+  it("says usedFallback and never caches a fallback's answer under the skipped primary", async () => {
     await openAnthropicCircuit();
     try {
       const q = fresh();

@@ -37,30 +37,46 @@ const deepBodies: Record<string, string> = {
 };
 
 function postRaw(rawBody: string, headers: Record<string, string> = {}) {
-  return c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, rawBody, headers: { 'content-type': 'application/json', ...headers } });
+  return c.env.http('POST', '/v1/chat/completions', {
+    token: c.tenant.token,
+    rawBody,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 }
 
 describe('a body nested 20,000 levels deep', () => {
-  it.each(Object.keys(deepBodies))('in %s is refused with 400, cacheable or not, streamed or not, and no provider is blamed', async (where) => {
-    c.sim.resetRequests();
-    const body = deepBodies[where]!;
-    const streamed = body.replace('{"model"', '{"stream":true,"model"');
-    // More requests than it takes to open a circuit (3 failures), each refused before any upstream call.
-    for (const [text, headers] of [[body, {}], [body, { 'x-gateway-no-cache': 'true' }], [body, {}], [streamed, {}]] as const) {
-      const res = await postRaw(text, headers);
-      expectTypedError(res, 400, 'invalid_request_error');
-      expect(res.body.error.message).toMatch(/nested more than 64 levels deep/);
-    }
-    expect(c.sim.requests).toHaveLength(0);
+  it.each(Object.keys(deepBodies))(
+    'in %s is refused with 400, cacheable or not, streamed or not, and no provider is blamed',
+    async (where) => {
+      c.sim.resetRequests();
+      const body = deepBodies[where]!;
+      const streamed = body.replace('{"model"', '{"stream":true,"model"');
+      // More requests than it takes to open a circuit (3 failures), each refused before any upstream call.
+      for (const [text, headers] of [
+        [body, {}],
+        [body, { 'x-gateway-no-cache': 'true' }],
+        [body, {}],
+        [streamed, {}],
+      ] as const) {
+        const res = await postRaw(text, headers);
+        expectTypedError(res, 400, 'invalid_request_error');
+        expect(res.body.error.message).toMatch(/nested more than 64 levels deep/);
+      }
+      expect(c.sim.requests).toHaveLength(0);
 
-    const providers = await c.env.http('GET', '/v1/providers', { token: c.tenant.token });
-    expect(providers.status).toBe(200);
-    for (const p of providers.body.items) expect(p.circuit.state, p.name).toBe('closed');
-    for (const [name, circuit] of Object.entries(breakers().snapshot())) expect(circuit.consecutiveFailures, name).toBe(0);
-  });
+      const providers = await c.env.http('GET', '/v1/providers', { token: c.tenant.token });
+      expect(providers.status).toBe(200);
+      for (const p of providers.body.items) expect(p.circuit.state, p.name).toBe('closed');
+      for (const [name, circuit] of Object.entries(breakers().snapshot()))
+        expect(circuit.consecutiveFailures, name).toBe(0);
+    },
+  );
 
   it('leaves ordinary requests, JSON schemas included, served as before', async () => {
-    const schema = { type: 'object', properties: { city: { type: 'string' }, address: { type: 'object', properties: { street: { type: 'string' } } } } };
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' }, address: { type: 'object', properties: { street: { type: 'string' } } } },
+    };
     const res: any = await c.openai().chat.completions.create({
       model: 'gpt-4o-mini',
       messages: [{ role: 'user', content: 'still fine' }],
@@ -73,9 +89,15 @@ describe('a body nested 20,000 levels deep', () => {
 });
 
 describe('an OpenAI-format stream without any answer (no choices, then [DONE])', () => {
-  it('on the primary is the provider\'s fault: the next target serves', async () => {
-    c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1-mini', endpoint: 'stream', malformedAnswer: 'no-choices', times: 1 }]);
-    const stream = await c.openai().chat.completions.create({ model: 'openai/gpt-4.1-mini', messages: [{ role: 'user', content: 'empty stream' }], stream: true });
+  it("on the primary is the provider's fault: the next target serves", async () => {
+    c.sim.setFaults([
+      { format: 'openai', model: 'gpt-4.1-mini', endpoint: 'stream', malformedAnswer: 'no-choices', times: 1 },
+    ]);
+    const stream = await c.openai().chat.completions.create({
+      model: 'openai/gpt-4.1-mini',
+      messages: [{ role: 'user', content: 'empty stream' }],
+      stream: true,
+    });
     let text = '';
     let last: any;
     for await (const chunk of stream) {
@@ -89,14 +111,19 @@ describe('an OpenAI-format stream without any answer (no choices, then [DONE])',
 
   it('from every candidate is 502 provider_error, with no ok row and no charge', async () => {
     c.sim.setFaults([{ endpoint: 'stream', malformedAnswer: 'no-choices' }]);
-    const res = await postRaw(JSON.stringify({ model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'all empty' }], stream: true }));
+    const res = await postRaw(
+      JSON.stringify({ model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'all empty' }], stream: true }),
+    );
     expectTypedError(res, 502, 'provider_error');
     expect(res.body.error.attempts.length).toBeGreaterThanOrEqual(2);
     const id = res.headers.get('x-gateway-request-id');
     await c.waitForCount('select count(*) n from requests where id = $1', [id], 1);
     const [row] = await c.query('select status, error_type from requests where id = $1', [id]);
     expect(row).toEqual({ status: 'error', error_type: 'provider_error' });
-    const [ok] = await c.query('select count(*)::int n from cost_logs where request_id = $1 and status = $2', [id, 'ok']);
+    const [ok] = await c.query('select count(*)::int n from cost_logs where request_id = $1 and status = $2', [
+      id,
+      'ok',
+    ]);
     expect(ok.n).toBe(0);
   });
 });

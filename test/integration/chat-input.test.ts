@@ -13,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => c.close());
 
-const post = (body: unknown, token = c.tenant.token, headers: Record<string, string> = {}) => c.env.http('POST', '/v1/chat/completions', { token, body, headers });
+const post = (body: unknown, token = c.tenant.token, headers: Record<string, string> = {}) =>
+  c.env.http('POST', '/v1/chat/completions', { token, body, headers });
 const user = [{ role: 'user', content: 'hi' }];
 
 describe('bad input', () => {
@@ -27,13 +28,33 @@ describe('bad input', () => {
     ['temperature out of range', { model: 'openai/gpt-4o-mini', messages: user, temperature: 9 }, 'temperature'],
     ['stream not boolean', { model: 'openai/gpt-4o-mini', messages: user, stream: 'yes' }, 'stream'],
     ['unknown routing hint', { model: '', messages: user, routing_hint: 'poetry' }, 'routing_hint'],
-    ['tool message without tool_call_id', { model: 'openai/gpt-4o-mini', messages: [{ role: 'tool', content: 'x' }] }, 'tool_call_id'],
+    [
+      'tool message without tool_call_id',
+      { model: 'openai/gpt-4o-mini', messages: [{ role: 'tool', content: 'x' }] },
+      'tool_call_id',
+    ],
     ['a body that is not an object', [1, 2], 'object'],
-    ['a prompt_version_id with a NUL character', { model: 'openai/gpt-4o-mini', messages: user, prompt_version_id: 'pv_1\u0000x' }, 'prompt_version_id'],
-    ['an empty prompt_version_id', { model: 'openai/gpt-4o-mini', messages: user, prompt_version_id: '' }, 'prompt_version_id'],
+    [
+      'a prompt_version_id with a NUL character',
+      { model: 'openai/gpt-4o-mini', messages: user, prompt_version_id: 'pv_1\u0000x' },
+      'prompt_version_id',
+    ],
+    [
+      'an empty prompt_version_id',
+      { model: 'openai/gpt-4o-mini', messages: user, prompt_version_id: '' },
+      'prompt_version_id',
+    ],
     // Its request and cost rows would be refused by PostgreSQL (no UTF-8 for it): a 400, not a lost row.
-    ['a prompt_version_id with a lone surrogate', { model: 'openai/gpt-4o-mini', messages: user, prompt_version_id: 'pv\ud800x' }, 'prompt_version_id'],
-    ['a function message without its name', { model: 'openai/gpt-4o-mini', messages: [{ role: 'function', content: '{}' }] }, 'name'],
+    [
+      'a prompt_version_id with a lone surrogate',
+      { model: 'openai/gpt-4o-mini', messages: user, prompt_version_id: 'pv\ud800x' },
+      'prompt_version_id',
+    ],
+    [
+      'a function message without its name',
+      { model: 'openai/gpt-4o-mini', messages: [{ role: 'function', content: '{}' }] },
+      'name',
+    ],
   ])('%s: 400 invalid_request_error naming the field', async (_name, body, field) => {
     const res = await post(body);
     expectTypedError(res, 400, 'invalid_request_error');
@@ -46,13 +67,21 @@ describe('bad input', () => {
   });
 
   it('malformed JSON: 400', async () => {
-    const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, rawBody: '{"model": "x", ', headers: { 'content-type': 'application/json' } });
+    const res = await c.env.http('POST', '/v1/chat/completions', {
+      token: c.tenant.token,
+      rawBody: '{"model": "x", ',
+      headers: { 'content-type': 'application/json' },
+    });
     expectTypedError(res, 400, 'invalid_request_error');
   });
 
   it('a body that arrives in pieces after its headers is read whole, and the connection serves the next request', async () => {
     // temperature > 0: both calls go upstream (the test after this one counts cost rows per request).
-    const body = JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'slow client' }], temperature: 0.5 });
+    const body = JSON.stringify({
+      model: 'openai/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'slow client' }],
+      temperature: 0.5,
+    });
     const { port } = new URL(c.env.baseUrl);
     const socket = net.connect(Number(port), '127.0.0.1');
     await once(socket, 'connect');
@@ -79,7 +108,10 @@ describe('bad input', () => {
   });
 
   it('an oversized body: 413 with a typed body', async () => {
-    const res = await post({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(100 * 1024) }] });
+    const res = await post({
+      model: 'openai/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'x'.repeat(100 * 1024) }],
+    });
     expectTypedError(res, 413, 'invalid_request_error');
   });
 
@@ -89,14 +121,28 @@ describe('bad input', () => {
     const unserved = (await post({ model: 'missing', messages: user })).headers.get('x-gateway-request-id')!;
     const ok = await post({ model: 'openai/gpt-4o-mini', messages: user });
     expect(ok.status).toBe(200);
-    await c.waitForCount('select count(*) n from requests where tenant_id = $1 and id = $2', [c.tenant.tenantId, ok.body._gateway.requestId], 1);
-    expect(await c.query('select id, status, error_type from requests where id = any($1)', [[invalid, unserved]])).toEqual([{ id: unserved, status: 'error', error_type: 'not_found_error' }]);
-    expect(await c.query('select request_id from cost_logs where request_id = any($1)', [[invalid, unserved]])).toEqual([]);
+    await c.waitForCount(
+      'select count(*) n from requests where tenant_id = $1 and id = $2',
+      [c.tenant.tenantId, ok.body._gateway.requestId],
+      1,
+    );
+    expect(
+      await c.query('select id, status, error_type from requests where id = any($1)', [[invalid, unserved]]),
+    ).toEqual([{ id: unserved, status: 'error', error_type: 'not_found_error' }]);
+    expect(await c.query('select request_id from cost_logs where request_id = any($1)', [[invalid, unserved]])).toEqual(
+      [],
+    );
   });
 
   it('passes unknown OpenAI fields through to the provider', async () => {
     c.sim.resetRequests();
-    const res = await post({ model: 'openai/gpt-4o-mini', messages: user, seed: 42, logit_bias: { '50256': -100 }, user: 'u-1' });
+    const res = await post({
+      model: 'openai/gpt-4o-mini',
+      messages: user,
+      seed: 42,
+      logit_bias: { '50256': -100 },
+      user: 'u-1',
+    });
     expect(res.status).toBe(200);
     const upstream = c.sim.requests.find((r) => r.format === 'openai')!.body as any;
     expect(upstream).toMatchObject({ seed: 42, logit_bias: { '50256': -100 }, user: 'u-1', model: 'gpt-4o-mini' });
@@ -104,7 +150,11 @@ describe('bad input', () => {
   });
 
   it('takes an answer sent back with `tool_calls: null` (as Mistral answers, as the Python SDK dumps messages) as one without calls, for every provider family', async () => {
-    const history = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'Hello!', tool_calls: null, refusal: null }, { role: 'user', content: 'and again' }];
+    const history = [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'Hello!', tool_calls: null, refusal: null },
+      { role: 'user', content: 'and again' },
+    ];
     for (const model of ['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5', 'gemini/gemini-2.5-flash']) {
       c.sim.resetRequests();
       const res = await post({ model, messages: history, cache: false });
@@ -117,15 +167,25 @@ describe('bad input', () => {
 
 describe('auth and limits', () => {
   it('missing, malformed and unknown tokens: 401 auth_error', async () => {
-    expectTypedError(await c.env.http('POST', '/v1/chat/completions', { body: { model: 'openai/gpt-4o-mini', messages: user } }), 401, 'auth_error');
+    expectTypedError(
+      await c.env.http('POST', '/v1/chat/completions', { body: { model: 'openai/gpt-4o-mini', messages: user } }),
+      401,
+      'auth_error',
+    );
     expectTypedError(await post({ model: 'openai/gpt-4o-mini', messages: user }, 'gw_bogus'), 401, 'auth_error');
-    const err = await c.openai('gw_bogus').chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user as any }).catch((e: any) => e);
+    const err = await c
+      .openai('gw_bogus')
+      .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user as any })
+      .catch((e: any) => e);
     expect(err.status).toBe(401);
     expect(err.error).toMatchObject({ type: 'auth_error' });
   });
 
   it('a per-token rate limit reports its state and answers 429 when exhausted', async () => {
-    const created = await c.env.http('POST', '/v1/admin/tokens', { token: c.tenant.token, body: { name: 'limited', rateLimitPerMinute: 2 } });
+    const created = await c.env.http('POST', '/v1/admin/tokens', {
+      token: c.tenant.token,
+      body: { name: 'limited', rateLimitPerMinute: 2 },
+    });
     const token = created.body.token;
     const a = await post({ model: 'openai/gpt-4o-mini', messages: user }, token);
     expect(a.status).toBe(200);

@@ -14,10 +14,19 @@ beforeAll(async () => {
 });
 afterAll(() => c.close());
 
-interface CostRow { input_tokens: number; output_tokens: number; cost: number }
+interface CostRow {
+  input_tokens: number;
+  output_tokens: number;
+  cost: number;
+}
 const costRow = async (id: string): Promise<CostRow> => {
   await c.waitForCount('select count(*) n from cost_logs where request_id = $1', [id], 1);
-  return (await c.query<CostRow>('select input_tokens, output_tokens, cost::float8 cost from cost_logs where request_id = $1', [id]))[0]!;
+  return (
+    await c.query<CostRow>(
+      'select input_tokens, output_tokens, cost::float8 cost from cost_logs where request_id = $1',
+      [id],
+    )
+  )[0]!;
 };
 
 // A question of its own per call: the same one again would be an exact-cache hit, which costs nothing.
@@ -25,39 +34,60 @@ let asked = 0;
 const messages = () => [{ role: 'user' as const, content: `Count the tokens of question ${++asked}, please.` }];
 
 describe('a provider that reports no usage', () => {
-  it.each(['openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku-latest', 'gemini/gemini-2.0-flash'])('%s: a whole answer is costed from a count', async (model) => {
-    const res = await c.openai().chat.completions.create({ model, messages: messages() });
-    const { _gateway: meta, usage_estimated: estimated } = res as unknown as { _gateway: { requestId: string; cost: number }; usage_estimated?: boolean };
-    const id = meta.requestId;
-    expect(estimated).toBe(true);
-    expect(meta.cost).toBeGreaterThan(0);
-    expect(res.usage!.prompt_tokens).toBeGreaterThan(0);
-    expect(res.usage!.completion_tokens).toBeGreaterThan(0);
-    const row = await costRow(id);
-    expect(row).toMatchObject({ input_tokens: res.usage!.prompt_tokens, output_tokens: res.usage!.completion_tokens, cost: meta.cost });
-  });
+  it.each(['openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku-latest', 'gemini/gemini-2.0-flash'])(
+    '%s: a whole answer is costed from a count',
+    async (model) => {
+      const res = await c.openai().chat.completions.create({ model, messages: messages() });
+      const { _gateway: meta, usage_estimated: estimated } = res as unknown as {
+        _gateway: { requestId: string; cost: number };
+        usage_estimated?: boolean;
+      };
+      const id = meta.requestId;
+      expect(estimated).toBe(true);
+      expect(meta.cost).toBeGreaterThan(0);
+      expect(res.usage!.prompt_tokens).toBeGreaterThan(0);
+      expect(res.usage!.completion_tokens).toBeGreaterThan(0);
+      const row = await costRow(id);
+      expect(row).toMatchObject({
+        input_tokens: res.usage!.prompt_tokens,
+        output_tokens: res.usage!.completion_tokens,
+        cost: meta.cost,
+      });
+    },
+  );
 
-  it.each(['openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku-latest', 'gemini/gemini-2.0-flash'])('%s: a stream is costed from a count too, and its last frame says so', async (model) => {
-    const stream = await c.openai().chat.completions.create({ model, messages: messages(), stream: true, stream_options: { include_usage: true } });
-    let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
-    let estimated: unknown;
-    let id = '';
-    for await (const chunk of stream) {
-      if (chunk.usage) {
-        usage = chunk.usage;
-        estimated = (chunk as unknown as { usage_estimated?: boolean }).usage_estimated;
+  it.each(['openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku-latest', 'gemini/gemini-2.0-flash'])(
+    '%s: a stream is costed from a count too, and its last frame says so',
+    async (model) => {
+      const stream = await c.openai().chat.completions.create({
+        model,
+        messages: messages(),
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+      let estimated: unknown;
+      let id = '';
+      for await (const chunk of stream) {
+        if (chunk.usage) {
+          usage = chunk.usage;
+          estimated = (chunk as unknown as { usage_estimated?: boolean }).usage_estimated;
+        }
+        const meta = (chunk as unknown as { _gateway?: { requestId: string; cost: number } })._gateway;
+        if (meta) {
+          id = meta.requestId;
+          expect(meta.cost).toBeGreaterThan(0);
+        }
       }
-      const meta = (chunk as unknown as { _gateway?: { requestId: string; cost: number } })._gateway;
-      if (meta) {
-        id = meta.requestId;
-        expect(meta.cost).toBeGreaterThan(0);
-      }
-    }
-    expect(usage!.prompt_tokens).toBeGreaterThan(0);
-    expect(usage!.completion_tokens).toBeGreaterThan(0);
-    expect(estimated).toBe(true);
-    expect(await costRow(id)).toMatchObject({ input_tokens: usage!.prompt_tokens, output_tokens: usage!.completion_tokens });
-  });
+      expect(usage!.prompt_tokens).toBeGreaterThan(0);
+      expect(usage!.completion_tokens).toBeGreaterThan(0);
+      expect(estimated).toBe(true);
+      expect(await costRow(id)).toMatchObject({
+        input_tokens: usage!.prompt_tokens,
+        output_tokens: usage!.completion_tokens,
+      });
+    },
+  );
 });
 
 describe('a provider that reports no usage, on an answer with reasoning (Claude thinking asked for)', () => {
@@ -68,7 +98,12 @@ describe('a provider that reports no usage, on an answer with reasoning (Claude 
     expect(message.reasoning_content).toBeTruthy();
     expect(whole.usage!.completion_tokens).toBe(await countTokens((message.content ?? '') + message.reasoning_content));
 
-    const stream = await c.openai().chat.completions.create({ ...params, messages: messages(), stream: true, stream_options: { include_usage: true } });
+    const stream = await c.openai().chat.completions.create({
+      ...params,
+      messages: messages(),
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let produced = '';
     let completion = 0;
     for await (const chunk of stream) {

@@ -17,14 +17,22 @@ function rowsOf(table: string): string[][] {
   return lines(table)
     .filter((l) => l.startsWith('│'))
     .slice(1)
-    .map((l) => l.split('│').slice(1, -1).map((cell) => cell.trim()));
+    .map((l) =>
+      l
+        .split('│')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
 }
 
 /** "2025-01-31 14:05:09", as the tables show a time to the second (UTC). */
 const toSecond = (iso: string) => iso.slice(0, 19).replace('T', ' ');
 
 async function chat(content: string): Promise<string> {
-  const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content }] } });
+  const res = await c.env.http('POST', '/v1/chat/completions', {
+    token: c.tenant.token,
+    body: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content }] },
+  });
   expect(res.status).toBe(200);
   return res.body._gateway.requestId;
 }
@@ -44,8 +52,14 @@ describe('gatewayctl feedback tables', () => {
     await sdk.feedback.submit.mutate({ requestId: newer, score: 4 });
     // Spread the two ratings over the past hours, so that the re-rating below is the newest
     // time of all whatever the clock's resolution.
-    await c.query(`update feedback set created_at = now() - interval '2 hours', updated_at = now() - interval '2 hours' where request_id = $1`, [older]);
-    await c.query(`update feedback set created_at = now() - interval '1 hour', updated_at = now() - interval '1 hour' where request_id = $1`, [newer]);
+    await c.query(
+      `update feedback set created_at = now() - interval '2 hours', updated_at = now() - interval '2 hours' where request_id = $1`,
+      [older],
+    );
+    await c.query(
+      `update feedback set created_at = now() - interval '1 hour', updated_at = now() - interval '1 hour' where request_id = $1`,
+      [newer],
+    );
     await sdk.feedback.submit.mutate({ requestId: older, score: 5 });
 
     const [table, json] = await Promise.all([cli(['feedback', 'list']), cli(['--json', 'feedback', 'list'])]);
@@ -65,7 +79,10 @@ describe('gatewayctl feedback tables', () => {
   });
 
   it('shows daily trend buckets as dates and hourly ones with their time', async () => {
-    const [daily, hourly] = await Promise.all([cli(['feedback', 'trend', '--range', '7d']), cli(['feedback', 'trend', '--range', '24h'])]);
+    const [daily, hourly] = await Promise.all([
+      cli(['feedback', 'trend', '--range', '7d']),
+      cli(['feedback', 'trend', '--range', '24h']),
+    ]);
     expect(daily).toMatchObject({ code: 0, stderr: '' });
     expect(daily.stdout).toMatch(/DAY\s*│\s*AVG SCORE\s*│\s*FEEDBACK/);
     const days = rowsOf(daily.stdout).map((r) => r[0]);
@@ -80,11 +97,21 @@ describe('gatewayctl feedback tables', () => {
 
 describe('gatewayctl models --stats and costs', () => {
   it('shows a call no provider served as "-" and an embeddings call\'s cost in plain decimals', async () => {
-    const unknown = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: { model: 'openai/nope', messages: [{ role: 'user', content: 'hi' }] } });
+    const unknown = await c.env.http('POST', '/v1/chat/completions', {
+      token: c.tenant.token,
+      body: { model: 'openai/nope', messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect(unknown.status).toBe(404);
-    const embedded = await c.env.http('POST', '/v1/embeddings', { token: c.tenant.token, body: { model: 'openai/text-embedding-3-small', input: 'a' } });
+    const embedded = await c.env.http('POST', '/v1/embeddings', {
+      token: c.tenant.token,
+      body: { model: 'openai/text-embedding-3-small', input: 'a' },
+    });
     expect(embedded.status).toBe(200);
-    await c.waitForCount("select count(*) n from requests where tenant_id = $1 and (model is null or endpoint = 'embeddings')", [c.tenant.tenantId], 2);
+    await c.waitForCount(
+      "select count(*) n from requests where tenant_id = $1 and (model is null or endpoint = 'embeddings')",
+      [c.tenant.tenantId],
+      2,
+    );
 
     const [stats, statsJson, costs, costsJson] = await Promise.all([
       cli(['models', '--stats']),
@@ -94,7 +121,9 @@ describe('gatewayctl models --stats and costs', () => {
     ]);
     expect(stats).toMatchObject({ code: 0, stderr: '' });
     // The API names no provider and no model for it: empty strings in this endpoint, null in others.
-    const noProvider = JSON.parse(statsJson.stdout).items.filter((i: { provider: string | null; model: string | null }) => !i.provider && !i.model);
+    const noProvider = JSON.parse(statsJson.stdout).items.filter(
+      (i: { provider: string | null; model: string | null }) => !i.provider && !i.model,
+    );
     expect(noProvider).toEqual([expect.objectContaining({ requests: 1, errors: 1 })]);
     const unserved = rowsOf(stats.stdout).filter((r) => r[0] === '-');
     expect(unserved).toHaveLength(1);
@@ -102,7 +131,9 @@ describe('gatewayctl models --stats and costs', () => {
     expect(stats.stdout).not.toMatch(/│ \/\s/);
 
     expect(costs).toMatchObject({ code: 0, stderr: '' });
-    const embeddingsCost = JSON.parse(costsJson.stdout).items.find((i: { model: string }) => i.model === 'text-embedding-3-small').totalCostUsd as number;
+    const embeddingsCost = JSON.parse(costsJson.stdout).items.find(
+      (i: { model: string }) => i.model === 'text-embedding-3-small',
+    ).totalCostUsd as number;
     // Far below a cent: where exponent notation would start.
     expect(embeddingsCost).toBeGreaterThan(0);
     expect(embeddingsCost).toBeLessThan(1e-6);

@@ -47,7 +47,9 @@ describe('gatewayctl against something that is not a working gateway', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
     for (const r of await Promise.all([flag, tail])) {
       expect(r).toMatchObject({ code: 1, stdout: '' });
-      expect(lines(r.stderr)).toEqual([`error: no answer from the gateway at ${hung} within 1 s (raise it with --timeout or GATEWAY_TIMEOUT)`]);
+      expect(lines(r.stderr)).toEqual([
+        `error: no answer from the gateway at ${hung} within 1 s (raise it with --timeout or GATEWAY_TIMEOUT)`,
+      ]);
     }
   });
 
@@ -57,10 +59,20 @@ describe('gatewayctl against something that is not a working gateway', () => {
       runCli(['--json', 'health'], { url: page }),
       runCli(['tail', '--count', '1'], { url: page, token: tenant.token }),
     ]);
-    expect(bad).toMatchObject({ code: 1, stdout: '', stderr: 'error: http_error: the server answered 502: <html><body><h1>502 Bad Gateway</h1></body></html>\n' });
-    expect(web).toMatchObject({ code: 1, stdout: '', stderr: 'error: http_error: the server answered 200 with text/html, not a gateway answer: <html>welcome</html>\n' });
+    expect(bad).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'error: http_error: the server answered 502: <html><body><h1>502 Bad Gateway</h1></body></html>\n',
+    });
+    expect(web).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'error: http_error: the server answered 200 with text/html, not a gateway answer: <html>welcome</html>\n',
+    });
     expect(tailWeb).toMatchObject({ code: 1, stdout: '' });
-    expect(lines(tailWeb.stderr)).toEqual(['error: http_error: the server answered 200 with text/html, not a gateway answer: <html>welcome</html>']);
+    expect(lines(tailWeb.stderr)).toEqual([
+      'error: http_error: the server answered 200 with text/html, not a gateway answer: <html>welcome</html>',
+    ]);
   });
 
   it("says to drop /v1 from the URL on the gateway's 404 for it, for calls and for tail", async () => {
@@ -70,8 +82,16 @@ describe('gatewayctl against something that is not a working gateway', () => {
       runCli(['tokens', 'list'], { url: `${env.baseUrl}/api`, token: tenant.token }),
     ]);
     const dropV1 = `The gateway URL (--url or GATEWAY_URL) must be its base URL, without /v1: use ${env.baseUrl}`;
-    expect(call).toMatchObject({ code: 1, stdout: '', stderr: `error: not_found_error: No route for GET /v1/trpc/tokens.list. ${dropV1}\n` });
-    expect(tail).toMatchObject({ code: 1, stdout: '', stderr: `error: not_found_error: No route for GET /v1/v1/analytics/live. ${dropV1}\n` });
+    expect(call).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `error: not_found_error: No route for GET /v1/trpc/tokens.list. ${dropV1}\n`,
+    });
+    expect(tail).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `error: not_found_error: No route for GET /v1/v1/analytics/live. ${dropV1}\n`,
+    });
     // Another path: no guess at the right URL, but the same reminder.
     expect(otherPath).toMatchObject({ code: 1, stdout: '' });
     expect(lines(otherPath.stderr)).toEqual([

@@ -34,23 +34,44 @@ describe('gatewayctl health when the log writer cannot commit', () => {
     await refuseLogCommits();
     try {
       // No provider is configured: the call is a 404, which is still logged.
-      const call = await env.http('POST', '/v1/chat/completions', { token: tenant.token, body: { model: 'openai/nope', messages: [{ role: 'user', content: 'hi' }] } });
+      const call = await env.http('POST', '/v1/chat/completions', {
+        token: tenant.token,
+        body: { model: 'openai/nope', messages: [{ role: 'user', content: 'hi' }] },
+      });
       expect(call.status).toBe(404);
-      await vi.waitFor(async () => expect((await env.http('GET', '/health')).body).toMatchObject({ status: 'degraded', logs: { queuedRows: 1 } }), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(
+        async () =>
+          expect((await env.http('GET', '/health')).body).toMatchObject({
+            status: 'degraded',
+            logs: { queuedRows: 1 },
+          }),
+        { timeout: 10_000, interval: 50 },
+      );
 
-      const [table, json] = await Promise.all([runCli(['health'], { url: env.baseUrl }), runCli(['--json', 'health'], { url: env.baseUrl })]);
+      const [table, json] = await Promise.all([
+        runCli(['health'], { url: env.baseUrl }),
+        runCli(['--json', 'health'], { url: env.baseUrl }),
+      ]);
       expect(table).toMatchObject({ code: 3, stderr: '' });
       expect(table.stdout).toMatch(/STATUS\s*│\s*degraded: log writer cannot commit\s*│/);
       expect(table.stdout).toMatch(/DATABASE\s*│\s*reachable/);
       expect(table.stdout).toMatch(/LOG WRITER\s*│\s*failing for (\d+m )?\d+s \(1 row queued\)\s*│/);
       expect(json).toMatchObject({ code: 3, stderr: '' });
-      expect(JSON.parse(json.stdout)).toMatchObject({ status: 'degraded', database: { reachable: true }, logs: { queuedRows: 1, failingForSeconds: expect.any(Number) } });
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        status: 'degraded',
+        database: { reachable: true },
+        logs: { queuedRows: 1, failingForSeconds: expect.any(Number) },
+      });
     } finally {
       await acceptLogCommits();
     }
 
     // Once the rows commit, the gateway is healthy again and the table says so.
-    await vi.waitFor(async () => expect((await env.http('GET', '/health')).body).toMatchObject({ status: 'ok', logs: { queuedRows: 0 } }), { timeout: 15_000, interval: 100 });
+    await vi.waitFor(
+      async () =>
+        expect((await env.http('GET', '/health')).body).toMatchObject({ status: 'ok', logs: { queuedRows: 0 } }),
+      { timeout: 15_000, interval: 100 },
+    );
     const healthy = await runCli(['health'], { url: env.baseUrl });
     expect(healthy).toMatchObject({ code: 0, stderr: '' });
     expect(healthy.stdout).toMatch(/STATUS\s*│\s*ok\s*│/);

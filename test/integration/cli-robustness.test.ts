@@ -63,7 +63,8 @@ async function recorder() {
   return { url, paths };
 }
 
-const NOT_A_GATEWAY = 'error: http_error: the server answered 200 with text/html, not a gateway answer: <html>not a gateway</html>';
+const NOT_A_GATEWAY =
+  'error: http_error: the server answered 200 with text/html, not a gateway answer: <html>not a gateway</html>';
 
 /** One completed request as the live tap sends it. */
 function liveEvent(id: string) {
@@ -133,10 +134,16 @@ describe('gatewayctl usage errors', () => {
     ]);
     for (const r of [noSlash, trailingSlash]) {
       expect(r).toMatchObject({ code: 2, stdout: '' });
-      expect(lines(r.stderr)).toEqual(['error: --model must be provider/model, e.g. openai/gpt-4o-mini (see gatewayctl models)']);
+      expect(lines(r.stderr)).toEqual([
+        'error: --model must be provider/model, e.g. openai/gpt-4o-mini (see gatewayctl models)',
+      ]);
     }
     expect(badRange).toMatchObject({ code: 2, stdout: '' });
-    expect(lines(badRange.stderr)).toEqual([expect.stringMatching(/^error: option '--range <range>' argument '1y' is invalid\. Allowed choices are 24h, 7d, 30d\.$/)]);
+    expect(lines(badRange.stderr)).toEqual([
+      expect.stringMatching(
+        /^error: option '--range <range>' argument '1y' is invalid\. Allowed choices are 24h, 7d, 30d\.$/,
+      ),
+    ]);
     expect(paths).toEqual([]);
   });
 
@@ -149,14 +156,18 @@ describe('gatewayctl usage errors', () => {
     ]);
     for (const r of [flag, variable]) {
       expect(r).toMatchObject({ code: 2, stdout: '' });
-      expect(lines(r.stderr)).toEqual([expect.stringMatching(/^error: option '--timeout <seconds>' .*'2200000'.* is invalid\. Expected at most 86400 seconds \(24 h\)\.$/)]);
+      expect(lines(r.stderr)).toEqual([
+        expect.stringMatching(
+          /^error: option '--timeout <seconds>' .*'2200000'.* is invalid\. Expected at most 86400 seconds \(24 h\)\.$/,
+        ),
+      ]);
     }
     expect(variable.stderr).toContain("from env 'GATEWAY_TIMEOUT'");
     expect(day).toMatchObject({ code: 1, stdout: '', stderr: `${NOT_A_GATEWAY}\n` });
     expect(paths).toHaveLength(1);
   });
 
-  it('refuses --limit above the gateway\'s 500 for audit list and feedback list, as for analytics requests', async () => {
+  it("refuses --limit above the gateway's 500 for audit list and feedback list, as for analytics requests", async () => {
     const { url, paths } = await recorder();
     const vars = { GATEWAY_URL: url, GATEWAY_TOKEN: 'gw_x' };
     const refused = await Promise.all([
@@ -169,7 +180,10 @@ describe('gatewayctl usage errors', () => {
       expect(lines(r.stderr)).toEqual(["error: option '--limit <n>' argument '501' is invalid. Expected at most 500."]);
     }
     expect(paths).toEqual([]);
-    const [audit, feedback] = await Promise.all([run(['audit', 'list', '--limit', '500'], vars), run(['feedback', 'list', '--limit', '500'], vars)]);
+    const [audit, feedback] = await Promise.all([
+      run(['audit', 'list', '--limit', '500'], vars),
+      run(['feedback', 'list', '--limit', '500'], vars),
+    ]);
     for (const r of [audit, feedback]) expect(r).toMatchObject({ code: 1, stderr: `${NOT_A_GATEWAY}\n` });
     expect(paths.map((p) => decodeURIComponent(p)).sort()).toEqual([
       expect.stringMatching(/^\/trpc\/audit\.list\?.*"limit":500/),
@@ -185,9 +199,15 @@ describe('gatewayctl usage errors', () => {
       run(['health'], { GATEWAY_URL: url, GATEWAY_TIMEOUT: ' ' }),
       run(['tokens', 'list'], { GATEWAY_URL: url, GATEWAY_TOKEN: '' }),
     ]);
-    expect(emptyUrl).toMatchObject({ code: 2, stderr: 'error: --model must be provider/model, e.g. openai/gpt-4o-mini (see gatewayctl models)\n' });
+    expect(emptyUrl).toMatchObject({
+      code: 2,
+      stderr: 'error: --model must be provider/model, e.g. openai/gpt-4o-mini (see gatewayctl models)\n',
+    });
     expect(emptyTimeout).toMatchObject({ code: 1, stderr: `${NOT_A_GATEWAY}\n` });
-    expect(emptyToken).toMatchObject({ code: 1, stderr: 'error: no API token: pass --token <token> or set GATEWAY_TOKEN\n' });
+    expect(emptyToken).toMatchObject({
+      code: 1,
+      stderr: 'error: no API token: pass --token <token> or set GATEWAY_TOKEN\n',
+    });
     expect(paths).toHaveLength(1);
   });
 });
@@ -223,7 +243,11 @@ describe('gatewayctl --url', () => {
     ]);
     for (const r of [query, fragment]) {
       expect(r).toMatchObject({ code: 2, stdout: '' });
-      expect(lines(r.stderr)).toEqual([expect.stringMatching(/is invalid\. Expected a base URL without \?query or #fragment, such as http:\/\/127\.0\.0\.1:8080\.$/)]);
+      expect(lines(r.stderr)).toEqual([
+        expect.stringMatching(
+          /is invalid\. Expected a base URL without \?query or #fragment, such as http:\/\/127\.0\.0\.1:8080\.$/,
+        ),
+      ]);
     }
     for (const r of [spaced, slashed]) expect(r).toMatchObject({ code: 1, stdout: '', stderr: `${NOT_A_GATEWAY}\n` });
     expect(paths).toHaveLength(2);
@@ -237,7 +261,10 @@ describe('gatewayctl tail reconnecting', () => {
       { reply: proxyPage(502), waiting: 'gateway unavailable (502 http_error); reconnecting in 1 s' },
       { reply: proxyPage(503), waiting: 'gateway unavailable (503 http_error); reconnecting in 1 s' },
       { reply: proxyPage(504), waiting: 'gateway unavailable (504 http_error); reconnecting in 1 s' },
-      { reply: gatewayError(503, 'service_unavailable', 'The gateway is shutting down'), waiting: 'gateway unavailable (503 service_unavailable); reconnecting in 1 s' },
+      {
+        reply: gatewayError(503, 'service_unavailable', 'The gateway is shutting down'),
+        waiting: 'gateway unavailable (503 service_unavailable); reconnecting in 1 s',
+      },
     ];
     const results = await Promise.all(
       cases.map(async ({ reply }) => {
@@ -255,10 +282,22 @@ describe('gatewayctl tail reconnecting', () => {
 
   it('stays final on a refused token, a refused permission or another 4xx, and on a 502 before any stream was open', async () => {
     const cases = [
-      { replies: [streamOf('req_1'), gatewayError(401, 'auth_error', 'Invalid or disabled API token')], error: 'error: auth_error: Invalid or disabled API token' },
-      { replies: [streamOf('req_1'), gatewayError(403, 'permission_error', 'Not allowed')], error: 'error: permission_error: Not allowed' },
-      { replies: [streamOf('req_1'), proxyPage(404)], error: 'error: http_error: the server answered 404: <html><body><h1>404 from the proxy</h1></body></html>' },
-      { replies: [proxyPage(502)], error: 'error: http_error: the server answered 502: <html><body><h1>502 from the proxy</h1></body></html>' },
+      {
+        replies: [streamOf('req_1'), gatewayError(401, 'auth_error', 'Invalid or disabled API token')],
+        error: 'error: auth_error: Invalid or disabled API token',
+      },
+      {
+        replies: [streamOf('req_1'), gatewayError(403, 'permission_error', 'Not allowed')],
+        error: 'error: permission_error: Not allowed',
+      },
+      {
+        replies: [streamOf('req_1'), proxyPage(404)],
+        error: 'error: http_error: the server answered 404: <html><body><h1>404 from the proxy</h1></body></html>',
+      },
+      {
+        replies: [proxyPage(502)],
+        error: 'error: http_error: the server answered 502: <html><body><h1>502 from the proxy</h1></body></html>',
+      },
     ];
     const results = await Promise.all(
       cases.map(async ({ replies }) => {

@@ -16,7 +16,10 @@ function cli(args: string[]): Promise<CliResult> {
 /** The cells of the first table row that contains `needle`. */
 function rowWith(table: string, needle: string): string[] {
   const line = lines(table).find((l) => l.includes(needle)) ?? '';
-  return line.split('│').slice(1, -1).map((cell) => cell.trim());
+  return line
+    .split('│')
+    .slice(1, -1)
+    .map((cell) => cell.trim());
 }
 
 const state: { testId?: string; requestId?: string; variant?: string } = {};
@@ -31,10 +34,18 @@ describe('gatewayctl ab-tests and feedback', () => {
     const sdk = c.env.sdk(c.tenant.token);
 
     const created = await cli([
-      'ab-tests', 'create', 'qa simple',
-      '--variant', 'openai/gpt-4o-mini:3',
-      '--variant', 'gemini/gemini-2.0-flash',
-      '--task-type', 'qa', '--complexity', 'simple', '--json',
+      'ab-tests',
+      'create',
+      'qa simple',
+      '--variant',
+      'openai/gpt-4o-mini:3',
+      '--variant',
+      'gemini/gemini-2.0-flash',
+      '--task-type',
+      'qa',
+      '--complexity',
+      'simple',
+      '--json',
     ]);
     expect(created).toMatchObject({ code: 0, stderr: '' });
     const test = JSON.parse(created.stdout);
@@ -54,7 +65,12 @@ describe('gatewayctl ab-tests and feedback', () => {
     // A request in the test's cell is routed by it; that is the one rated below.
     const chat = await c.env.http('POST', '/v1/chat/completions', {
       token: c.tenant.token,
-      body: { model: '', messages: [{ role: 'user', content: 'what is the capital of France?' }], routing_hint: 'qa', complexity_hint: 'simple' },
+      body: {
+        model: '',
+        messages: [{ role: 'user', content: 'what is the capital of France?' }],
+        routing_hint: 'qa',
+        complexity_hint: 'simple',
+      },
     });
     expect(chat.status).toBe(200);
     expect(chat.body._gateway.routing).toMatchObject({ routedBy: 'ab-test', abTestId: id });
@@ -67,7 +83,13 @@ describe('gatewayctl ab-tests and feedback', () => {
     expect(up).toMatchObject({ code: 0, stderr: '', stdout: `Request ${requestId} (${variant}) scored 5/5.\n` });
     const four = await cli(['feedback', 'submit', requestId, '4', '--comment', 'solid answer', '--json']);
     expect(four).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(four.stdout)).toMatchObject({ requestId, score: 4, source: 'user', comment: 'solid answer', model: variant.split('/')[1] });
+    expect(JSON.parse(four.stdout)).toMatchObject({
+      requestId,
+      score: 4,
+      source: 'user',
+      comment: 'solid answer',
+      model: variant.split('/')[1],
+    });
 
     // The results read the request row, which the log writer commits asynchronously.
     await c.waitForCount('select count(*) n from requests where id = $1', [requestId], 1);
@@ -75,15 +97,33 @@ describe('gatewayctl ab-tests and feedback', () => {
     const [list, shown] = await Promise.all([cli(['ab-tests', 'list']), cli(['ab-tests', 'show', id])]);
     expect(list).toMatchObject({ code: 0, stderr: '' });
     expect(list.stdout).toMatch(/ID\s*│\s*NAME\s*│\s*STATUS\s*│\s*CELL\s*│\s*VARIANTS/);
-    expect(rowWith(list.stdout, id)).toEqual([id, 'qa simple', 'active', 'qa/simple', 'openai/gpt-4o-mini ×3, gemini/gemini-2.0-flash ×1', 'no', expect.any(String)]);
+    expect(rowWith(list.stdout, id)).toEqual([
+      id,
+      'qa simple',
+      'active',
+      'qa/simple',
+      'openai/gpt-4o-mini ×3, gemini/gemini-2.0-flash ×1',
+      'no',
+      expect.any(String),
+    ]);
 
     expect(shown).toMatchObject({ code: 0, stderr: '' });
     expect(shown.stdout).toMatch(/STATUS\s*│\s*active/);
     expect(shown.stdout).toMatch(/CELL\s*│\s*qa\/simple/);
-    expect(shown.stdout).toMatch(/VARIANT\s*│\s*WEIGHT\s*│\s*REQUESTS\s*│\s*ERRORS\s*│\s*AVG LATENCY\s*│\s*TOTAL COST\s*│\s*AVG COST\s*│\s*AVG SCORE\s*│\s*FEEDBACK/);
+    expect(shown.stdout).toMatch(
+      /VARIANT\s*│\s*WEIGHT\s*│\s*REQUESTS\s*│\s*ERRORS\s*│\s*AVG LATENCY\s*│\s*TOTAL COST\s*│\s*AVG COST\s*│\s*AVG SCORE\s*│\s*FEEDBACK/,
+    );
     const served = rowWith(shown.stdout, `│ ${variant} `);
     expect(served[0]).toBe(variant);
-    expect(served.slice(2)).toEqual(['1', '0', expect.stringMatching(/^\d+ ms$/), expect.stringMatching(/^\$0\.\d{2,8}$/), expect.stringMatching(/^\$0\.\d{2,8}$/), '4.00', '1']);
+    expect(served.slice(2)).toEqual([
+      '1',
+      '0',
+      expect.stringMatching(/^\d+ ms$/),
+      expect.stringMatching(/^\$0\.\d{2,8}$/),
+      expect.stringMatching(/^\$0\.\d{2,8}$/),
+      '4.00',
+      '1',
+    ]);
     const other = variant === 'openai/gpt-4o-mini' ? 'gemini/gemini-2.0-flash' : 'openai/gpt-4o-mini';
     expect(rowWith(shown.stdout, `│ ${other} `).slice(2)).toEqual(['0', '0', '-', '$0.00', '-', '-', '0']);
 
@@ -102,7 +142,9 @@ describe('gatewayctl ab-tests and feedback', () => {
     // Completed is final: the gateway's conflict comes back as one line and exit code 1.
     const again = await cli(['ab-tests', 'resume', id]);
     expect(again).toMatchObject({ code: 1, stdout: '' });
-    expect(lines(again.stderr)).toEqual([`error: conflict_error: A/B test '${id}' is completed; a completed test cannot change status`]);
+    expect(lines(again.stderr)).toEqual([
+      `error: conflict_error: A/B test '${id}' is completed; a completed test cannot change status`,
+    ]);
 
     // A completed test keeps its results and can still be renamed.
     const renamed = await cli(['ab-tests', 'rename', id, 'qa simple (done)']);
@@ -121,7 +163,10 @@ describe('gatewayctl ab-tests and feedback', () => {
 
     expect(list).toMatchObject({ code: 0, stderr: '' });
     const page = JSON.parse(list.stdout);
-    expect(page).toEqual({ items: [expect.objectContaining({ requestId, score: 4, source: 'user', comment: 'solid answer' })], nextCursor: null });
+    expect(page).toEqual({
+      items: [expect.objectContaining({ requestId, score: 4, source: 'user', comment: 'solid answer' })],
+      nextCursor: null,
+    });
 
     expect(quality).toMatchObject({ code: 0, stderr: '' });
     expect(quality.stdout).toMatch(/MODEL\s*│\s*AVG SCORE\s*│\s*FEEDBACK\s*│\s*USER\s*│\s*JUDGE/);
@@ -129,7 +174,12 @@ describe('gatewayctl ab-tests and feedback', () => {
 
     // "auto" is sent as null: the judge then picks the cheapest available model.
     expect(judge).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(judge.stdout)).toEqual({ enabled: true, model: null, sampleRate: 0.25, effectiveModel: expect.stringContaining('/') });
+    expect(JSON.parse(judge.stdout)).toEqual({
+      enabled: true,
+      model: null,
+      sampleRate: 0.25,
+      effectiveModel: expect.stringContaining('/'),
+    });
 
     // The trend: today's daily bucket holds the one rating, for every model and for its own.
     const [trend, own, other, badModel] = await Promise.all([
@@ -160,7 +210,11 @@ describe('gatewayctl providers and models', () => {
     expect(providers).toMatchObject({ code: 0, stderr: '' });
     const list = JSON.parse(providers.stdout);
     const byName = Object.fromEntries(list.items.map((p: { name: string }) => [p.name, p]));
-    for (const [name, family] of [['openai', 'openai-compatible'], ['anthropic', 'anthropic'], ['gemini', 'gemini']] as const) {
+    for (const [name, family] of [
+      ['openai', 'openai-compatible'],
+      ['anthropic', 'anthropic'],
+      ['gemini', 'gemini'],
+    ] as const) {
       expect(byName[name]).toMatchObject({ family, source: 'env', active: true, circuit: { state: 'closed' } });
       expect(byName[name].modelCount).toBeGreaterThan(0);
     }
@@ -177,10 +231,14 @@ describe('gatewayctl providers and models', () => {
     const [stats, cache] = await Promise.all([cli(['--json', 'models', '--stats']), cli(['analytics', 'cache'])]);
     expect(stats).toMatchObject({ code: 0, stderr: '' });
     const [provider, model] = state.variant!.split('/');
-    expect(JSON.parse(stats.stdout).items).toContainEqual(expect.objectContaining({ provider, model, requests: 1, errors: 0 }));
+    expect(JSON.parse(stats.stdout).items).toContainEqual(
+      expect.objectContaining({ provider, model, requests: 1, errors: 0 }),
+    );
     expect(cache).toMatchObject({ code: 0, stderr: '' });
     expect(cache.stdout).toMatch(/MODEL\s*│\s*HITS\s*│\s*TOKENS SAVED IN\/OUT\s*│\s*EST\. SAVED/);
-    expect(lines(cache.stdout).at(-1)).toMatch(/^Hit rate 0\.0% \(0 of 1 requests\), 0 tokens and about \$0\.00 saved\.$/);
+    expect(lines(cache.stdout).at(-1)).toMatch(
+      /^Hit rate 0\.0% \(0 of 1 requests\), 0 tokens and about \$0\.00 saved\.$/,
+    );
 
     const distribution = await cli(['analytics', 'routing', '--distribution']);
     expect(distribution).toMatchObject({ code: 0, stderr: '' });
@@ -189,7 +247,11 @@ describe('gatewayctl providers and models', () => {
     expect(lines(distribution.stdout).at(-1)).toBe('1 requests in all');
 
     expect(badVariant).toMatchObject({ code: 2, stdout: '' });
-    expect(lines(badVariant.stderr)).toEqual([expect.stringMatching(/^error: option '--variant .*' argument 'openai-gpt-4o' is invalid\. Expected provider\/model\[:weight\]/)]);
+    expect(lines(badVariant.stderr)).toEqual([
+      expect.stringMatching(
+        /^error: option '--variant .*' argument 'openai-gpt-4o' is invalid\. Expected provider\/model\[:weight\]/,
+      ),
+    ]);
     expect((await c.env.sdk(c.tenant.token).abTests.list.query()).items.map((t) => t.name)).not.toContain('bad');
   });
 });

@@ -54,7 +54,7 @@ beforeAll(async () => {
 afterAll(() => c?.close());
 
 describe('gatewayctl tail', () => {
-  it('never prints a prompt\'s control characters as terminal sequences', async () => {
+  it("never prints a prompt's control characters as terminal sequences", async () => {
     const tail = runCli(['tail', '--count', '1'], { url: c.env.baseUrl, token: c.tenant.token });
     // The first subscriber of a quiet cluster is connected about 1.25 s after it asks.
     const prompt = 'hello \u001b]0;owned\u0007\u001b[2J\u009b31m there';
@@ -62,7 +62,9 @@ describe('gatewayctl tail', () => {
     let out: Awaited<typeof tail> | undefined;
     const settled = tail.then((r) => (out = r));
     while (!out && Date.now() < deadline) {
-      await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: prompt }] });
+      await c
+        .openai()
+        .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: prompt }] });
       chatsSent++;
       await Promise.race([settled, new Promise((r) => setTimeout(r, 500))]);
     }
@@ -94,7 +96,10 @@ describe('gatewayctl tail', () => {
 
     const deadline = Date.now() + 15_000;
     while (!out && Date.now() < deadline) {
-      await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'after the restart' }] });
+      await c.openai().chat.completions.create({
+        model: 'openai/gpt-4o-mini',
+        messages: [{ role: 'user', content: 'after the restart' }],
+      });
       chatsSent++;
       await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 500))]);
     }
@@ -104,6 +109,11 @@ describe('gatewayctl tail', () => {
     // The cut is told apart from a stream the gateway ended, and the closed port from both.
     const waits = lines(out!.stderr);
     expect(waits[0]).toMatch(/^connection to the gateway lost \(.+\); reconnecting in 0\.5 s$/);
-    for (const wait of waits.slice(1)) expect(wait).toMatch(new RegExp(`^cannot reach gateway at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.*; reconnecting in \\d+ s$`));
+    for (const wait of waits.slice(1))
+      expect(wait).toMatch(
+        new RegExp(
+          `^cannot reach gateway at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.*; reconnecting in \\d+ s$`,
+        ),
+      );
   });
 });

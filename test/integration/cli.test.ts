@@ -53,7 +53,13 @@ describe('gatewayctl', () => {
     expect(created.stdout.split(secret).length - 1).toBe(1);
     expect(created.stdout).toMatch(/store it now/i);
     const listedBySdk = (await sdk.tokens.list.query()).items.find((t) => t.name === 'ci-bot');
-    expect(listedBySdk).toMatchObject({ enabled: true, admin: false, spendLimitUsd: 12.5, spentUsd: 0, rateLimitPerMinute: 60 });
+    expect(listedBySdk).toMatchObject({
+      enabled: true,
+      admin: false,
+      spendLimitUsd: 12.5,
+      spentUsd: 0,
+      rateLimitPerMinute: 60,
+    });
     const id = listedBySdk!.id;
 
     const list = await cli(['tokens', 'list', '--token', tenant.token], { token: 'gw_wrong' });
@@ -87,7 +93,13 @@ describe('gatewayctl', () => {
     const createdJson = await cli(['--json', 'tokens', 'create', 'deployer', '--admin']);
     expect(createdJson.code).toBe(0);
     const body = JSON.parse(createdJson.stdout);
-    expect(body).toMatchObject({ name: 'deployer', admin: true, enabled: true, spendLimitUsd: null, rateLimitPerMinute: null });
+    expect(body).toMatchObject({
+      name: 'deployer',
+      admin: true,
+      enabled: true,
+      spendLimitUsd: null,
+      rateLimitPerMinute: null,
+    });
     expect(body.token).toMatch(/^gw_/);
     expect(body.token.startsWith(body.prefix)).toBe(true);
   });
@@ -117,7 +129,11 @@ describe('gatewayctl', () => {
       cli(['audit', 'list', '--limit', 'ten']),
     ]);
 
-    expect(wrongToken).toMatchObject({ code: 1, stdout: '', stderr: 'error: auth_error: Invalid or disabled API token\n' });
+    expect(wrongToken).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'error: auth_error: Invalid or disabled API token\n',
+    });
 
     expect(unreachable).toMatchObject({ code: 1, stdout: '' });
     expect(lines(unreachable.stderr)).toHaveLength(1);
@@ -132,11 +148,25 @@ describe('gatewayctl', () => {
     const sdk = env.sdk(tenant.token);
     const { id } = await sdk.tokens.create.mutate({ name: 'capped', spendLimitUsd: 1 });
 
-    const updated = await cli(['tokens', 'update', id, '--name', 'uncapped', '--spend-limit', 'none', '--rate-limit', '120']);
+    const updated = await cli([
+      'tokens',
+      'update',
+      id,
+      '--name',
+      'uncapped',
+      '--spend-limit',
+      'none',
+      '--rate-limit',
+      '120',
+    ]);
     expect(updated).toMatchObject({ code: 0, stderr: '' });
     const row = lines(updated.stdout).find((l) => l.includes(id)) ?? '';
     for (const cell of ['uncapped', '120/min']) expect(row).toContain(cell);
-    expect((await sdk.tokens.list.query()).items.find((t) => t.id === id)).toMatchObject({ name: 'uncapped', spendLimitUsd: null, rateLimitPerMinute: 120 });
+    expect((await sdk.tokens.list.query()).items.find((t) => t.id === id)).toMatchObject({
+      name: 'uncapped',
+      spendLimitUsd: null,
+      rateLimitPerMinute: 120,
+    });
 
     const json = await cli(['--json', 'tokens', 'update', id, '--spend-limit', '2.5', '--rate-limit', 'NONE']);
     expect(JSON.parse(json.stdout)).toMatchObject({ id, spendLimitUsd: 2.5, rateLimitPerMinute: null });
@@ -146,7 +176,10 @@ describe('gatewayctl', () => {
       cli(['tokens', 'update', id, '--rate-limit', '1.5']),
       cli(['tokens', 'update', 'tok_missing', '--name', 'x']),
     ]);
-    expect(nothing).toMatchObject({ code: 2, stderr: 'error: nothing to change: pass --name, --spend-limit or --rate-limit\n' });
+    expect(nothing).toMatchObject({
+      code: 2,
+      stderr: 'error: nothing to change: pass --name, --spend-limit or --rate-limit\n',
+    });
     expect(badLimit.code).toBe(2);
     expect(badLimit.stderr).toContain('Expected a positive integer, or none to remove the limit.');
     expect(missing).toMatchObject({ code: 1, stderr: "error: not_found_error: Token 'tok_missing' not found\n" });
@@ -178,7 +211,10 @@ describe('gatewayctl health on a degraded gateway', () => {
     // Shared rate limits through a Redis that is not there (nothing listens on port 1): the gateway serves, degraded.
     degraded = await startTestEnv({ env: { REDIS_URL: 'redis://127.0.0.1:1', GATEWAY_RATE_SYNC_MS: '100' } });
     // Health reports what the store answered last time: wait for the first failed sync.
-    await vi.waitFor(async () => expect((await degraded.http('GET', '/health')).body).toMatchObject({ status: 'degraded' }), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(
+      async () => expect((await degraded.http('GET', '/health')).body).toMatchObject({ status: 'degraded' }),
+      { timeout: 10_000, interval: 100 },
+    );
   });
   afterAll(() => degraded?.close());
 
@@ -194,6 +230,9 @@ describe('gatewayctl health on a degraded gateway', () => {
     expect(table.stdout).toMatch(/LOG WRITER\s*│\s*committing\s*│/);
     expect(table.stdout).toMatch(/RATE LIMITS\s*│\s*shared through Redis \(unreachable\)/);
     expect(json).toMatchObject({ code: 3, stderr: '' });
-    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'degraded', rateLimits: { shared: true, reachable: false } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      status: 'degraded',
+      rateLimits: { shared: true, reachable: false },
+    });
   });
 });

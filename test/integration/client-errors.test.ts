@@ -28,9 +28,21 @@ function exchange(raw: string): Promise<string> {
   });
 }
 
-function parse(text: string): { status: number; type: string | undefined; requestId: string | undefined; sameRequestId: string | undefined; body: { error: { type: string; message: string } } } {
+function parse(text: string): {
+  status: number;
+  type: string | undefined;
+  requestId: string | undefined;
+  sameRequestId: string | undefined;
+  body: { error: { type: string; message: string } };
+} {
   const [head, body] = text.split('\r\n\r\n');
-  return { status: Number(head!.split(' ')[1]), type: /content-type: ([^\r]+)/i.exec(head!)?.[1], requestId: /x-gateway-request-id: ([^\r]+)/i.exec(head!)?.[1], sameRequestId: /x-request-id: ([^\r]+)/i.exec(head!)?.[1], body: JSON.parse(body!) };
+  return {
+    status: Number(head!.split(' ')[1]),
+    type: /content-type: ([^\r]+)/i.exec(head!)?.[1],
+    requestId: /x-gateway-request-id: ([^\r]+)/i.exec(head!)?.[1],
+    sameRequestId: /x-request-id: ([^\r]+)/i.exec(head!)?.[1],
+    body: JSON.parse(body!),
+  };
 }
 
 describe('requests the HTTP parser refuses', () => {
@@ -44,10 +56,17 @@ describe('requests the HTTP parser refuses', () => {
   });
 
   it('an Expect other than 100-continue: 417 with a typed body', async () => {
-    const res = parse(await exchange('POST /v1/feedback HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'));
+    const res = parse(
+      await exchange(
+        'POST /v1/feedback HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+      ),
+    );
     expect(res.status).toBe(417);
     expect(res.type).toMatch(/^application\/json/);
-    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringContaining('something-else') });
+    expect(res.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      message: expect.stringContaining('something-else'),
+    });
     expect(res.requestId).toMatch(/^req_/);
   });
 
@@ -55,16 +74,24 @@ describe('requests the HTTP parser refuses', () => {
     const res = parse(await exchange(`GET /v1/analytics/requests?q=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
     expect(res.status).toBe(431);
     expect(res.requestId).toMatch(/^req_/);
-    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringMatching(/too large/) });
+    expect(res.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      message: expect.stringMatching(/too large/),
+    });
   });
 
   it('a request not received in time: 408 with a typed body', async () => {
-    const slow = createServer({ requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 50 }, (_req, res) => res.end('ok'));
+    const slow = createServer(
+      { requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 50 },
+      (_req, res) => res.end('ok'),
+    );
     answerClientErrors(slow);
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
     try {
       const text = await new Promise<string>((resolve, reject) => {
-        const socket = net.connect((slow.address() as AddressInfo).port, '127.0.0.1', () => socket.write('POST /v1/feedback HTTP/1.1\r\nHost: x\r\n'));
+        const socket = net.connect((slow.address() as AddressInfo).port, '127.0.0.1', () =>
+          socket.write('POST /v1/feedback HTTP/1.1\r\nHost: x\r\n'),
+        );
         let received = '';
         socket.setEncoding('utf8');
         socket.on('data', (d: string) => (received += d));
@@ -73,7 +100,10 @@ describe('requests the HTTP parser refuses', () => {
       });
       const res = parse(text);
       expect(res.status).toBe(408);
-      expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: 'The request was not received in time' });
+      expect(res.body.error).toMatchObject({
+        type: 'invalid_request_error',
+        message: 'The request was not received in time',
+      });
     } finally {
       slow.closeAllConnections();
       await new Promise((resolve) => slow.close(resolve));
@@ -81,6 +111,8 @@ describe('requests the HTTP parser refuses', () => {
   });
 
   it('leaves a good request alone', async () => {
-    expect(await exchange('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*ok$/);
+    expect(await exchange('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(
+      /^HTTP\/1\.1 200 OK[\s\S]*ok$/,
+    );
   });
 });

@@ -23,15 +23,49 @@ const messagesOf = (body: Record<string, unknown>) => body['messages'] as Messag
 function openaiCheck(body: Record<string, unknown>): Refusal {
   for (const [i, m] of messagesOf(body).entries()) {
     if (Array.isArray(m['tool_calls']) && m['tool_calls'].length === 0) {
-      return [400, { error: { message: `Invalid 'messages[${i}].tool_calls': empty array. Expected an array with minimum length 1, but got an empty array instead.`, type: 'invalid_request_error', param: `messages[${i}].tool_calls`, code: 'empty_array' } }];
+      return [
+        400,
+        {
+          error: {
+            message: `Invalid 'messages[${i}].tool_calls': empty array. Expected an array with minimum length 1, but got an empty array instead.`,
+            type: 'invalid_request_error',
+            param: `messages[${i}].tool_calls`,
+            code: 'empty_array',
+          },
+        },
+      ];
     }
   }
   if (/^gpt-4/.test(String(body['model'])) && body['reasoning_effort'] !== undefined) {
-    return [400, { error: { message: "Unsupported parameter: 'reasoning_effort' is not supported with this model.", type: 'invalid_request_error', param: 'reasoning_effort', code: 'unsupported_parameter' } }];
+    return [
+      400,
+      {
+        error: {
+          message: "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+          type: 'invalid_request_error',
+          param: 'reasoning_effort',
+          code: 'unsupported_parameter',
+        },
+      },
+    ];
   }
   const effort = body['reasoning_effort'];
-  if (/^o\d/.test(String(body['model'])) && effort !== undefined && !['low', 'medium', 'high'].includes(String(effort))) {
-    return [400, { error: { message: `Unsupported value: '${String(effort)}' is not supported with the '${String(body['model'])}' model. Supported values are: 'low', 'medium', and 'high'.`, type: 'invalid_request_error', param: 'reasoning_effort', code: 'unsupported_value' } }];
+  if (
+    /^o\d/.test(String(body['model'])) &&
+    effort !== undefined &&
+    !['low', 'medium', 'high'].includes(String(effort))
+  ) {
+    return [
+      400,
+      {
+        error: {
+          message: `Unsupported value: '${String(effort)}' is not supported with the '${String(body['model'])}' model. Supported values are: 'low', 'medium', and 'high'.`,
+          type: 'invalid_request_error',
+          param: 'reasoning_effort',
+          code: 'unsupported_value',
+        },
+      },
+    ];
   }
   return undefined;
 }
@@ -47,7 +81,16 @@ function groqCheck(body: Record<string, unknown>): Refusal {
   for (const [i, m] of messagesOf(body).entries()) {
     const allowed = GROQ_MESSAGE_FIELDS[String(m['role'])];
     const extra = Object.keys(m).find((k) => allowed && !allowed.has(k));
-    if (extra) return [400, { error: { message: `'messages.${i}' : for 'role:${String(m['role'])}' the following must be satisfied[('messages.${i}' : property '${extra}' is unsupported)]`, type: 'invalid_request_error' } }];
+    if (extra)
+      return [
+        400,
+        {
+          error: {
+            message: `'messages.${i}' : for 'role:${String(m['role'])}' the following must be satisfied[('messages.${i}' : property '${extra}' is unsupported)]`,
+            type: 'invalid_request_error',
+          },
+        },
+      ];
   }
   return undefined;
 }
@@ -58,13 +101,37 @@ function xaiCheck(body: Record<string, unknown>): Refusal {
   if (effort === undefined) return undefined;
   const model = String(body['model']);
   const allowed = model.startsWith('grok-3-mini') ? ['low', 'high'] : ['none', 'low', 'medium', 'high'];
-  return allowed.includes(String(effort)) ? undefined : [400, { code: 'Client specified an invalid argument', error: `reasoning_effort: unsupported value '${String(effort)}' for model ${model}` }];
+  return allowed.includes(String(effort))
+    ? undefined
+    : [
+        400,
+        {
+          code: 'Client specified an invalid argument',
+          error: `reasoning_effort: unsupported value '${String(effort)}' for model ${model}`,
+        },
+      ];
 }
 
 /** Mistral: an assistant message needs content or tool calls. */
 function mistralCheck(body: Record<string, unknown>): Refusal {
-  const empty = messagesOf(body).find((m) => m['role'] === 'assistant' && (m['content'] == null || m['content'] === '') && !(Array.isArray(m['tool_calls']) && m['tool_calls'].length > 0));
-  return empty ? [400, { object: 'error', message: 'Assistant message must have either content or tool_calls, but not none.', type: 'invalid_request_message_error', param: null, code: '3230' }] : undefined;
+  const empty = messagesOf(body).find(
+    (m) =>
+      m['role'] === 'assistant' &&
+      (m['content'] == null || m['content'] === '') &&
+      !(Array.isArray(m['tool_calls']) && m['tool_calls'].length > 0),
+  );
+  return empty
+    ? [
+        400,
+        {
+          object: 'error',
+          message: 'Assistant message must have either content or tool_calls, but not none.',
+          type: 'invalid_request_message_error',
+          param: null,
+          code: '3230',
+        },
+      ]
+    : undefined;
 }
 
 beforeAll(async () => {
@@ -73,12 +140,17 @@ beforeAll(async () => {
   xai = await openaiFormatStandIn(standIns, ['grok-3-mini', 'grok-4.3'], xaiCheck);
   mistral = await openaiFormatStandIn(standIns, ['mistral-small-2506'], mistralCheck);
   c = await startChatEnv({
-    sim: { models: { anthropic: [...DEFAULT_MODELS.anthropic, 'claude-sonnet-4-6', 'claude-opus-4-5', 'claude-opus-4-7'] } },
+    sim: {
+      models: { anthropic: [...DEFAULT_MODELS.anthropic, 'claude-sonnet-4-6', 'claude-opus-4-5', 'claude-opus-4-7'] },
+    },
     env: {
       OPENAI_BASE_URL: `${openai.base}/v1`,
-      GROQ_API_KEY: 'gsk-test', GROQ_BASE_URL: `${groq.base}/v1`,
-      XAI_API_KEY: 'xai-test', XAI_BASE_URL: `${xai.base}/v1`,
-      MISTRAL_API_KEY: 'mistral-test', MISTRAL_BASE_URL: `${mistral.base}/v1`,
+      GROQ_API_KEY: 'gsk-test',
+      GROQ_BASE_URL: `${groq.base}/v1`,
+      XAI_API_KEY: 'xai-test',
+      XAI_BASE_URL: `${xai.base}/v1`,
+      MISTRAL_API_KEY: 'mistral-test',
+      MISTRAL_BASE_URL: `${mistral.base}/v1`,
       GATEWAY_CACHE_ENABLED: 'false',
     },
   });
@@ -91,15 +163,30 @@ afterAll(async () => {
 
 const question = { role: 'user', content: 'Weather in Oslo?' };
 const followUp = { role: 'user', content: 'And in Bergen?' };
-const weather = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+const weather = {
+  type: 'function' as const,
+  function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+};
 const lastSimBody = () => c.sim.requests[c.sim.requests.length - 1]!.body as Record<string, any>;
 const ask = (model: string, messages: unknown[], extra: Record<string, unknown> = {}) =>
-  c.openai().chat.completions.create({ model, messages: messages as OpenAI.ChatCompletionMessageParam[], ...extra } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+  c.openai().chat.completions.create({
+    model,
+    messages: messages as OpenAI.ChatCompletionMessageParam[],
+    ...extra,
+  } as OpenAI.ChatCompletionCreateParamsNonStreaming);
 
 describe('answers sent back as clients keep them', () => {
-  it('reach Groq with only the message fields it takes: a Python SDK dump, OpenAI\'s own fields, a framework\'s id', async () => {
+  it("reach Groq with only the message fields it takes: a Python SDK dump, OpenAI's own fields, a framework's id", async () => {
     const answers = [
-      { role: 'assistant', content: 'It is -3 C.', refusal: null, annotations: [], audio: null, function_call: null, tool_calls: null },
+      {
+        role: 'assistant',
+        content: 'It is -3 C.',
+        refusal: null,
+        annotations: [],
+        audio: null,
+        function_call: null,
+        tool_calls: null,
+      },
       { role: 'assistant', content: 'It is -3 C.', refusal: null, annotations: [] },
       { role: 'assistant', id: 'msg_01', content: [{ type: 'text', text: 'It is -3 C.' }] },
     ];
@@ -115,9 +202,13 @@ describe('answers sent back as clients keep them', () => {
     expect(messagesOf(openai.last())[1]).toEqual({ role: 'assistant', content: 'Hello!' });
   });
 
-  it('keep a refused answer (content null, refusal beside it) as the assistant\'s text, for Anthropic, Gemini and Mistral', async () => {
+  it("keep a refused answer (content null, refusal beside it) as the assistant's text, for Anthropic, Gemini and Mistral", async () => {
     const refused = { role: 'assistant', content: null, refusal: "I can't help with that." };
-    const history = [{ role: 'user', content: 'How do I pick a lock?' }, refused, { role: 'user', content: 'Why not?' }];
+    const history = [
+      { role: 'user', content: 'How do I pick a lock?' },
+      refused,
+      { role: 'user', content: 'Why not?' },
+    ];
     await ask('anthropic/claude-sonnet-4-5', history);
     expect(lastSimBody()['messages'][1]).toEqual({ role: 'assistant', content: "I can't help with that." });
     await ask('gemini/gemini-2.5-flash', history);
@@ -128,9 +219,27 @@ describe('answers sent back as clients keep them', () => {
 
   it('send Anthropic no text of whitespace only, which it refuses', async () => {
     const call = { id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } };
-    await ask('anthropic/claude-sonnet-4-5', [question, { role: 'assistant', content: '\n\n', tool_calls: [call] }, { role: 'tool', tool_call_id: 'call_w1', content: '{"temp_c":-3}' }], { tools: [weather] });
+    await ask(
+      'anthropic/claude-sonnet-4-5',
+      [
+        question,
+        { role: 'assistant', content: '\n\n', tool_calls: [call] },
+        { role: 'tool', tool_call_id: 'call_w1', content: '{"temp_c":-3}' },
+      ],
+      { tools: [weather] },
+    );
     expect(lastSimBody()['messages'][1]['content'].map((b: { type: string }) => b.type)).toEqual(['tool_use']);
-    await ask('anthropic/claude-sonnet-4-5', [question, { role: 'assistant', content: [{ type: 'text', text: ' ' }, { type: 'text', text: 'It is -3 C.' }] }, followUp]);
+    await ask('anthropic/claude-sonnet-4-5', [
+      question,
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: ' ' },
+          { type: 'text', text: 'It is -3 C.' },
+        ],
+      },
+      followUp,
+    ]);
     expect(lastSimBody()['messages'][1]).toEqual({ role: 'assistant', content: 'It is -3 C.' });
   });
 });
@@ -151,8 +260,17 @@ describe('reasoning_effort', () => {
       await ask(`xai/${model}`, [question], { reasoning_effort: effort });
       return xai.last()['reasoning_effort'];
     };
-    expect([await sent('grok-3-mini', 'minimal'), await sent('grok-3-mini', 'medium'), await sent('grok-3-mini', 'xhigh')]).toEqual(['low', 'high', 'high']);
-    expect([await sent('grok-4.3', 'minimal'), await sent('grok-4.3', 'none'), await sent('grok-4.3', 'medium'), await sent('grok-4.3', 'xhigh')]).toEqual(['low', 'none', 'medium', 'high']);
+    expect([
+      await sent('grok-3-mini', 'minimal'),
+      await sent('grok-3-mini', 'medium'),
+      await sent('grok-3-mini', 'xhigh'),
+    ]).toEqual(['low', 'high', 'high']);
+    expect([
+      await sent('grok-4.3', 'minimal'),
+      await sent('grok-4.3', 'none'),
+      await sent('grok-4.3', 'medium'),
+      await sent('grok-4.3', 'xhigh'),
+    ]).toEqual(['low', 'none', 'medium', 'high']);
   });
 
   it('goes to Anthropic as an effort the model has, and a value OpenAI does not have is a 400 before sending', async () => {
@@ -163,7 +281,10 @@ describe('reasoning_effort', () => {
     await ask('anthropic/claude-opus-4-7', [question], { reasoning_effort: 'xhigh' });
     expect(lastSimBody()['output_config']).toEqual({ effort: 'xhigh' });
     const before = c.sim.requests.length;
-    await expect(ask('anthropic/claude-sonnet-4-6', [question], { reasoning_effort: 'banana' })).rejects.toMatchObject({ status: 400, error: { type: 'invalid_request_error' } });
+    await expect(ask('anthropic/claude-sonnet-4-6', [question], { reasoning_effort: 'banana' })).rejects.toMatchObject({
+      status: 400,
+      error: { type: 'invalid_request_error' },
+    });
     expect(c.sim.requests.length).toBe(before);
   });
 });

@@ -9,7 +9,9 @@ import { startEmbeddedPostgres } from '../../server/db/embedded.js';
 // one made before the password file (which used a fixed one).
 
 async function logsIn(port: number, password: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres` });
+  const client = new pg.Client({
+    connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
+  });
   try {
     await client.connect();
     await client.end();

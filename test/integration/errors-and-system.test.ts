@@ -17,7 +17,13 @@ describe('health', () => {
   it('answers without auth with status, mode, version and database reachability', async () => {
     const res = await env.http('GET', '/health');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'ok', mode: 'multi', database: { reachable: true }, logs: { queuedRows: 0, failingForSeconds: null }, rateLimits: { shared: false, reachable: null } });
+    expect(res.body).toMatchObject({
+      status: 'ok',
+      mode: 'multi',
+      database: { reachable: true },
+      logs: { queuedRows: 0, failingForSeconds: null },
+      rateLimits: { shared: false, reachable: null },
+    });
     expect(res.body.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(res.headers.get('x-gateway-request-id')).toMatch(/^req_/);
     expect(res.headers.get('x-request-id')).toBe(res.headers.get('x-gateway-request-id'));
@@ -28,10 +34,16 @@ describe('health while the log writer cannot commit', () => {
   it('is degraded, saying for how long and how many rows wait', async () => {
     const db = await createTestDatabase();
     const relay = await startTcpRelay(db.url);
-    const cut = await startTestEnv({ env: { DATABASE_URL: relay.url, GATEWAY_LOG_FLUSH_MS: '20', GATEWAY_LOG_DRAIN_TIMEOUT_MS: '500' } });
+    const cut = await startTestEnv({
+      env: { DATABASE_URL: relay.url, GATEWAY_LOG_FLUSH_MS: '20', GATEWAY_LOG_DRAIN_TIMEOUT_MS: '500' },
+    });
     try {
       const t = await cut.createTenant();
-      const call = () => cut.http('POST', '/v1/chat/completions', { token: t.token, body: { model: 'nowhere/none', messages: [{ role: 'user', content: 'hi' }] } });
+      const call = () =>
+        cut.http('POST', '/v1/chat/completions', {
+          token: t.token,
+          body: { model: 'nowhere/none', messages: [{ role: 'user', content: 'hi' }] },
+        });
       // The token is read once, then served from the cache; the unknown model's call is logged.
       expect((await call()).status).toBe(404);
       let logs = (await cut.http('GET', '/health')).body.logs;
@@ -47,7 +59,10 @@ describe('health while the log writer cannot commit', () => {
         await new Promise((r) => setTimeout(r, 50));
         health = (await cut.http('GET', '/health')).body;
       }
-      expect(health).toMatchObject({ status: 'degraded', logs: { queuedRows: 1, failingForSeconds: expect.any(Number) } });
+      expect(health).toMatchObject({
+        status: 'degraded',
+        logs: { queuedRows: 1, failingForSeconds: expect.any(Number) },
+      });
     } finally {
       await cut.close();
       relay.close();
@@ -63,13 +78,27 @@ describe('OpenAPI document', () => {
     const doc = res.body;
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.info.title).toBeTruthy();
-    for (const path of ['/health', '/v1/admin/tokens', '/v1/admin/tokens/{id}', '/v1/audit-logs', '/v1/chat/completions', '/v1/embeddings', '/v1/providers', '/v1/ab-tests/{id}', '/v1/feedback']) expect(doc.paths[path], path).toBeDefined();
+    for (const path of [
+      '/health',
+      '/v1/admin/tokens',
+      '/v1/admin/tokens/{id}',
+      '/v1/audit-logs',
+      '/v1/chat/completions',
+      '/v1/embeddings',
+      '/v1/providers',
+      '/v1/ab-tests/{id}',
+      '/v1/feedback',
+    ])
+      expect(doc.paths[path], path).toBeDefined();
     expect(Object.keys(doc.paths['/v1/admin/tokens/{id}'])).toEqual(expect.arrayContaining(['patch', 'delete']));
     expect(doc.components.schemas.Error.properties.error.required).toEqual(['type', 'message']);
-    const errorRef = doc.paths['/v1/admin/tokens'].post.responses['401'] ?? doc.paths['/v1/admin/tokens'].post.responses['400'];
+    const errorRef =
+      doc.paths['/v1/admin/tokens'].post.responses['401'] ?? doc.paths['/v1/admin/tokens'].post.responses['400'];
     expect(errorRef.content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
     // Every operation has an id and at least one success response.
-    for (const item of Object.values<Record<string, { operationId: string; responses: Record<string, unknown> }>>(doc.paths)) {
+    for (const item of Object.values<Record<string, { operationId: string; responses: Record<string, unknown> }>>(
+      doc.paths,
+    )) {
       for (const op of Object.values(item)) {
         expect(op.operationId).toBeTruthy();
         expect(Object.keys(op.responses).some((s) => s.startsWith('2'))).toBe(true);
@@ -83,7 +112,9 @@ describe('OpenAPI document', () => {
     expect(statuses('/v1/audit-logs', 'get')).toEqual(expect.arrayContaining(['400', '401', '402', '403']));
     expect(statuses('/v1/ab-tests', 'post')).toContain('409');
     expect(statuses('/v1/ab-tests/{id}', 'patch')).toContain('409');
-    expect(statuses('/v1/admin/scheduler/jobs/{name}/run', 'post')).toEqual(expect.arrayContaining(['403', '404', '409']));
+    expect(statuses('/v1/admin/scheduler/jobs/{name}/run', 'post')).toEqual(
+      expect.arrayContaining(['403', '404', '409']),
+    );
     expect(statuses('/v1/feedback', 'post')).toEqual(expect.arrayContaining(['400', '404']));
     expect(statuses('/v1/admin/tokens/{id}', 'patch')).toEqual(expect.arrayContaining(['400', '401', '403', '404']));
     expect(statuses('/health', 'get')).not.toContain('401');
@@ -94,7 +125,11 @@ describe('OpenAPI document', () => {
 
 describe('typed errors on every path', () => {
   it('unknown routes answer 404 not_found_error', async () => {
-    for (const [method, path] of [['GET', '/v1/does-not-exist'], ['POST', '/nope'], ['DELETE', '/v1/admin']]) {
+    for (const [method, path] of [
+      ['GET', '/v1/does-not-exist'],
+      ['POST', '/nope'],
+      ['DELETE', '/v1/admin'],
+    ]) {
       const res = await env.http(method!, path!, { token: tenant.token });
       expectTypedError(res, 404, 'not_found_error');
       expect(res.headers.get('x-gateway-request-id')).toMatch(/^req_/);
@@ -118,12 +153,20 @@ describe('typed errors on every path', () => {
   });
 
   it('malformed JSON answers 400 invalid_request_error', async () => {
-    const res = await env.http('POST', '/v1/admin/tokens', { token: tenant.token, rawBody: '{"name": ', headers: { 'content-type': 'application/json' } });
+    const res = await env.http('POST', '/v1/admin/tokens', {
+      token: tenant.token,
+      rawBody: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expectTypedError(res, 400, 'invalid_request_error');
   });
 
   it('a wrong content type answers 415 with a typed body', async () => {
-    const res = await env.http('POST', '/v1/admin/tokens', { token: tenant.token, rawBody: 'name=x', headers: { 'content-type': 'text/plain' } });
+    const res = await env.http('POST', '/v1/admin/tokens', {
+      token: tenant.token,
+      rawBody: 'name=x',
+      headers: { 'content-type': 'text/plain' },
+    });
     expectTypedError(res, 415, 'invalid_request_error');
   });
 

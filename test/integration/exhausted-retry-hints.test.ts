@@ -22,8 +22,14 @@ const upstreamCalls = () => c.sim.requests.length;
 
 describe('a 502 after every provider failed', () => {
   it('passes on the shortest wait the providers asked for as Retry-After', async () => {
-    c.sim.setFaults([{ status: 429, retryAfterSeconds: 7, times: 1 }, { status: 429, retryAfterSeconds: 3 }]);
-    const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: body('rate limited everywhere') });
+    c.sim.setFaults([
+      { status: 429, retryAfterSeconds: 7, times: 1 },
+      { status: 429, retryAfterSeconds: 3 },
+    ]);
+    const res = await c.env.http('POST', '/v1/chat/completions', {
+      token: c.tenant.token,
+      body: body('rate limited everywhere'),
+    });
     expectTypedError(res, 502, 'provider_error');
     expect(res.body.error.attempts.length).toBeGreaterThanOrEqual(2);
     expect(res.body.error.attempts.every((a: { status: number }) => a.status === 429)).toBe(true);
@@ -34,7 +40,10 @@ describe('a 502 after every provider failed', () => {
 
   it('says not to retry when every provider refused the account, and the OpenAI SDK then asks once', async () => {
     c.sim.setFaults([{ status: 401 }]);
-    const res = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: body('no valid key anywhere') });
+    const res = await c.env.http('POST', '/v1/chat/completions', {
+      token: c.tenant.token,
+      body: body('no valid key anywhere'),
+    });
     expectTypedError(res, 502, 'provider_error');
     expect(res.headers.get('x-should-retry')).toBe('false');
     expect(res.headers.get('retry-after')).toBeNull();
@@ -42,7 +51,11 @@ describe('a 502 after every provider failed', () => {
     expect(attempts).toBeGreaterThanOrEqual(2);
 
     const before = upstreamCalls();
-    const err = await c.openai().withOptions({ maxRetries: 2 }).chat.completions.create(body('asked once') as never).catch((e: unknown) => e);
+    const err = await c
+      .openai()
+      .withOptions({ maxRetries: 2 })
+      .chat.completions.create(body('asked once') as never)
+      .catch((e: unknown) => e);
     expect((err as { status?: number }).status).toBe(502);
     // One gateway call's attempts, not three calls'.
     expect(upstreamCalls() - before).toBe(attempts);

@@ -14,7 +14,10 @@ afterAll(() => c.close());
 
 describe('feedback on another node', () => {
   it('finds a request the answering node has not written yet', async () => {
-    const answered = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'rate me elsewhere' }] } });
+    const answered = await c.env.http('POST', '/v1/chat/completions', {
+      token: c.tenant.token,
+      body: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'rate me elsewhere' }] },
+    });
     const requestId = answered.body._gateway.requestId;
     const res = await fetch(`${other.baseUrl}/v1/feedback`, {
       method: 'POST',

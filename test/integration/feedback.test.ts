@@ -13,14 +13,25 @@ let other: TestTenant;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  c = await startChatEnv({ env: { GATEWAY_EXPLORATION_RATE: '0' }, sim: { modelQualities: { 'gpt-4o-mini': 4, 'gemini-2.0-flash': 2 } } });
+  c = await startChatEnv({
+    env: { GATEWAY_EXPLORATION_RATE: '0' },
+    sim: { modelQualities: { 'gpt-4o-mini': 4, 'gemini-2.0-flash': 2 } },
+  });
   other = await c.env.createTenant();
   ids.request = await ask('openai/gpt-4o-mini', 'fixture');
 });
 afterAll(() => c.close());
 
-async function ask(model: string, content: string, token = c.tenant.token, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await c.env.http('POST', '/v1/chat/completions', { token, body: { model, messages: [{ role: 'user', content }], ...extra } });
+async function ask(
+  model: string,
+  content: string,
+  token = c.tenant.token,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const res = await c.env.http('POST', '/v1/chat/completions', {
+    token,
+    body: { model, messages: [{ role: 'user', content }], ...extra },
+  });
   expect(res.status).toBe(200);
   return res.body._gateway.requestId;
 }
@@ -31,7 +42,16 @@ describe('submitting feedback', () => {
     const id = await ask('openai/gpt-4o-mini', `immediate ${Math.random()}`);
     const res = await rate({ requestId: id, score: 4, comment: 'good' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ requestId: id, score: 4, source: 'user', comment: 'good', provider: 'openai', model: 'gpt-4o-mini', taskType: null, complexity: null });
+    expect(res.body).toMatchObject({
+      requestId: id,
+      score: 4,
+      source: 'user',
+      comment: 'good',
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      taskType: null,
+      complexity: null,
+    });
   });
 
   it('maps thumbs to 5 and 1, and rating again replaces the score', async () => {
@@ -44,19 +64,25 @@ describe('submitting feedback', () => {
   });
 
   it('copies the routing cell of routed requests', async () => {
-    const id = await ask('', `cell ${Math.random()}`, c.tenant.token, { routing_hint: 'qa', complexity_hint: 'simple' });
+    const id = await ask('', `cell ${Math.random()}`, c.tenant.token, {
+      routing_hint: 'qa',
+      complexity_hint: 'simple',
+    });
     const res = await rate({ requestId: id, score: 3 });
     expect(res.body).toMatchObject({ taskType: 'qa', complexity: 'simple' });
   });
 
-  it('answers 404 for unknown ids and for another tenant\'s requests', async () => {
+  it("answers 404 for unknown ids and for another tenant's requests", async () => {
     expectTypedError(await rate({ requestId: 'req_doesnotexist', score: 3 }), 404, 'not_found_error');
     expectTypedError(await rate({ requestId: ids.request, score: 3 }, other.token), 404, 'not_found_error');
   });
 
   it('refuses a score for a failed call (409: no model answered), and takes one for a call the client left', async () => {
     c.sim.setFaults([{ format: 'openai', model: 'gpt-4o-mini', status: 400, times: 1 }]);
-    const failed = await c.env.http('POST', '/v1/chat/completions', { token: c.tenant.token, body: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: `fails ${Math.random()}` }] } });
+    const failed = await c.env.http('POST', '/v1/chat/completions', {
+      token: c.tenant.token,
+      body: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: `fails ${Math.random()}` }] },
+    });
     expect(failed.status).toBe(400);
     const failedId = failed.headers.get('x-gateway-request-id')!;
     expect(failedId).toMatch(/^req_/);
@@ -66,7 +92,9 @@ describe('submitting feedback', () => {
     expect(res.body.error.message).toContain('no answer to score');
     expect(await c.query(`SELECT 1 FROM feedback WHERE request_id = $1`, [failedId])).toHaveLength(0);
 
-    await c.query(`UPDATE requests SET status = 'client_closed', error_type = 'client_closed' WHERE id = $1`, [ids.request]);
+    await c.query(`UPDATE requests SET status = 'client_closed', error_type = 'client_closed' WHERE id = $1`, [
+      ids.request,
+    ]);
     expect((await rate({ requestId: ids.request, score: 2 })).status).toBe(200);
     await c.query(`UPDATE requests SET status = 'ok', error_type = NULL WHERE id = $1`, [ids.request]);
   });
@@ -87,7 +115,10 @@ describe('submitting feedback', () => {
     } finally {
       await deleting.end();
     }
-    const [hourly] = await c.query('select coalesce(sum(feedback_count), 0)::int n from analytics_request_hourly where tenant_id = $1', [t.tenantId]);
+    const [hourly] = await c.query(
+      'select coalesce(sum(feedback_count), 0)::int n from analytics_request_hourly where tenant_id = $1',
+      [t.tenantId],
+    );
     expect(hourly.n).toBe(0);
     expect(await c.query('select 1 from feedback where request_id = $1', [id])).toHaveLength(0);
   });
@@ -96,7 +127,9 @@ describe('submitting feedback', () => {
     const t = await c.env.createTenant();
     const recent = () => newTimeOrderedId('req');
     const order: string[] = [];
-    const waiting = Array.from({ length: 8 }, (_, i) => rate({ requestId: recent(), score: 3 }, t.token).then((r) => (order.push(`waited ${i}`), r)));
+    const waiting = Array.from({ length: 8 }, (_, i) =>
+      rate({ requestId: recent(), score: 3 }, t.token).then((r) => (order.push(`waited ${i}`), r)),
+    );
     await new Promise((r) => setTimeout(r, 100));
     const refused = await rate({ requestId: recent(), score: 3 }, t.token).then((r) => (order.push('at once'), r));
     expectTypedError(refused, 404, 'not_found_error');
@@ -106,10 +139,16 @@ describe('submitting feedback', () => {
 
   it('answers more than 20 procedure calls in one /trpc batch with a 400', async () => {
     const calls = Array.from({ length: 21 }, () => 'feedback.list').join(',');
-    const input = encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [i, { json: {} }]))));
-    const res = await fetch(`${c.env.baseUrl}/trpc/${calls}?batch=1&input=${input}`, { headers: { authorization: `Bearer ${c.tenant.token}` } });
+    const input = encodeURIComponent(
+      JSON.stringify(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [i, { json: {} }]))),
+    );
+    const res = await fetch(`${c.env.baseUrl}/trpc/${calls}?batch=1&input=${input}`, {
+      headers: { authorization: `Bearer ${c.tenant.token}` },
+    });
     expect(res.status).toBe(400);
-    const ok = await fetch(`${c.env.baseUrl}/trpc/${calls.split(',').slice(0, 20).join(',')}?batch=1&input=${input}`, { headers: { authorization: `Bearer ${c.tenant.token}` } });
+    const ok = await fetch(`${c.env.baseUrl}/trpc/${calls.split(',').slice(0, 20).join(',')}?batch=1&input=${input}`, {
+      headers: { authorization: `Bearer ${c.tenant.token}` },
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -146,7 +185,12 @@ describe('quality reports', () => {
     const byCell = await c.env.http('GET', '/v1/feedback/quality/by-cell', { token: t.token });
     // Only the routed request has a cell.
     expect(byCell.body.items).toHaveLength(1);
-    expect(byCell.body.items[0]).toMatchObject({ taskType: 'coding', complexity: 'complex', avgScore: 4, feedbackCount: 1 });
+    expect(byCell.body.items[0]).toMatchObject({
+      taskType: 'coding',
+      complexity: 'complex',
+      avgScore: 4,
+      feedbackCount: 1,
+    });
     expect(byCell.body.minSamples).toBe(10);
 
     const trend = await c.env.http('GET', '/v1/feedback/quality/trend?range=7d', { token: t.token });
@@ -155,7 +199,11 @@ describe('quality reports', () => {
     const today = trend.body.points[trend.body.points.length - 1];
     expect(today).toMatchObject({ feedbackCount: 3 });
     expect(today.avgScore).toBeCloseTo(11 / 3, 10);
-    expectTypedError(await c.env.http('GET', '/v1/feedback/quality/trend?range=1y', { token: t.token }), 400, 'invalid_request_error');
+    expectTypedError(
+      await c.env.http('GET', '/v1/feedback/quality/trend?range=1y', { token: t.token }),
+      400,
+      'invalid_request_error',
+    );
 
     // One model's trend, named either way; another model's has nothing.
     const countFor = async (query: string) => {
@@ -176,9 +224,13 @@ describe('quality reports', () => {
       const trend = await c.env.http('GET', '/v1/feedback/quality/trend?range=24h', { token: t.token });
       return trend.body.points.reduce((n: number, p: { feedbackCount: number }) => n + p.feedbackCount, 0);
     };
-    await c.query("update feedback set created_at = now() - interval '23 hours 50 minutes' where request_id = $1", [id]);
+    await c.query("update feedback set created_at = now() - interval '23 hours 50 minutes' where request_id = $1", [
+      id,
+    ]);
     expect(await counted()).toBe(1);
-    await c.query("update feedback set created_at = now() - interval '24 hours 10 minutes' where request_id = $1", [id]);
+    await c.query("update feedback set created_at = now() - interval '24 hours 10 minutes' where request_id = $1", [
+      id,
+    ]);
     expect(await counted()).toBe(0);
   });
 
@@ -186,7 +238,9 @@ describe('quality reports', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await c.env.http('GET', `/v1/feedback?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: c.tenant.token });
+      const page: any = await c.env.http('GET', `/v1/feedback?limit=2${cursor ? `&cursor=${cursor}` : ''}`, {
+        token: c.tenant.token,
+      });
       seen.push(...page.body.items.map((f: any) => f.id));
       cursor = page.body.nextCursor;
     } while (cursor);
@@ -205,12 +259,17 @@ describe('paging', () => {
       ['fb_m0', '2024-05-01T00:00:00.123300Z'],
     ];
     for (const [id, createdAt] of rows) {
-      await c.query(`insert into feedback (id, tenant_id, request_id, score, source, created_at) values ($1, $2, $3, 4, 'user', $4)`, [id, t.tenantId, `req_${id}`, createdAt]);
+      await c.query(
+        `insert into feedback (id, tenant_id, request_id, score, source, created_at) values ($1, $2, $3, 4, 'user', $4)`,
+        [id, t.tenantId, `req_${id}`, createdAt],
+      );
     }
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await c.env.http('GET', `/v1/feedback?limit=1${cursor ? `&cursor=${cursor}` : ''}`, { token: t.token });
+      const page: any = await c.env.http('GET', `/v1/feedback?limit=1${cursor ? `&cursor=${cursor}` : ''}`, {
+        token: t.token,
+      });
       seen.push(...page.body.items.map((f: any) => f.id));
       cursor = page.body.nextCursor;
     } while (cursor);
@@ -245,19 +304,37 @@ describe('LLM judge', () => {
     expect(initial.body).toMatchObject({ enabled: false, model: null, sampleRate: 0.05 });
     expect(initial.body.effectiveModel).toMatch(/\//);
 
-    const put = await c.env.http('PUT', '/v1/feedback/judge/config', { token: c.tenant.token, body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 } });
-    expect(put.body).toMatchObject({ enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1, effectiveModel: 'openai/gpt-4.1-nano' });
+    const put = await c.env.http('PUT', '/v1/feedback/judge/config', {
+      token: c.tenant.token,
+      body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 },
+    });
+    expect(put.body).toMatchObject({
+      enabled: true,
+      model: 'openai/gpt-4.1-nano',
+      sampleRate: 1,
+      effectiveModel: 'openai/gpt-4.1-nano',
+    });
     const audit = await c.env.http('GET', '/v1/audit-logs?action=judge_config.update', { token: c.tenant.token });
     expect(audit.body.items[0].after).toMatchObject({ enabled: true, sampleRate: 1 });
 
-    expectTypedError(await c.env.http('PUT', '/v1/feedback/judge/config', { token: c.tenant.token, body: { sampleRate: 2 } }), 400, 'invalid_request_error');
+    expectTypedError(
+      await c.env.http('PUT', '/v1/feedback/judge/config', { token: c.tenant.token, body: { sampleRate: 2 } }),
+      400,
+      'invalid_request_error',
+    );
     const member = await c.env.http('POST', '/v1/admin/tokens', { token: c.tenant.token, body: { name: 'member' } });
-    expect((await c.env.http('PUT', '/v1/feedback/judge/config', { token: member.body.token, body: { enabled: false } })).status).toBe(403);
+    expect(
+      (await c.env.http('PUT', '/v1/feedback/judge/config', { token: member.body.token, body: { enabled: false } }))
+        .status,
+    ).toBe(403);
   });
 
   it('keeps no sample (they hold whole prompts) once the judge is switched off', async () => {
     const t = await c.env.createTenant();
-    await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 } });
+    await c.env.http('PUT', '/v1/feedback/judge/config', {
+      token: t.token,
+      body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 },
+    });
     await ask('openai/gpt-4o-mini', `sampled, then not judged ${Math.random()}`, t.token);
     await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 1);
     await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: false } });
@@ -268,7 +345,10 @@ describe('LLM judge', () => {
 
   it('reports a run whose every grading call failed as failed, with the reason, and keeps the samples', async () => {
     const t = await c.env.createTenant();
-    await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 } });
+    await c.env.http('PUT', '/v1/feedback/judge/config', {
+      token: t.token,
+      body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 },
+    });
     await ask('openai/gpt-4o-mini', `judge me, if you can ${Math.random()}`, t.token);
     await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 1);
     // The grader and every model it could fall back to refuse.
@@ -279,14 +359,18 @@ describe('LLM judge', () => {
       expect(run.body.error).toContain('every judge call failed');
     } finally {
       c.sim.clearFaults();
-      for (const p of Object.keys(c.env.services.dataPlane.breakers.snapshot())) c.env.services.dataPlane.breakers.reset(p);
+      for (const p of Object.keys(c.env.services.dataPlane.breakers.snapshot()))
+        c.env.services.dataPlane.breakers.reset(p);
     }
     await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 1);
   });
 
   it('grades sampled live traffic through the gateway and records judge feedback', async () => {
     const t = await c.env.createTenant();
-    await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 } });
+    await c.env.http('PUT', '/v1/feedback/judge/config', {
+      token: t.token,
+      body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 },
+    });
     const good = await ask('openai/gpt-4o-mini', 'judge me well', t.token);
     const poor = await ask('gemini/gemini-2.0-flash', 'judge me poorly', t.token);
     await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 2);
@@ -300,7 +384,11 @@ describe('LLM judge', () => {
     const scores = Object.fromEntries(fb.body.items.map((f: any) => [f.requestId, f.score]));
     expect(scores).toEqual({ [good]: 4, [poor]: 2 });
     // The judge's own calls cost money but are not traffic: cost rows only.
-    await c.waitForCount('select count(*) n from cost_logs where tenant_id = $1 and request_id like $2', [t.tenantId, 'judge-%'], 2);
+    await c.waitForCount(
+      'select count(*) n from cost_logs where tenant_id = $1 and request_id like $2',
+      [t.tenantId, 'judge-%'],
+      2,
+    );
     const reqs = await c.query('select count(*)::int n from requests where tenant_id = $1', [t.tenantId]);
     expect(reqs[0].n).toBe(2);
     await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 0);
@@ -308,7 +396,10 @@ describe('LLM judge', () => {
 
   it('stores the sample of a prompt holding NUL or a lone surrogate (which jsonb refuses), with them replaced', async () => {
     const t = await c.env.createTenant();
-    await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 } });
+    await c.env.http('PUT', '/v1/feedback/judge/config', {
+      token: t.token,
+      body: { enabled: true, model: 'openai/gpt-4.1-nano', sampleRate: 1 },
+    });
     const id = await ask('openai/gpt-4o-mini', 'nul \u0000 and lone \ud800 here', t.token);
     await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 1);
     const [sample] = await c.query('select request_id, prompt from judge_samples where tenant_id = $1', [t.tenantId]);
@@ -317,28 +408,43 @@ describe('LLM judge', () => {
 
   it('gives a reasoning model as grader room to think instead of a 16-token limit', async () => {
     const t = await c.env.createTenant();
-    await c.env.http('PUT', '/v1/feedback/judge/config', { token: t.token, body: { enabled: true, model: 'openai/o3-mini', sampleRate: 1 } });
+    await c.env.http('PUT', '/v1/feedback/judge/config', {
+      token: t.token,
+      body: { enabled: true, model: 'openai/o3-mini', sampleRate: 1 },
+    });
     await ask('openai/gpt-4o-mini', 'judge me with a reasoning model', t.token);
     await c.waitForCount('select count(*) n from judge_samples where tenant_id = $1', [t.tenantId], 1);
     const run = await c.env.http('POST', '/v1/admin/scheduler/jobs/judge/run', { token: t.token, body: {} });
     expect(run.body.summary).toContain('graded 1');
-    const graded = c.sim.requests.filter((r) => (r.body as { model?: string } | undefined)?.model === 'o3-mini').at(-1)!.body;
+    const graded = c.sim.requests
+      .filter((r) => (r.body as { model?: string } | undefined)?.model === 'o3-mini')
+      .at(-1)!.body;
     expect(graded).toMatchObject({ max_completion_tokens: 1024, reasoning_effort: 'low' });
     expect(graded).not.toHaveProperty('temperature');
   });
 });
 
 describe('user and judge scores in routing', () => {
-  it('counts one score per request, the user\'s over the judge\'s, in memory and in the database alike', async () => {
+  it("counts one score per request, the user's over the judge's, in memory and in the database alike", async () => {
     const t = await c.env.createTenant();
     const routed = async (content: string) => {
-      const res = await c.env.http('POST', '/v1/chat/completions', { token: t.token, body: { model: '', messages: [{ role: 'user', content }], routing_hint: 'qa', complexity_hint: 'simple', cache: false } });
+      const res = await c.env.http('POST', '/v1/chat/completions', {
+        token: t.token,
+        body: {
+          model: '',
+          messages: [{ role: 'user', content }],
+          routing_hint: 'qa',
+          complexity_hint: 'simple',
+          cache: false,
+        },
+      });
       await c.waitForCount('select count(*) n from requests where id = $1', [res.body._gateway.requestId], 1);
       return res.body._gateway as { requestId: string; provider: string; model: string };
     };
     const first = await routed('graded and rated');
     const second = await routed('graded only');
-    const judge = (requestId: string, score: number) => c.env.services.feedback.record(t.tenantId, requestId, score, 'judge', null);
+    const judge = (requestId: string, score: number) =>
+      c.env.services.feedback.record(t.tenantId, requestId, score, 'judge', null);
     const routing = c.env.services.dataPlane.routing;
     const counted = () => {
       const all = [...(routing.cellQuality(t.tenantId, 'qa', 'simple')?.values() ?? [])];
@@ -369,14 +475,32 @@ describe('user and judge scores in routing', () => {
 describe('concurrent scores for one request', () => {
   it('count once in routing memory, as in the database', async () => {
     const t = await c.env.createTenant();
-    const res = await c.env.http('POST', '/v1/chat/completions', { token: t.token, body: { model: '', messages: [{ role: 'user', content: 'rated six times at once' }], routing_hint: 'qa', complexity_hint: 'simple', cache: false } });
+    const res = await c.env.http('POST', '/v1/chat/completions', {
+      token: t.token,
+      body: {
+        model: '',
+        messages: [{ role: 'user', content: 'rated six times at once' }],
+        routing_hint: 'qa',
+        complexity_hint: 'simple',
+        cache: false,
+      },
+    });
     const id = res.body._gateway.requestId;
     await c.waitForCount('select count(*) n from requests where id = $1', [id], 1);
-    const answers = await Promise.all([5, 4, 5, 3, 5, 2].map((score) => c.env.http('POST', '/v1/feedback', { token: t.token, body: { requestId: id, score } })));
+    const answers = await Promise.all(
+      [5, 4, 5, 3, 5, 2].map((score) =>
+        c.env.http('POST', '/v1/feedback', { token: t.token, body: { requestId: id, score } }),
+      ),
+    );
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
     // Read before the reload the scores announce (250 ms later) could repair anything.
-    const stat = c.env.services.dataPlane.routing.cellQuality(t.tenantId, 'qa', 'simple')!.get(`${res.body._gateway.provider}/${res.body._gateway.model}`)!;
-    const [row] = await c.query('select score from feedback where tenant_id = $1 and request_id = $2', [t.tenantId, id]);
+    const stat = c.env.services.dataPlane.routing
+      .cellQuality(t.tenantId, 'qa', 'simple')!
+      .get(`${res.body._gateway.provider}/${res.body._gateway.model}`)!;
+    const [row] = await c.query('select score from feedback where tenant_id = $1 and request_id = $2', [
+      t.tenantId,
+      id,
+    ]);
     expect(stat.scores).toBe(1);
     expect(stat.sum).toBe(row.score);
   });
@@ -406,7 +530,11 @@ describe('feedback half-life in routing', () => {
     try {
       const undecayed = new RoutingState(pool, c.env.services.logger, undefined, 0);
       await undecayed.reloadTenant(t.tenantId);
-      expect(undecayed.cellQuality(t.tenantId, 'qa', 'simple')!.get('openai/gpt-4o-mini')).toEqual({ count: 5, sum: 9, scores: 5 });
+      expect(undecayed.cellQuality(t.tenantId, 'qa', 'simple')!.get('openai/gpt-4o-mini')).toEqual({
+        count: 5,
+        sum: 9,
+        scores: 5,
+      });
     } finally {
       await pool.end();
     }
@@ -424,7 +552,7 @@ describe('security', () => {
     { method: 'GET', path: '/v1/feedback/judge/config' },
     { method: 'PUT', path: '/v1/feedback/judge/config', body: { enabled: false } },
   ]);
-  it('another tenant sees none of this tenant\'s feedback', async () => {
+  it("another tenant sees none of this tenant's feedback", async () => {
     await rate({ requestId: ids.request, score: 5 });
     const theirs = await c.env.http('GET', '/v1/feedback', { token: other.token });
     expect(theirs.body.items).toEqual([]);

@@ -29,7 +29,13 @@ beforeAll(async () => {
       res.end(JSON.stringify(frame));
     });
   });
-  adapter = createAdapter({ name: 'gemini', family: 'gemini', baseUrl, apiKey: 'gem-test-key-0123456789', builtinModels: ['gemini-3.5-flash'] });
+  adapter = createAdapter({
+    name: 'gemini',
+    family: 'gemini',
+    baseUrl,
+    apiKey: 'gem-test-key-0123456789',
+    builtinModels: ['gemini-3.5-flash'],
+  });
 });
 afterAll(async () => {
   await closeHttp();

@@ -16,7 +16,8 @@ beforeAll(async () => {
 afterAll(() => c?.close());
 
 const messages = [{ role: 'user' as const, content: 'Think it through: what is 17 times 23?' }];
-const generateCalls = () => c.sim.requests.filter((r) => r.path.includes(':generateContent') || r.path.includes(':streamGenerateContent'));
+const generateCalls = () =>
+  c.sim.requests.filter((r) => r.path.includes(':generateContent') || r.path.includes(':streamGenerateContent'));
 /** The generationConfig of the last generate request the simulator received. */
 const lastConfig = (): Record<string, unknown> | undefined => {
   const calls = generateCalls();
@@ -25,27 +26,40 @@ const lastConfig = (): Record<string, unknown> | undefined => {
 
 describe('reasoning_effort on Gemini', () => {
   it('the simulator refuses a thinking level on Gemini 2.5 and a level a model lacks, as Gemini does', async () => {
-    const send = (model: string, thinkingConfig: unknown) => fetch(`${c.sim.baseUrls.gemini}/models/${model}:generateContent`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'gem-test-key' },
-      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { thinkingConfig } }),
-    });
+    const send = (model: string, thinkingConfig: unknown) =>
+      fetch(`${c.sim.baseUrls.gemini}/models/${model}:generateContent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': 'gem-test-key' },
+        body: JSON.stringify({
+          contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+          generationConfig: { thinkingConfig },
+        }),
+      });
     expect((await send('gemini-2.5-flash', { thinkingLevel: 'low' })).status).toBe(400);
     expect((await send('gemini-3-pro-preview', { thinkingLevel: 'medium' })).status).toBe(400);
     expect((await send('gemini-2.5-pro', { thinkingBudget: 0 })).status).toBe(400);
     expect((await send('gemini-3-pro-preview', { thinkingLevel: 'high' })).status).toBe(200);
   });
 
-  it('goes as the model\'s thinking level on Gemini 3, whole and streamed', async () => {
-    const res = await c.openai().chat.completions.create({ model: 'gemini/gemini-3.1-pro-preview', messages, reasoning_effort: 'medium' });
+  it("goes as the model's thinking level on Gemini 3, whole and streamed", async () => {
+    const res = await c
+      .openai()
+      .chat.completions.create({ model: 'gemini/gemini-3.1-pro-preview', messages, reasoning_effort: 'medium' });
     expect(res.choices[0]!.message.content).toBeTruthy();
     expect(lastConfig()).toEqual({ thinkingConfig: { thinkingLevel: 'medium' } });
 
     // Gemini 3 Pro has no medium: its nearest, high.
-    await c.openai().chat.completions.create({ model: 'gemini/gemini-3-pro-preview', messages, reasoning_effort: 'medium' });
+    await c
+      .openai()
+      .chat.completions.create({ model: 'gemini/gemini-3-pro-preview', messages, reasoning_effort: 'medium' });
     expect(lastConfig()).toEqual({ thinkingConfig: { thinkingLevel: 'high' } });
 
-    const stream = await c.openai().chat.completions.create({ model: 'gemini/gemini-3.8-flash', messages, reasoning_effort: 'minimal', stream: true });
+    const stream = await c.openai().chat.completions.create({
+      model: 'gemini/gemini-3.8-flash',
+      messages,
+      reasoning_effort: 'minimal',
+      stream: true,
+    });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).not.toBe('');
@@ -55,7 +69,12 @@ describe('reasoning_effort on Gemini', () => {
   it('goes as a thinking budget on Gemini 2.5, and as nothing to a model that does not think', async () => {
     await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-pro', messages, reasoning_effort: 'none' });
     expect(lastConfig()).toEqual({ thinkingConfig: { thinkingBudget: 128 } });
-    await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages, reasoning_effort: 'low', max_tokens: 2_000 });
+    await c.openai().chat.completions.create({
+      model: 'gemini/gemini-2.5-flash',
+      messages,
+      reasoning_effort: 'low',
+      max_tokens: 2_000,
+    });
     expect(lastConfig()).toEqual({ maxOutputTokens: 2_000, thinkingConfig: { thinkingBudget: 1_024 } });
     await c.openai().chat.completions.create({ model: 'gemini/gemini-2.0-flash', messages, reasoning_effort: 'high' });
     expect(lastConfig()).toBeUndefined();
@@ -63,8 +82,11 @@ describe('reasoning_effort on Gemini', () => {
 
   it('refuses an effort OpenAI does not have with a 400, sending nothing', async () => {
     const before = generateCalls().length;
-    await expect(c.openai().chat.completions.create({ model: 'gemini/gemini-3.8-flash', messages, reasoning_effort: 'extreme' as 'high' }))
-      .rejects.toMatchObject({ status: 400, error: { type: 'invalid_request_error' } });
+    await expect(
+      c
+        .openai()
+        .chat.completions.create({ model: 'gemini/gemini-3.8-flash', messages, reasoning_effort: 'extreme' as 'high' }),
+    ).rejects.toMatchObject({ status: 400, error: { type: 'invalid_request_error' } });
     expect(generateCalls().length).toBe(before);
   });
 });

@@ -28,7 +28,12 @@ describe('NUL characters', () => {
     ['POST', '/v1/feedback', { requestId: 'req_x', score: 3, comment: 'fine\u0000' }, 'comment'],
     ['POST', '/v1/admin/tokens', { name: 'a\u0000b' }, 'name'],
     ['POST', '/v1/ab-tests', { name: 'a\u0000b', variants }, 'name'],
-    ['POST', '/v1/ab-tests', { name: 'ok', variants: [variants[0], { ...variants[1], model: 'x\u0000' }] }, 'variants.1.model'],
+    [
+      'POST',
+      '/v1/ab-tests',
+      { name: 'ok', variants: [variants[0], { ...variants[1], model: 'x\u0000' }] },
+      'variants.1.model',
+    ],
     ['GET', '/v1/feedback?requestId=a%00b', undefined, 'requestId'],
     ['GET', '/v1/audit-logs?action=a%00b', undefined, 'action'],
     ['GET', '/v1/feedback/quality/trend?provider=a%00b', undefined, 'provider'],
@@ -66,8 +71,14 @@ describe('NUL characters', () => {
 
 describe('unknown fields', () => {
   it('PATCH /v1/admin/tokens/{id} {"admin": false} is a 400 naming the field, and the token stays admin', async () => {
-    const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'still-admin', admin: true } });
-    const res = await env.http('PATCH', `/v1/admin/tokens/${created.body.id}`, { token: owner.token, body: { admin: false } });
+    const created = await env.http('POST', '/v1/admin/tokens', {
+      token: owner.token,
+      body: { name: 'still-admin', admin: true },
+    });
+    const res = await env.http('PATCH', `/v1/admin/tokens/${created.body.id}`, {
+      token: owner.token,
+      body: { admin: false },
+    });
     expectTypedError(res, 400, 'invalid_request_error');
     expect(res.body.error.message).toBe('admin: unknown field');
     const list = await env.http('GET', '/v1/admin/tokens', { token: owner.token });
@@ -105,13 +116,23 @@ describe('cursors', () => {
     ['garbage', 'garbage'],
   ])('%s is a 400 on both paged lists', async (_what, cursor) => {
     for (const path of ['/v1/audit-logs', '/v1/feedback']) {
-      expectTypedError(await env.http('GET', `${path}?cursor=${cursor}`, { token: owner.token }), 400, 'invalid_request_error');
+      expectTypedError(
+        await env.http('GET', `${path}?cursor=${cursor}`, { token: owner.token }),
+        400,
+        'invalid_request_error',
+      );
     }
   });
 
   it('accepts the years 1 and 9999, and cursors written before microseconds', async () => {
-    for (const text of ['0001-01-01T00:00:00Z|aud_x', '9999-12-31T23:59:59.999999Z|aud_x', '2024-01-01T00:00:00.123Z|aud_x']) {
-      expect((await env.http('GET', `/v1/audit-logs?cursor=${cursorOf(text)}`, { token: owner.token })).status).toBe(200);
+    for (const text of [
+      '0001-01-01T00:00:00Z|aud_x',
+      '9999-12-31T23:59:59.999999Z|aud_x',
+      '2024-01-01T00:00:00.123Z|aud_x',
+    ]) {
+      expect((await env.http('GET', `/v1/audit-logs?cursor=${cursorOf(text)}`, { token: owner.token })).status).toBe(
+        200,
+      );
     }
   });
 });
@@ -136,7 +157,11 @@ describe('audit log paging', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { items: Array<{ id: string }>; nextCursor: string | null } } = await env.http('GET', `/v1/audit-logs?action=test.same-ms&limit=1${cursor ? `&cursor=${cursor}` : ''}`, { token: t.token });
+      const page: { body: { items: Array<{ id: string }>; nextCursor: string | null } } = await env.http(
+        'GET',
+        `/v1/audit-logs?action=test.same-ms&limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+        { token: t.token },
+      );
       seen.push(...page.body.items.map((e) => e.id));
       cursor = page.body.nextCursor;
     } while (cursor);
@@ -148,7 +173,9 @@ describe('audit log access', () => {
   it('is for admin tokens only: other tokens get 403 permission_error', async () => {
     const member = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'member' } });
     expectTypedError(await env.http('GET', '/v1/audit-logs', { token: member.body.token }), 403, 'permission_error');
-    await expect(env.sdk(member.body.token).audit.list.query({ limit: 10 })).rejects.toMatchObject({ data: { gatewayError: { type: 'permission_error' } } });
+    await expect(env.sdk(member.body.token).audit.list.query({ limit: 10 })).rejects.toMatchObject({
+      data: { gatewayError: { type: 'permission_error' } },
+    });
     expect((await env.http('GET', '/v1/audit-logs', { token: owner.token })).status).toBe(200);
   });
 
@@ -162,18 +189,40 @@ describe('text PostgreSQL cannot store, bodies that are not UTF-8, and bodies ne
   it.each([
     ['POST', '/v1/admin/tokens', { name: 'surr\ud800x' }, 'name'],
     ['POST', '/v1/feedback', { requestId: 'req_x', score: 3, comment: 'c\udc00d' }, 'comment'],
-    ['POST', '/v1/ab-tests', { name: 'ok\ud83d', variants: [{ provider: 'openai', model: 'gpt-4o-mini', weight: 1 }, { provider: 'gemini', model: 'gemini-2.0-flash', weight: 1 }] }, 'name'],
-  ])('%s %s with a lone surrogate answers 400 naming the field instead of storing U+FFFD', async (method, path, body, field) => {
-    const res = await env.http(method, path, { token: owner.token, body });
-    expectTypedError(res, 400, 'invalid_request_error');
-    expect(res.body.error.message).toMatch(new RegExp(`^${field.replace('.', '\\.')}: must be valid Unicode text`));
-  });
+    [
+      'POST',
+      '/v1/ab-tests',
+      {
+        name: 'ok\ud83d',
+        variants: [
+          { provider: 'openai', model: 'gpt-4o-mini', weight: 1 },
+          { provider: 'gemini', model: 'gemini-2.0-flash', weight: 1 },
+        ],
+      },
+      'name',
+    ],
+  ])(
+    '%s %s with a lone surrogate answers 400 naming the field instead of storing U+FFFD',
+    async (method, path, body, field) => {
+      const res = await env.http(method, path, { token: owner.token, body });
+      expectTypedError(res, 400, 'invalid_request_error');
+      expect(res.body.error.message).toMatch(new RegExp(`^${field.replace('.', '\\.')}: must be valid Unicode text`));
+    },
+  );
 
   it('a lone surrogate is refused on the SDK transport too, and a surrogate pair is text like any other', async () => {
     await expect(env.sdk(owner.token).tokens.create.mutate({ name: 'x\ud800' })).rejects.toMatchObject({
-      data: { gatewayError: { type: 'invalid_request_error', message: expect.stringContaining('name: must be valid Unicode text') } },
+      data: {
+        gatewayError: {
+          type: 'invalid_request_error',
+          message: expect.stringContaining('name: must be valid Unicode text'),
+        },
+      },
     });
-    const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'rocket \ud83d\ude80' } });
+    const created = await env.http('POST', '/v1/admin/tokens', {
+      token: owner.token,
+      body: { name: 'rocket \ud83d\ude80' },
+    });
     expect(created.status).toBe(200);
     expect(created.body.name).toBe('rocket \u{1f680}');
   });
@@ -189,7 +238,11 @@ describe('text PostgreSQL cannot store, bodies that are not UTF-8, and bodies ne
   });
 
   it('a media type in capitals is JSON too (media types are case-insensitive)', async () => {
-    const res = await env.http('POST', '/v1/admin/tokens', { token: owner.token, rawBody: JSON.stringify({ name: 'caps' }), headers: { 'content-type': 'Application/JSON; charset=UTF-8' } });
+    const res = await env.http('POST', '/v1/admin/tokens', {
+      token: owner.token,
+      rawBody: JSON.stringify({ name: 'caps' }),
+      headers: { 'content-type': 'Application/JSON; charset=UTF-8' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.name).toBe('caps');
   });
@@ -197,8 +250,16 @@ describe('text PostgreSQL cannot store, bodies that are not UTF-8, and bodies ne
   it('a body nested thousands of levels deep answers 400, with or without a token, where it was a 500', async () => {
     const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
     for (const token of [owner.token, undefined]) {
-      for (const [method, path] of [['POST', '/v1/feedback'], ['POST', '/v1/admin/tokens'], ['PUT', '/v1/feedback/judge/config']] as const) {
-        const res = await env.http(method, path, { token, rawBody: deep, headers: { 'content-type': 'application/json' } });
+      for (const [method, path] of [
+        ['POST', '/v1/feedback'],
+        ['POST', '/v1/admin/tokens'],
+        ['PUT', '/v1/feedback/judge/config'],
+      ] as const) {
+        const res = await env.http(method, path, {
+          token,
+          rawBody: deep,
+          headers: { 'content-type': 'application/json' },
+        });
         expectTypedError(res, 400, 'invalid_request_error');
         expect(res.body.error.message).toMatch(/nested more than 64 levels deep/);
       }

@@ -12,7 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => c.close());
 
-const put = (body: Record<string, unknown>) => c.env.http('PUT', '/v1/feedback/judge/config', { token: c.tenant.token, body });
+const put = (body: Record<string, unknown>) =>
+  c.env.http('PUT', '/v1/feedback/judge/config', { token: c.tenant.token, body });
 const config = async () => (await c.env.http('GET', '/v1/feedback/judge/config', { token: c.tenant.token })).body;
 
 describe('judge model validation', () => {
@@ -26,7 +27,10 @@ describe('judge model validation', () => {
     expect(res.body.error.message).toContain('model');
 
     // The chat endpoint answers the same model the same way.
-    const chat = await c.openai().chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const chat = await c
+      .openai()
+      .chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(chat).toBeInstanceOf(OpenAI.APIError);
     expect((chat as InstanceType<typeof OpenAI.APIError>).status).toBe(404);
     expect((chat as any).error?.type).toBe('not_found_error');
@@ -41,7 +45,10 @@ describe('judge model validation', () => {
   });
 
   it('accepts a served chat model, and null for the cheapest available', async () => {
-    expect((await put({ model: 'gemini/gemini-2.0-flash' })).body).toMatchObject({ model: 'gemini/gemini-2.0-flash', effectiveModel: 'gemini/gemini-2.0-flash' });
+    expect((await put({ model: 'gemini/gemini-2.0-flash' })).body).toMatchObject({
+      model: 'gemini/gemini-2.0-flash',
+      effectiveModel: 'gemini/gemini-2.0-flash',
+    });
     const cleared = await put({ model: null });
     expect(cleared.status).toBe(200);
     expect(cleared.body.model).toBeNull();

@@ -47,9 +47,17 @@ beforeAll(async () => {
     bus = services.liveBus;
   } else {
     // Not wired into the service container yet: publish from the log writer's commit hook here.
-    bus = new LiveBus({ pool: c.env.database.pool, connectionString: c.env.databaseUrl, logger, idleMs: 300, reconnectMs: 100 });
+    bus = new LiveBus({
+      pool: c.env.database.pool,
+      connectionString: c.env.databaseUrl,
+      logger,
+      idleMs: 300,
+      reconnectMs: 100,
+    });
     ownBus = true;
-    const writer = services.dataPlane.logWriter as unknown as { opts: { onCommitted?: (rows: CommittedRequest[]) => void } };
+    const writer = services.dataPlane.logWriter as unknown as {
+      opts: { onCommitted?: (rows: CommittedRequest[]) => void };
+    };
     writer.opts.onCommitted = (rows) => bus.publish(rows);
   }
   const deps = { auth: services.auth, logger, liveBus: bus };
@@ -89,8 +97,19 @@ interface Tail {
 
 async function tail(base: string, token: string): Promise<Tail> {
   const controller = new AbortController();
-  const res = await fetch(`${base}${LIVE_PATH}`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
-  const t: Tail = { status: res.status, events: [], named: [], comments: [], close: () => controller.abort(), closed: Promise.resolve(), ended: false };
+  const res = await fetch(`${base}${LIVE_PATH}`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: controller.signal,
+  });
+  const t: Tail = {
+    status: res.status,
+    events: [],
+    named: [],
+    comments: [],
+    close: () => controller.abort(),
+    closed: Promise.resolve(),
+    ended: false,
+  };
   expect(res.headers.get('content-type')).toContain('text/event-stream');
   const parser = createParser({
     onEvent: (e) => (e.event ? t.named.push(e) : t.events.push(JSON.parse(e.data) as LiveEvent)),
@@ -126,17 +145,51 @@ async function until(check: () => boolean, what: string, timeoutMs = 8_000): Pro
 async function ask(content: string, token = c.tenant.token) {
   const { data, response } = await c
     .openai(token)
-    .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content }] })
+    .chat.completions.create({
+      model: 'openai/gpt-4o-mini',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content },
+      ],
+    })
     .withResponse();
-  return { data: data as unknown as { usage: { prompt_tokens: number; completion_tokens: number }; _gateway: { cost: number } }, id: response.headers.get('x-gateway-request-id')! };
+  return {
+    data: data as unknown as {
+      usage: { prompt_tokens: number; completion_tokens: number };
+      _gateway: { cost: number };
+    },
+    id: response.headers.get('x-gateway-request-id')!,
+  };
 }
 
 function committed(tenantId: string, id: string, preview: string): CommittedRequest {
   return {
     row: {
-      id, tenantId, createdAt: new Date(), tokenId: null, latencyMs: 42, taskType: 'qa', complexity: 'simple', routedBy: 'classification', provider: 'openai', model: 'gpt-4o-mini',
-      usedFallback: false, usedLlmFallback: false, cached: false, cacheType: null, tokensSavedInput: 0, tokensSavedOutput: 0, inputTokens: 7, outputTokens: 9,
-      streamed: false, status: 'ok', errorType: null, abTestId: null, variant: null, promptVersionId: null, endpoint: 'chat',
+      id,
+      tenantId,
+      createdAt: new Date(),
+      tokenId: null,
+      latencyMs: 42,
+      taskType: 'qa',
+      complexity: 'simple',
+      routedBy: 'classification',
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      usedFallback: false,
+      usedLlmFallback: false,
+      cached: false,
+      cacheType: null,
+      tokensSavedInput: 0,
+      tokensSavedOutput: 0,
+      inputTokens: 7,
+      outputTokens: 9,
+      streamed: false,
+      status: 'ok',
+      errorType: null,
+      abTestId: null,
+      variant: null,
+      promptVersionId: null,
+      endpoint: 'chat',
     },
     costUsd: 0.00001,
     preview,
@@ -144,7 +197,7 @@ function committed(tenantId: string, id: string, preview: string): CommittedRequ
 }
 
 describe('live tap', () => {
-  it('streams live, cached and streaming completions of the caller\'s workspace only', async () => {
+  it("streams live, cached and streaming completions of the caller's workspace only", async () => {
     const mine = await tail(liveUrl, c.tenant.token);
     const theirs = await tail(liveUrl, other.token);
     try {
@@ -153,7 +206,11 @@ describe('live tap', () => {
       const cached = await ask(question);
       const { data: stream, response } = await c
         .openai()
-        .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: `streamed ${Math.random()}` }], stream: true })
+        .chat.completions.create({
+          model: 'openai/gpt-4o-mini',
+          messages: [{ role: 'user', content: `streamed ${Math.random()}` }],
+          stream: true,
+        })
         .withResponse();
       for await (const _chunk of stream) {
         // drain
@@ -185,7 +242,7 @@ describe('live tap', () => {
       expect(byId.get(streamedId)).toMatchObject({ status: 'ok', cached: false, provider: 'openai' });
       expect(byId.has(foreign.id)).toBe(false);
 
-      await until(() => theirs.events.length >= 1, 'the other workspace\'s event');
+      await until(() => theirs.events.length >= 1, "the other workspace's event");
       expect(theirs.events.map((e) => e.id)).toEqual([foreign.id]);
       // The event is published after the row is committed.
       const rows = await c.query('select id from requests where id = any($1)', [[first.id, cached.id, streamedId]]);
@@ -204,10 +261,19 @@ describe('live tap', () => {
       // A second process: its own pool and bus on the same database.
       const remote = new LiveBus({ pool, connectionString: c.env.databaseUrl, logger });
       extraBuses.push(remote);
-      remote.publish([committed(c.tenant.tenantId, 'req_remote_1', 'from elsewhere'), committed(other.tenantId, 'req_remote_2', 'not yours')]);
+      remote.publish([
+        committed(c.tenant.tenantId, 'req_remote_1', 'from elsewhere'),
+        committed(other.tenantId, 'req_remote_2', 'not yours'),
+      ]);
       await until(() => mine.events.some((e) => e.id === 'req_remote_1'), 'the remote event');
-      expect(mine.events.find((e) => e.id === 'req_remote_1')).toMatchObject({ preview: 'from elsewhere', cost: 0.00001, inputTokens: 7, outputTokens: 9, routedBy: 'classification' });
-      await until(() => theirs.events.some((e) => e.id === 'req_remote_2'), 'the other tenant\'s remote event');
+      expect(mine.events.find((e) => e.id === 'req_remote_1')).toMatchObject({
+        preview: 'from elsewhere',
+        cost: 0.00001,
+        inputTokens: 7,
+        outputTokens: 9,
+        routedBy: 'classification',
+      });
+      await until(() => theirs.events.some((e) => e.id === 'req_remote_2'), "the other tenant's remote event");
       expect(mine.events.some((e) => e.id === 'req_remote_2')).toBe(false);
 
       const payload = encodeLivePayload({ tenantId: c.tenant.tenantId, ...committedEvent('req_remote_3') });
@@ -236,7 +302,11 @@ describe('live tap', () => {
       expect(remote.stats.published).toBe(3);
       await until(() => mine.events.some((e) => e.id === 'req_bound_b5'), 'the newest event');
       await new Promise((r) => setTimeout(r, 100));
-      expect(mine.events.filter((e) => e.id.startsWith('req_bound_')).map((e) => e.id)).toEqual(['req_bound_b3', 'req_bound_b4', 'req_bound_b5']);
+      expect(mine.events.filter((e) => e.id.startsWith('req_bound_')).map((e) => e.id)).toEqual([
+        'req_bound_b3',
+        'req_bound_b4',
+        'req_bound_b5',
+      ]);
     } finally {
       mine.close();
       await pool.end();
@@ -246,9 +316,24 @@ describe('live tap', () => {
   it('publishes nothing while no process listens, and every event committed after a new listener is ready', async () => {
     // A channel of its own: no other listener of this file counts.
     const channel = `gateway_live_presence_${process.pid}`;
-    const pools = [new pg.Pool({ connectionString: c.env.databaseUrl, max: 1 }), new pg.Pool({ connectionString: c.env.databaseUrl, max: 1 })];
-    const publisher = new LiveBus({ pool: pools[0]!, connectionString: c.env.databaseUrl, logger, channel, presenceMs: 300 });
-    const listener = new LiveBus({ pool: pools[1]!, connectionString: c.env.databaseUrl, logger, channel, presenceMs: 300 });
+    const pools = [
+      new pg.Pool({ connectionString: c.env.databaseUrl, max: 1 }),
+      new pg.Pool({ connectionString: c.env.databaseUrl, max: 1 }),
+    ];
+    const publisher = new LiveBus({
+      pool: pools[0]!,
+      connectionString: c.env.databaseUrl,
+      logger,
+      channel,
+      presenceMs: 300,
+    });
+    const listener = new LiveBus({
+      pool: pools[1]!,
+      connectionString: c.env.databaseUrl,
+      logger,
+      channel,
+      presenceMs: 300,
+    });
     try {
       publisher.publish([committed(c.tenant.tenantId, 'req_presence_1', 'nobody listens')]);
       await until(() => publisher.stats.unobserved === 1, 'the unobserved event to be dropped');
@@ -286,7 +371,8 @@ describe('live tap', () => {
     t.close();
     await t.closed;
     await until(() => bus.subscriberCount(c.tenant.tenantId) === 0, 'the subscriber to go');
-    if (ownBus && bus.subscriberCount() === 0) await until(() => !bus.listening, 'the idle LISTEN connection to close', 3_000);
+    if (ownBus && bus.subscriberCount() === 0)
+      await until(() => !bus.listening, 'the idle LISTEN connection to close', 3_000);
   });
 
   it('ends open streams when the bus ends its subscriptions (shutdown)', async () => {
@@ -327,7 +413,10 @@ describe('live tap', () => {
     const t = await tail(liveUrl, tap.token);
     const watcher = await tail(liveUrl, c.tenant.token);
     try {
-      const disabled = await c.env.http('PATCH', `/v1/admin/tokens/${tap.id}`, { token: c.tenant.token, body: { enabled: false } });
+      const disabled = await c.env.http('PATCH', `/v1/admin/tokens/${tap.id}`, {
+        token: c.tenant.token,
+        body: { enabled: false },
+      });
       expect(disabled.status).toBe(200);
       const after = await ask('asked after the tap token was disabled');
       await until(() => t.ended, 'the stream of the disabled token to end');
@@ -374,7 +463,10 @@ describe('live tap', () => {
     const tap = await createToken('tap-renamed');
     const t = await tail(liveUrl, tap.token);
     try {
-      const renamed = await c.env.http('PATCH', `/v1/admin/tokens/${tap.id}`, { token: c.tenant.token, body: { name: 'tap-renamed-again' } });
+      const renamed = await c.env.http('PATCH', `/v1/admin/tokens/${tap.id}`, {
+        token: c.tenant.token,
+        body: { name: 'tap-renamed-again' },
+      });
       expect(renamed.status).toBe(200);
       const after = await ask('asked after the tap token was renamed');
       await until(() => t.events.some((e) => e.id === after.id), 'the event after the rename');
@@ -385,7 +477,10 @@ describe('live tap', () => {
   });
 
   it('holds at most 10 streams open per token: the eleventh is a 429, and closing one makes room', async () => {
-    const created = await c.env.http('POST', '/v1/admin/tokens', { token: c.tenant.token, body: { name: 'many tails' } });
+    const created = await c.env.http('POST', '/v1/admin/tokens', {
+      token: c.tenant.token,
+      body: { name: 'many tails' },
+    });
     const token = created.body.token;
     const open = await Promise.all(Array.from({ length: 10 }, () => tail(liveUrl, token)));
     try {
@@ -425,7 +520,12 @@ describe('live tap', () => {
 
 describe('gatewayctl tail', () => {
   async function runTail(args: string[], during: () => Promise<void>, token = c.tenant.token): Promise<string> {
-    const program = new Command('gatewayctl').option('--url <url>').option('--token <token>').option('--json').exitOverride().configureOutput({ writeErr: () => undefined });
+    const program = new Command('gatewayctl')
+      .option('--url <url>')
+      .option('--token <token>')
+      .option('--json')
+      .exitOverride()
+      .configureOutput({ writeErr: () => undefined });
     registerTailCommand(program);
     const out: string[] = [];
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -452,7 +552,11 @@ describe('gatewayctl tail', () => {
     });
     const lines = out.trim().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  ${asked[0]}  openai/gpt-4o-mini  user-override  -  ok  \\d+ ms  \\d+->\\d+ tok  \\$[0-9.e-]+ "tail one"$`));
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  ${asked[0]}  openai/gpt-4o-mini  user-override  -  ok  \\d+ ms  \\d+->\\d+ tok  \\$[0-9.e-]+ "tail one"$`,
+      ),
+    );
     expect(lines[1]).toContain(asked[1]);
   });
 
@@ -465,9 +569,15 @@ describe('gatewayctl tail', () => {
   });
 
   it('fails with the gateway error for a bad token', async () => {
-    const program = new Command('gatewayctl').option('--url <url>').option('--token <token>').option('--json').exitOverride();
+    const program = new Command('gatewayctl')
+      .option('--url <url>')
+      .option('--token <token>')
+      .option('--json')
+      .exitOverride();
     registerTailCommand(program);
-    await expect(program.parseAsync(['node', 'gatewayctl', '--url', liveUrl, '--token', 'gw_nope', 'tail'])).rejects.toThrow(/^auth_error: /);
+    await expect(
+      program.parseAsync(['node', 'gatewayctl', '--url', liveUrl, '--token', 'gw_nope', 'tail']),
+    ).rejects.toThrow(/^auth_error: /);
   });
 });
 
@@ -496,7 +606,12 @@ describe('slow consumers', () => {
     expect(written).toHaveLength(2);
     full = false;
     onDrain!();
-    expect(written.slice(2)).toEqual(['event: dropped\ndata: {"dropped":5,"totalDropped":5}\n\n', 'data: {"n":7}\n\n', 'data: {"n":8}\n\n', 'data: {"n":9}\n\n']);
+    expect(written.slice(2)).toEqual([
+      'event: dropped\ndata: {"dropped":5,"totalDropped":5}\n\n',
+      'data: {"n":7}\n\n',
+      'data: {"n":8}\n\n',
+      'data: {"n":9}\n\n',
+    ]);
     expect(writer.queued).toBe(0);
   });
 
@@ -530,7 +645,23 @@ describe('slow consumers', () => {
 });
 
 function committedEvent(id: string): LiveEvent {
-  return { id, createdAt: new Date().toISOString(), provider: 'openai', model: 'gpt-4o-mini', taskType: null, complexity: null, routedBy: 'user-override', cached: false, status: 'ok', latencyMs: 1, inputTokens: 1, outputTokens: 1, cost: 0, preview: 'hi', endpoint: 'chat' };
+  return {
+    id,
+    createdAt: new Date().toISOString(),
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    taskType: null,
+    complexity: null,
+    routedBy: 'user-override',
+    cached: false,
+    status: 'ok',
+    latencyMs: 1,
+    inputTokens: 1,
+    outputTokens: 1,
+    cost: 0,
+    preview: 'hi',
+    endpoint: 'chat',
+  };
 }
 
 async function fetchJson(url: string, token?: string) {

@@ -23,8 +23,47 @@ function row(tenantId: string): [RequestLogRow, CostLogRow[]] {
   const id = newId('req');
   const now = new Date();
   return [
-    { id, tenantId, createdAt: now, tokenId: null, latencyMs: 12, taskType: null, complexity: null, routedBy: 'user-override', provider: 'openai', model: 'gpt-4o-mini', usedFallback: false, usedLlmFallback: false, cached: false, cacheType: null, tokensSavedInput: 0, tokensSavedOutput: 0, inputTokens: 10, outputTokens: 20, streamed: false, status: 'ok', errorType: null, abTestId: null, variant: null, promptVersionId: null, endpoint: 'chat' },
-    [{ tenantId, requestId: id, tokenId: null, provider: 'openai', model: 'gpt-4o-mini', inputTokens: 10, outputTokens: 20, cost: 0.0000135, status: 'ok', createdAt: now }],
+    {
+      id,
+      tenantId,
+      createdAt: now,
+      tokenId: null,
+      latencyMs: 12,
+      taskType: null,
+      complexity: null,
+      routedBy: 'user-override',
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      usedFallback: false,
+      usedLlmFallback: false,
+      cached: false,
+      cacheType: null,
+      tokensSavedInput: 0,
+      tokensSavedOutput: 0,
+      inputTokens: 10,
+      outputTokens: 20,
+      streamed: false,
+      status: 'ok',
+      errorType: null,
+      abTestId: null,
+      variant: null,
+      promptVersionId: null,
+      endpoint: 'chat',
+    },
+    [
+      {
+        tenantId,
+        requestId: id,
+        tokenId: null,
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        inputTokens: 10,
+        outputTokens: 20,
+        cost: 0.0000135,
+        status: 'ok',
+        createdAt: now,
+      },
+    ],
   ];
 }
 
@@ -56,7 +95,8 @@ function poolFailingBatches(fails: () => boolean): never {
           return typeof value === 'function' ? value.bind(target) : value;
         }
         return async (config: { name?: string }) => {
-          if (config.name?.startsWith('gateway_log_batch') && fails()) throw new Error('Connection terminated unexpectedly');
+          if (config.name?.startsWith('gateway_log_batch') && fails())
+            throw new Error('Connection terminated unexpectedly');
           return target.query(config as never);
         };
       },
@@ -68,7 +108,13 @@ function poolFailingBatches(fails: () => boolean): never {
 describe('log writer', () => {
   it('group-commits rows in batches', async () => {
     const committed: number[] = [];
-    const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 20, maxBuffered: 10_000, onCommitted: (rows) => committed.push(rows.length) });
+    const writer = new LogWriter({
+      pool: handle.pool,
+      logger: createLogger('silent'),
+      flushIntervalMs: 20,
+      maxBuffered: 10_000,
+      onCommitted: (rows) => committed.push(rows.length),
+    });
     const tenant = newId('ten');
     for (let i = 0; i < 300; i++) writer.write(...row(tenant));
     await writer.drain();
@@ -84,11 +130,29 @@ describe('log writer', () => {
     const [request, costs] = row(tenant);
     const createdAt = new Date('2026-11-25T07:01:02.345Z');
     Object.assign(request, {
-      createdAt, tokenId: 'tok_"quoted"\\back', taskType: 'code', complexity: null, routedBy: 'auto-ab', model: 'mödel/ünïcode ✓ \n tab\t', usedFallback: true,
-      cached: true, cacheType: 'exact', tokensSavedInput: 7, latencyMs: 0, status: 'error', errorType: 'provider_error', variant: 'b', abTestId: 'ab_1',
+      createdAt,
+      tokenId: 'tok_"quoted"\\back',
+      taskType: 'code',
+      complexity: null,
+      routedBy: 'auto-ab',
+      model: 'mödel/ünïcode ✓ \n tab\t',
+      usedFallback: true,
+      cached: true,
+      cacheType: 'exact',
+      tokensSavedInput: 7,
+      latencyMs: 0,
+      status: 'error',
+      errorType: 'provider_error',
+      variant: 'b',
+      abTestId: 'ab_1',
     });
     Object.assign(costs[0]!, { createdAt, cost: 2.5e-7, inputTokens: 3, outputTokens: 0, status: 'error' });
-    const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 10, maxBuffered: 100 });
+    const writer = new LogWriter({
+      pool: handle.pool,
+      logger: createLogger('silent'),
+      flushIntervalMs: 10,
+      maxBuffered: 100,
+    });
     writer.write(request, costs);
     // Encoded ahead (the next turn) and at flush time must read back the same.
     const [later, laterCosts] = row(tenant);
@@ -98,13 +162,44 @@ describe('log writer', () => {
 
     const { rows: stored } = await handle.pool.query(`select * from requests where id = $1`, [request.id]);
     expect(stored[0]).toMatchObject({
-      tenant_id: tenant, created_at: createdAt, token_id: 'tok_"quoted"\\back', latency_ms: 0, task_type: 'code', complexity: null, routed_by: 'auto-ab',
-      provider: 'openai', model: 'mödel/ünïcode ✓ \n tab\t', used_fallback: true, used_llm_fallback: false, cached: true, cache_type: 'exact',
-      tokens_saved_input: 7, tokens_saved_output: 0, input_tokens: 10, output_tokens: 20, streamed: false, status: 'error', error_type: 'provider_error',
-      ab_test_id: 'ab_1', variant: 'b', prompt_version_id: null,
+      tenant_id: tenant,
+      created_at: createdAt,
+      token_id: 'tok_"quoted"\\back',
+      latency_ms: 0,
+      task_type: 'code',
+      complexity: null,
+      routed_by: 'auto-ab',
+      provider: 'openai',
+      model: 'mödel/ünïcode ✓ \n tab\t',
+      used_fallback: true,
+      used_llm_fallback: false,
+      cached: true,
+      cache_type: 'exact',
+      tokens_saved_input: 7,
+      tokens_saved_output: 0,
+      input_tokens: 10,
+      output_tokens: 20,
+      streamed: false,
+      status: 'error',
+      error_type: 'provider_error',
+      ab_test_id: 'ab_1',
+      variant: 'b',
+      prompt_version_id: null,
     });
-    const { rows: storedCosts } = await handle.pool.query(`select *, cost::text as cost_text from cost_logs where request_id = $1`, [request.id]);
-    expect(storedCosts[0]).toMatchObject({ tenant_id: tenant, token_id: null, provider: 'openai', model: 'gpt-4o-mini', input_tokens: 3, output_tokens: 0, status: 'error', created_at: createdAt });
+    const { rows: storedCosts } = await handle.pool.query(
+      `select *, cost::text as cost_text from cost_logs where request_id = $1`,
+      [request.id],
+    );
+    expect(storedCosts[0]).toMatchObject({
+      tenant_id: tenant,
+      token_id: null,
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      input_tokens: 3,
+      output_tokens: 0,
+      status: 'error',
+      created_at: createdAt,
+    });
     expect(Number(storedCosts[0].cost_text)).toBeCloseTo(2.5e-7, 12);
     expect(await count('requests', tenant)).toBe(2);
     const { rows: other } = await handle.pool.query(`select created_at from requests where id = $1`, [later.id]);
@@ -113,7 +208,13 @@ describe('log writer', () => {
 
   it('drops only the rows PostgreSQL rejects and commits the rest of their batch', async () => {
     const committed: string[] = [];
-    const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 60_000, maxBuffered: 10_000, onCommitted: (rows) => committed.push(...rows.map((c) => c.row.id)) });
+    const writer = new LogWriter({
+      pool: handle.pool,
+      logger: createLogger('silent'),
+      flushIntervalMs: 60_000,
+      maxBuffered: 10_000,
+      onCommitted: (rows) => committed.push(...rows.map((c) => c.row.id)),
+    });
     const tenant = newId('ten');
     const rows = Array.from({ length: 9 }, () => row(tenant));
     // A latency beyond int4's range cannot be stored: the whole statement fails with 22003. (Text
@@ -142,7 +243,13 @@ describe('log writer', () => {
     let statements = 0;
     const pool = poolFailingBatches(() => ++statements === 4);
     const committed: string[] = [];
-    const writer = new LogWriter({ pool, logger: createLogger('silent'), flushIntervalMs: 5, maxBuffered: 10_000, onCommitted: (rows) => committed.push(...rows.map((c) => c.row.id)) });
+    const writer = new LogWriter({
+      pool,
+      logger: createLogger('silent'),
+      flushIntervalMs: 5,
+      maxBuffered: 10_000,
+      onCommitted: (rows) => committed.push(...rows.map((c) => c.row.id)),
+    });
     const tenant = newId('ten');
     const rows = Array.from({ length: 9 }, () => row(tenant));
     const [bad] = rows[6]!;
@@ -156,7 +263,12 @@ describe('log writer', () => {
     expect(writer.stats.writtenRequests).toBe(8);
     expect(writer.stats.writtenCosts).toBe(8);
     expect(writer.stats.rejectedRows).toBe(2);
-    expect([...committed].sort()).toEqual(rows.map(([r]) => r.id).filter((id) => id !== bad.id).sort());
+    expect([...committed].sort()).toEqual(
+      rows
+        .map(([r]) => r.id)
+        .filter((id) => id !== bad.id)
+        .sort(),
+    );
   });
 
   it('retries a failed flush under steady traffic, not only once the traffic stops', async () => {
@@ -164,7 +276,13 @@ describe('log writer', () => {
     // not push the retry a backoff further with every write.
     let failures = 1;
     const pool = poolFailingBatches(() => failures-- > 0);
-    const writer = new LogWriter({ pool, logger: createLogger('silent'), flushIntervalMs: 20, maxBuffered: 100_000, batchSize: 10 });
+    const writer = new LogWriter({
+      pool,
+      logger: createLogger('silent'),
+      flushIntervalMs: 20,
+      maxBuffered: 100_000,
+      batchSize: 10,
+    });
     const tenant = newId('ten');
     let writing = true;
     const traffic = (async () => {
@@ -186,7 +304,12 @@ describe('log writer', () => {
   });
 
   it('keeps rows while Postgres is stopped and writes them all after it restarts', async () => {
-    const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 20, maxBuffered: 10_000 });
+    const writer = new LogWriter({
+      pool: handle.pool,
+      logger: createLogger('silent'),
+      flushIntervalMs: 20,
+      maxBuffered: 10_000,
+    });
     const tenant = newId('ten');
     for (let i = 0; i < 50; i++) writer.write(...row(tenant));
     await eventually(async () => (await count('requests', tenant)) === 50);
@@ -206,7 +329,14 @@ describe('log writer', () => {
   it('reports a commit the database leaves unanswered (a partition) as failing, and counts its rows as waiting', async () => {
     const relay = await startTcpRelay(handle.url);
     const viaRelay = connectDatabase(relay.url, 2);
-    const writer = new LogWriter({ pool: viaRelay.pool, logger: createLogger('silent'), flushIntervalMs: 20, maxBuffered: 10_000, commitStuckMs: 300, commitTimeoutMs: 1_500 });
+    const writer = new LogWriter({
+      pool: viaRelay.pool,
+      logger: createLogger('silent'),
+      flushIntervalMs: 20,
+      maxBuffered: 10_000,
+      commitStuckMs: 300,
+      commitTimeoutMs: 1_500,
+    });
     const tenant = newId('ten');
     try {
       writer.write(...row(tenant));
@@ -236,7 +366,12 @@ describe('log writer', () => {
   }, 30_000);
 
   it('bounds memory: past maxBuffered the oldest rows are dropped and counted', async () => {
-    const writer = new LogWriter({ pool: handle.pool, logger: createLogger('silent'), flushIntervalMs: 60_000, maxBuffered: 10 });
+    const writer = new LogWriter({
+      pool: handle.pool,
+      logger: createLogger('silent'),
+      flushIntervalMs: 60_000,
+      maxBuffered: 10,
+    });
     const tenant = newId('ten');
     for (let i = 0; i < 8; i++) writer.write(...row(tenant));
     expect(writer.stats.dropped).toBe(6);

@@ -55,11 +55,18 @@ describe('GET /metrics', () => {
       auth: 'gateway_error_responses_total{type="auth_error"}',
       invalid: 'gateway_error_responses_total{type="invalid_request_error"}',
     };
-    const base = Object.fromEntries(Object.entries(series).map(([k, s]) => [k, value(before, s)])) as Record<keyof typeof series, number>;
+    const base = Object.fromEntries(Object.entries(series).map(([k, s]) => [k, value(before, s)])) as Record<
+      keyof typeof series,
+      number
+    >;
 
     // The same cacheable request twice: a miss that goes upstream, then an exact hit.
-    const first: any = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user('metrics, please') });
-    const second: any = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user('metrics, please') });
+    const first: any = await c
+      .openai()
+      .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user('metrics, please') });
+    const second: any = await c
+      .openai()
+      .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user('metrics, please') });
     expect(first._gateway.cached).toBe(false);
     expect(second._gateway.cached).toBe(true);
     // A fallback: openai answers 503 once, groq serves the same model.
@@ -67,8 +74,12 @@ describe('GET /metrics', () => {
     const fell: any = await c.openai().chat.completions.create({ model: 'gpt-4.1-mini', messages: user('fall back') });
     expect(fell._gateway.routing.usedFallback).toBe(true);
     // Two error answers before any row: a bad token and an empty message list.
-    await expect(c.openai('gw_not_a_token').chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user('x') })).rejects.toMatchObject({ status: 401 });
-    await expect(c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [] })).rejects.toMatchObject({ status: 400 });
+    await expect(
+      c.openai('gw_not_a_token').chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user('x') }),
+    ).rejects.toMatchObject({ status: 401 });
+    await expect(
+      c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [] }),
+    ).rejects.toMatchObject({ status: 400 });
 
     const after = await scrape();
     const delta = (k: keyof typeof series) => value(after, series[k]) - base[k];
@@ -107,15 +118,28 @@ describe('GET /metrics', () => {
     const before = await scrape();
     // A reset and a 503, each served by groq after openai failed.
     c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1-mini', resetConnection: true, times: 1 }]);
-    expect(((await c.openai().chat.completions.create({ model: 'gpt-4.1-mini', messages: user('reset') })) as any)._gateway.routing.usedFallback).toBe(true);
+    expect(
+      ((await c.openai().chat.completions.create({ model: 'gpt-4.1-mini', messages: user('reset') })) as any)._gateway
+        .routing.usedFallback,
+    ).toBe(true);
     c.sim.setFaults([{ format: 'openai', model: 'gpt-4.1-mini', status: 503, times: 1 }]);
-    expect(((await c.openai().chat.completions.create({ model: 'gpt-4.1-mini', messages: user('unavailable') })) as any)._gateway.routing.usedFallback).toBe(true);
+    expect(
+      ((await c.openai().chat.completions.create({ model: 'gpt-4.1-mini', messages: user('unavailable') })) as any)
+        ._gateway.routing.usedFallback,
+    ).toBe(true);
     // A stream cut after three content chunks: the client gets an error event.
     c.sim.setFaults([{ format: 'openai', model: 'gpt-4o-mini', cutStreamAfterChunks: 3, times: 1 }]);
-    const stream = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: user('cut me'), temperature: 0.5, stream: true });
-    await expect((async () => {
-      for await (const chunk of stream) void chunk;
-    })()).rejects.toThrow(/broke after it started/);
+    const stream = await c.openai().chat.completions.create({
+      model: 'openai/gpt-4o-mini',
+      messages: user('cut me'),
+      temperature: 0.5,
+      stream: true,
+    });
+    await expect(
+      (async () => {
+        for await (const chunk of stream) void chunk;
+      })(),
+    ).rejects.toThrow(/broke after it started/);
     c.sim.setFaults([]);
 
     const after = await scrape();
@@ -128,7 +152,8 @@ describe('GET /metrics', () => {
 
   it('tells embeddings calls from chat calls (endpoint label), in the count and the duration', async () => {
     const series = {
-      calls: 'gateway_requests_total{provider="openai",model="text-embedding-3-small",status="ok",cache="miss",endpoint="embeddings"}',
+      calls:
+        'gateway_requests_total{provider="openai",model="text-embedding-3-small",status="ok",cache="miss",endpoint="embeddings"}',
       duration: 'gateway_request_duration_seconds_count{provider="openai",streamed="false",endpoint="embeddings"}',
     };
     const before = await scrape();

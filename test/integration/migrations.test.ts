@@ -57,7 +57,8 @@ describe('migration 0006_token_spend', () => {
     await migrate(handle.db, { migrationsFolder: oldMigrations });
     const q = (sql: string, params: unknown[] = []) => handle.pool.query(sql, params);
     await q(`insert into tenants (id, name, tier) values ('ten_m', 'm', 'team')`);
-    for (const id of ['tok_a', 'tok_b']) await q(`insert into api_tokens (id, tenant_id, name, prefix, hash) values ($1, 'ten_m', $1, 'gw_', $1)`, [id]);
+    for (const id of ['tok_a', 'tok_b'])
+      await q(`insert into api_tokens (id, tenant_id, name, prefix, hash) values ($1, 'ten_m', $1, 'gw_', $1)`, [id]);
     const call = async (requestId: string, tokenId: string | null, costs: number[]) => {
       await q(
         `insert into requests (id, tenant_id, created_at, token_id, latency_ms, routed_by, status) values ($1, 'ten_m', now(), $2, 10, 'user-override', 'ok')`,
@@ -77,11 +78,17 @@ describe('migration 0006_token_spend', () => {
 
     await runMigrations(handle);
     const spend = async () =>
-      Object.fromEntries((await q(`select token_id, spent_usd::float8 as usd, calls::int from token_spend order by token_id`)).rows.map((r) => [r.token_id, [r.usd, r.calls]]));
+      Object.fromEntries(
+        (await q(`select token_id, spent_usd::float8 as usd, calls::int from token_spend order by token_id`)).rows.map(
+          (r) => [r.token_id, [r.usd, r.calls]],
+        ),
+      );
     expect(await spend()).toEqual({ tok_a: [0.75, 3], tok_b: [1, 1] });
 
     // From now on the trigger counts each new cost row that names its token.
-    await q(`insert into cost_logs (tenant_id, request_id, token_id, provider, model, input_tokens, output_tokens, cost, created_at) values ('ten_m', 'req_5', 'tok_b', 'openai', 'gpt-4o', 1, 1, 0.5, now())`);
+    await q(
+      `insert into cost_logs (tenant_id, request_id, token_id, provider, model, input_tokens, output_tokens, cost, created_at) values ('ten_m', 'req_5', 'tok_b', 'openai', 'gpt-4o', 1, 1, 0.5, now())`,
+    );
     expect(await spend()).toEqual({ tok_a: [0.75, 3], tok_b: [1.5, 2] });
   });
 });
@@ -93,9 +100,10 @@ describe('migration 0007_cost_log_idempotency', () => {
     const q = (sql: string, params: unknown[] = []) => db.pool.query(sql, params);
     await q(`insert into tenants (id, name, tier) values ('ten_m', 'm', 'team'), ('ten_n', 'n', 'team')`);
     const cost = (tenant: string, requestId: string, createdAt: string, usd: number) =>
-      q(`insert into cost_logs (tenant_id, request_id, provider, model, input_tokens, output_tokens, cost, created_at) values ($1, $2, 'openai', 'gpt-4o', 1, 1, $3, $4)`, [
-        tenant, requestId, usd, createdAt,
-      ]);
+      q(
+        `insert into cost_logs (tenant_id, request_id, provider, model, input_tokens, output_tokens, cost, created_at) values ($1, $2, 'openai', 'gpt-4o', 1, 1, $3, $4)`,
+        [tenant, requestId, usd, createdAt],
+      );
     // req_1: three calls, two of them logged in the same millisecond; req_2: one call; the same
     // request id in another workspace; and a batch that was stored twice (what this fixes).
     await cost('ten_m', 'req_1', '2026-01-01T00:00:00.000Z', 0.1);
@@ -104,12 +112,20 @@ describe('migration 0007_cost_log_idempotency', () => {
     await cost('ten_m', 'req_2', '2026-01-01T00:00:00.000Z', 0.4);
     await cost('ten_n', 'req_1', '2026-01-01T00:00:00.000Z', 0.5);
     await cost('ten_n', 'req_1', '2026-01-01T00:00:00.000Z', 0.5);
-    const totals = async () => (await q(`select tenant_id, calls::int, cost::float8 from analytics_cost_totals order by tenant_id`)).rows;
+    const totals = async () =>
+      (await q(`select tenant_id, calls::int, cost::float8 from analytics_cost_totals order by tenant_id`)).rows;
     const totalsBefore = await totals();
 
     await runMigrations(db);
     const { rows } = await q(`select tenant_id, request_id, seq from cost_logs order by id`);
-    expect(rows.map((r) => `${r.tenant_id}/${r.request_id}/${r.seq}`)).toEqual(['ten_m/req_1/0', 'ten_m/req_1/1', 'ten_m/req_1/2', 'ten_m/req_2/0', 'ten_n/req_1/0', 'ten_n/req_1/1']);
+    expect(rows.map((r) => `${r.tenant_id}/${r.request_id}/${r.seq}`)).toEqual([
+      'ten_m/req_1/0',
+      'ten_m/req_1/1',
+      'ten_m/req_1/2',
+      'ten_m/req_2/0',
+      'ten_n/req_1/0',
+      'ten_n/req_1/1',
+    ]);
     // The rows themselves, and so the rollups, are unchanged.
     expect(await totals()).toEqual(totalsBefore);
 
@@ -130,12 +146,22 @@ describe('migration 0009_embeddings_endpoint', () => {
     const q = (sql: string, params: unknown[] = []) => db.pool.query(sql, params);
     await q(`insert into tenants (id, name, tier) values ('ten_m', 'm', 'team')`);
     const request = (id: string, model: string, latency: number, outputTokens: number) =>
-      q(`insert into requests (id, tenant_id, created_at, latency_ms, routed_by, provider, model, input_tokens, output_tokens, status)
-         values ($1, 'ten_m', '2026-01-01T00:10:00Z', $2, 'user-override', 'openai', $3, 10, $4, 'ok')`, [id, latency, model, outputTokens]);
+      q(
+        `insert into requests (id, tenant_id, created_at, latency_ms, routed_by, provider, model, input_tokens, output_tokens, status)
+         values ($1, 'ten_m', '2026-01-01T00:10:00Z', $2, 'user-override', 'openai', $3, 10, $4, 'ok')`,
+        [id, latency, model, outputTokens],
+      );
     await request('req_chat', 'gpt-4o-mini', 100, 20);
     await request('req_emb', 'text-embedding-3-small', 900, 0);
-    await q(`insert into feedback (id, tenant_id, request_id, score, source) values ('fb_1', 'ten_m', 'req_chat', 4, 'user'), ('fb_2', 'ten_m', 'req_emb', 1, 'user')`);
-    const hourly = async () => (await q(`select model, requests::int, latency_max, feedback_count::int from analytics_request_hourly order by model`)).rows;
+    await q(
+      `insert into feedback (id, tenant_id, request_id, score, source) values ('fb_1', 'ten_m', 'req_chat', 4, 'user'), ('fb_2', 'ten_m', 'req_emb', 1, 'user')`,
+    );
+    const hourly = async () =>
+      (
+        await q(
+          `select model, requests::int, latency_max, feedback_count::int from analytics_request_hourly order by model`,
+        )
+      ).rows;
     expect(await hourly()).toHaveLength(2);
 
     await runMigrations(db);

@@ -14,12 +14,21 @@ let c: ChatEnv;
 
 const frame = (delta: unknown, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'chatcmpl-451', object: 'chat.completion.chunk', created: 1735000000, model: MODEL, system_fingerprint: 'fp_ollama', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-const ollamaCall = (id: string, name: string, args: string) => ({ role: 'assistant', content: '', tool_calls: [{ id, index: 0, type: 'function', function: { name, arguments: args } }] });
+const ollamaCall = (id: string, name: string, args: string) => ({
+  role: 'assistant',
+  content: '',
+  tool_calls: [{ id, index: 0, type: 'function', function: { name, arguments: args } }],
+});
 
 function ollama(req: IncomingMessage, res: ServerResponse): void {
   if (req.method === 'GET' && req.url === '/v1/models') {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ object: 'list', data: [{ id: MODEL, object: 'model', created: 1735000000, owned_by: 'library' }] }));
+    res.end(
+      JSON.stringify({
+        object: 'list',
+        data: [{ id: MODEL, object: 'model', created: 1735000000, owned_by: 'library' }],
+      }),
+    );
     return;
   }
   req.resume();
@@ -28,7 +37,9 @@ function ollama(req: IncomingMessage, res: ServerResponse): void {
     res.write(frame(ollamaCall('call_a1b2c3d4', 'file_write', '{"filePath":"hello.py","content":"print(1)"}')));
     res.write(frame(ollamaCall('call_e5f6g7h8', 'file_write', '{"filePath":"world.py","content":"print(2)"}')));
     res.write(frame({ role: 'assistant', content: '' }, 'tool_calls'));
-    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-451', object: 'chat.completion.chunk', created: 1735000000, model: MODEL, choices: [], usage: { prompt_tokens: 120, completion_tokens: 40, total_tokens: 160 } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-451', object: 'chat.completion.chunk', created: 1735000000, model: MODEL, choices: [], usage: { prompt_tokens: 120, completion_tokens: 40, total_tokens: 160 } })}\n\n`,
+    );
     res.end('data: [DONE]\n\n');
   });
 }
@@ -48,15 +59,34 @@ describe('Ollama parallel tool calls through the OpenAI stream helper', () => {
     const stream = c.openai().chat.completions.stream({
       model: `ollama/${MODEL}`,
       messages: [{ role: 'user', content: 'Write hello.py and world.py' }],
-      tools: [{ type: 'function', function: { name: 'file_write', parameters: { type: 'object', properties: { filePath: { type: 'string' }, content: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'file_write',
+            parameters: { type: 'object', properties: { filePath: { type: 'string' }, content: { type: 'string' } } },
+          },
+        },
+      ],
     });
     stream.on('tool_calls.function.arguments.done', (e) => doneArguments.push(e.arguments));
     const completion = await stream.finalChatCompletion();
     expect(completion.choices[0]!.message.tool_calls).toEqual([
-      { id: 'call_a1b2c3d4', type: 'function', function: { name: 'file_write', arguments: '{"filePath":"hello.py","content":"print(1)"}' } },
-      { id: 'call_e5f6g7h8', type: 'function', function: { name: 'file_write', arguments: '{"filePath":"world.py","content":"print(2)"}' } },
+      {
+        id: 'call_a1b2c3d4',
+        type: 'function',
+        function: { name: 'file_write', arguments: '{"filePath":"hello.py","content":"print(1)"}' },
+      },
+      {
+        id: 'call_e5f6g7h8',
+        type: 'function',
+        function: { name: 'file_write', arguments: '{"filePath":"world.py","content":"print(2)"}' },
+      },
     ]);
-    expect(doneArguments).toEqual(['{"filePath":"hello.py","content":"print(1)"}', '{"filePath":"world.py","content":"print(2)"}']);
+    expect(doneArguments).toEqual([
+      '{"filePath":"hello.py","content":"print(1)"}',
+      '{"filePath":"world.py","content":"print(2)"}',
+    ]);
     expect(completion.choices[0]!.finish_reason).toBe('tool_calls');
   });
 });

@@ -136,10 +136,13 @@ describe('a gateway process', () => {
   afterAll(() => env?.close());
 
   it('holds one LISTEN connection, and hears token changes made elsewhere through it after it drops', async () => {
-    const backends = async () => (await pool.query<{ pid: number }>(
-      'select pid from pg_stat_activity where datname = $1 and application_name = $2',
-      [new URL(env.databaseUrl).pathname.slice(1), LISTENER_APPLICATION_NAME],
-    )).rows.map((r) => r.pid);
+    const backends = async () =>
+      (
+        await pool.query<{ pid: number }>(
+          'select pid from pg_stat_activity where datname = $1 and application_name = $2',
+          [new URL(env.databaseUrl).pathname.slice(1), LISTENER_APPLICATION_NAME],
+        )
+      ).rows.map((r) => r.pid);
     const [pid, ...more] = await backends();
     expect(pid).toBeDefined();
     expect(more).toEqual([]);
@@ -148,10 +151,15 @@ describe('a gateway process', () => {
       const now = await backends();
       return now.length === 1 && now[0] !== pid;
     });
-    await until(() => env.services.listener.listening(TOKENS_CHANNEL) && env.services.listener.listening(ROUTING_CHANNEL));
+    await until(
+      () => env.services.listener.listening(TOKENS_CHANNEL) && env.services.listener.listening(ROUTING_CHANNEL),
+    );
 
     const owner = await env.createTenant();
-    const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'listened', admin: true } });
+    const created = await env.http('POST', '/v1/admin/tokens', {
+      token: owner.token,
+      body: { name: 'listened', admin: true },
+    });
     const status = () => env.http('GET', '/v1/admin/tokens', { token: created.body.token }).then((r) => r.status);
     expect(await status()).toBe(200);
     // Disabled by "another process": straight in the database, announced on the tokens channel.

@@ -30,7 +30,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const chat = (model: string) => env.http('POST', '/v1/chat/completions', { token: tenant.token, body: { model, messages: [{ role: 'user', content: `reload ${Math.random()}` }] } });
+const chat = (model: string) =>
+  env.http('POST', '/v1/chat/completions', {
+    token: tenant.token,
+    body: { model, messages: [{ role: 'user', content: `reload ${Math.random()}` }] },
+  });
 const reload = () => env.http('POST', '/v1/providers/reload', { token: tenant.token, body: {} });
 
 describe('reload', () => {
@@ -92,11 +96,15 @@ describe('reload on several nodes', () => {
       return ((await res.json()) as { items: Array<{ name: string }> }).items.map((p) => p.name);
     };
     expect(await providersOn(other.baseUrl)).not.toContain('groq');
-    writeFileSync(envFile, `OPENAI_API_KEY=sk-second\nOPENAI_BASE_URL=${upstream.baseUrls.openai}\nGROQ_API_KEY=gsk-new\nGROQ_BASE_URL=${upstream.baseUrls.openai}\n`);
+    writeFileSync(
+      envFile,
+      `OPENAI_API_KEY=sk-second\nOPENAI_BASE_URL=${upstream.baseUrls.openai}\nGROQ_API_KEY=gsk-new\nGROQ_BASE_URL=${upstream.baseUrls.openai}\n`,
+    );
     expect((await reload()).status).toBe(200);
     expect(await providersOn(env.baseUrl)).toContain('groq');
     const deadline = Date.now() + 5_000;
-    while (!(await providersOn(other.baseUrl)).includes('groq') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!(await providersOn(other.baseUrl)).includes('groq') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect(await providersOn(other.baseUrl)).toContain('groq');
     const pinned = await fetch(`${other.baseUrl}/v1/chat/completions`, {
       method: 'POST',

@@ -10,7 +10,12 @@ import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 
 let c: ChatEnv;
 beforeAll(async () => {
-  c = await startChatEnv({ xai: true, mistral: true, groq: true, sim: { models: { openai: [...DEFAULT_MODELS.openai, 'grok-4', 'grok-3', 'mistral-small-latest'] } } });
+  c = await startChatEnv({
+    xai: true,
+    mistral: true,
+    groq: true,
+    sim: { models: { openai: [...DEFAULT_MODELS.openai, 'grok-4', 'grok-3', 'mistral-small-latest'] } },
+  });
 });
 afterAll(() => c.close());
 
@@ -31,17 +36,29 @@ describe('an OpenAI reasoning model', () => {
       body: JSON.stringify({ model: 'o3-mini', messages, max_tokens: 50 }),
     });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { error: unknown }).error).toMatchObject({ param: 'max_tokens', code: 'unsupported_parameter' });
+    expect(((await res.json()) as { error: unknown }).error).toMatchObject({
+      param: 'max_tokens',
+      code: 'unsupported_parameter',
+    });
   });
 
   it('serves a request with max_tokens and sampling settings, sending max_completion_tokens and leaving the settings out', async () => {
-    const res = await c.openai().chat.completions.create({ model: 'openai/o3-mini', messages, max_tokens: 64, temperature: 0.7, top_p: 0.9, presence_penalty: 0.2 });
+    const res = await c.openai().chat.completions.create({
+      model: 'openai/o3-mini',
+      messages,
+      max_tokens: 64,
+      temperature: 0.7,
+      top_p: 0.9,
+      presence_penalty: 0.2,
+    });
     expect(res.choices[0]!.message.content).toBeTruthy();
     const sent = lastUpstreamBody();
     expect(sent).toMatchObject({ model: 'o3-mini', max_completion_tokens: 64 });
     for (const k of ['max_tokens', 'temperature', 'top_p', 'presence_penalty']) expect(sent).not.toHaveProperty(k);
 
-    const stream = await c.openai().chat.completions.create({ model: 'openai/o3-mini', messages, max_tokens: 64, temperature: 0.3, stream: true });
+    const stream = await c
+      .openai()
+      .chat.completions.create({ model: 'openai/o3-mini', messages, max_tokens: 64, temperature: 0.3, stream: true });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBeTruthy();
@@ -52,7 +69,13 @@ describe('an OpenAI reasoning model', () => {
   it('refuses stop sequences and logprobs with 400 before calling it', async () => {
     const before = upstreamChats();
     for (const extra of [{ stop: ['\n\n'] }, { logprobs: true }]) {
-      const err = await c.openai().chat.completions.create({ model: 'openai/o3-mini', messages, ...extra }).then(() => undefined, (e: unknown) => e);
+      const err = await c
+        .openai()
+        .chat.completions.create({ model: 'openai/o3-mini', messages, ...extra })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(err).toBeInstanceOf(OpenAI.APIError);
       expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
       expect((err as InstanceType<typeof OpenAI.APIError>).message).toMatch(/o3-mini is a reasoning model/);
@@ -62,21 +85,47 @@ describe('an OpenAI reasoning model', () => {
 
   it('leaves other models their max_tokens, sampling settings and stop sequences', async () => {
     const withDeveloper = [{ role: 'developer' as const, content: 'Be brief.' }, ...messages];
-    await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: withDeveloper, max_tokens: 64, temperature: 0.7, stop: ['END'] });
-    expect(lastUpstreamBody()).toMatchObject({ model: 'gpt-4o-mini', messages: withDeveloper, max_tokens: 64, temperature: 0.7, stop: ['END'] });
+    await c.openai().chat.completions.create({
+      model: 'openai/gpt-4o-mini',
+      messages: withDeveloper,
+      max_tokens: 64,
+      temperature: 0.7,
+      stop: ['END'],
+    });
+    expect(lastUpstreamBody()).toMatchObject({
+      model: 'gpt-4o-mini',
+      messages: withDeveloper,
+      max_tokens: 64,
+      temperature: 0.7,
+      stop: ['END'],
+    });
     expect(lastUpstreamBody()).not.toHaveProperty('max_completion_tokens');
   });
 });
 
 describe('xAI Grok 4', () => {
   it('is sent without the penalties and reasoning_effort it refuses, and stop sequences are refused', async () => {
-    await c.openai().chat.completions.create({ model: 'xai/grok-4', messages, max_tokens: 64, temperature: 0.5, presence_penalty: 0.1, frequency_penalty: 0.1, reasoning_effort: 'low' });
+    await c.openai().chat.completions.create({
+      model: 'xai/grok-4',
+      messages,
+      max_tokens: 64,
+      temperature: 0.5,
+      presence_penalty: 0.1,
+      frequency_penalty: 0.1,
+      reasoning_effort: 'low',
+    });
     const sent = lastUpstreamBody();
     expect(sent).toMatchObject({ model: 'grok-4', max_tokens: 64, temperature: 0.5 });
     for (const k of ['presence_penalty', 'frequency_penalty', 'reasoning_effort']) expect(sent).not.toHaveProperty(k);
 
     const before = upstreamChats();
-    const err = await c.openai().chat.completions.create({ model: 'xai/grok-4', messages, stop: ['END'] }).then(() => undefined, (e: unknown) => e);
+    const err = await c
+      .openai()
+      .chat.completions.create({ model: 'xai/grok-4', messages, stop: ['END'] })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     expect(upstreamChats()).toBe(before);
@@ -94,11 +143,36 @@ describe('Mistral, which refuses fields it does not define', () => {
       { role: 'assistant' as const, content: 'Hello.', refusal: null },
       ...messages,
     ];
-    await c.openai().chat.completions.create({ model: 'mistral/mistral-small-latest', messages: history, max_completion_tokens: 64, seed: 7, store: false, user: 'u-1', temperature: 0.2 });
+    await c.openai().chat.completions.create({
+      model: 'mistral/mistral-small-latest',
+      messages: history,
+      max_completion_tokens: 64,
+      seed: 7,
+      store: false,
+      user: 'u-1',
+      temperature: 0.2,
+    });
     const sent = lastUpstreamBody();
-    expect(sent).toEqual({ model: 'mistral-small-latest', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'Hello.' }, ...messages], max_tokens: 64, random_seed: 7, temperature: 0.2 });
+    expect(sent).toEqual({
+      model: 'mistral-small-latest',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'Hello.' },
+        ...messages,
+      ],
+      max_tokens: 64,
+      random_seed: 7,
+      temperature: 0.2,
+    });
 
-    const stream = await c.openai().chat.completions.create({ model: 'mistral/mistral-small-latest', messages, max_completion_tokens: 64, stream: true, stream_options: { include_usage: true } });
+    const stream = await c.openai().chat.completions.create({
+      model: 'mistral/mistral-small-latest',
+      messages,
+      max_completion_tokens: 64,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let usage: unknown;
     for await (const chunk of stream) usage = chunk.usage ?? usage;
     expect(usage).toBeTruthy();
@@ -108,13 +182,34 @@ describe('Mistral, which refuses fields it does not define', () => {
 
 describe('Groq, which refuses a few OpenAI fields', () => {
   it('is sent no logit_bias, message names or developer role, and logprobs or n > 1 are refused before calling it', async () => {
-    await c.openai().chat.completions.create({ model: 'groq/gpt-4o-mini', messages: [{ role: 'developer', content: 'Be brief.' }, { role: 'user', content: 'hi', name: 'ana' }], logit_bias: { '1': 2 }, seed: 3 });
+    await c.openai().chat.completions.create({
+      model: 'groq/gpt-4o-mini',
+      messages: [
+        { role: 'developer', content: 'Be brief.' },
+        { role: 'user', content: 'hi', name: 'ana' },
+      ],
+      logit_bias: { '1': 2 },
+      seed: 3,
+    });
     // Only OpenAI knows the developer role: elsewhere it goes as system.
-    expect(lastUpstreamBody()).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }], seed: 3 });
+    expect(lastUpstreamBody()).toEqual({
+      model: 'gpt-4o-mini',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'hi' },
+      ],
+      seed: 3,
+    });
 
     const before = upstreamChats();
     for (const extra of [{ logprobs: true }, { n: 2 }]) {
-      const err = await c.openai().chat.completions.create({ model: 'groq/gpt-4o-mini', messages, ...extra }).then(() => undefined, (e: unknown) => e);
+      const err = await c
+        .openai()
+        .chat.completions.create({ model: 'groq/gpt-4o-mini', messages, ...extra })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     }
     expect(upstreamChats()).toBe(before);
@@ -130,16 +225,31 @@ describe("OpenAI's deprecated function calling", () => {
   ];
 
   it('goes to OpenAI as it was sent: functions, function_call and function messages', async () => {
-    await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: history, functions, function_call: 'auto' });
-    expect(lastUpstreamBody()).toMatchObject({ model: 'gpt-4o-mini', messages: history, functions, function_call: 'auto' });
+    await c
+      .openai()
+      .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: history, functions, function_call: 'auto' });
+    expect(lastUpstreamBody()).toMatchObject({
+      model: 'gpt-4o-mini',
+      messages: history,
+      functions,
+      function_call: 'auto',
+    });
   });
 
   it('is refused with 400 before calling a provider that would drop it (Mistral), and a function message needs its name', async () => {
     const before = upstreamChats();
     for (const body of [{ messages, functions }, { messages: history }]) {
-      const err = await c.openai().chat.completions.create({ model: 'mistral/mistral-small-latest', ...body }).then(() => undefined, (e: unknown) => e);
+      const err = await c
+        .openai()
+        .chat.completions.create({ model: 'mistral/mistral-small-latest', ...body })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
-      expect((err as InstanceType<typeof OpenAI.APIError>).message).toMatch(/deprecated function calling|'function' messages/);
+      expect((err as InstanceType<typeof OpenAI.APIError>).message).toMatch(
+        /deprecated function calling|'function' messages/,
+      );
     }
     const unnamed = await fetch(`${c.env.baseUrl}/v1/chat/completions`, {
       method: 'POST',
@@ -147,7 +257,9 @@ describe("OpenAI's deprecated function calling", () => {
       body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'function', content: '{}' }] }),
     });
     expect(unnamed.status).toBe(400);
-    expect(((await unnamed.json()) as { error: { message: string } }).error.message).toMatch(/messages\.0\.name: required for role function/);
+    expect(((await unnamed.json()) as { error: { message: string } }).error.message).toMatch(
+      /messages\.0\.name: required for role function/,
+    );
     expect(upstreamChats()).toBe(before);
   });
 });

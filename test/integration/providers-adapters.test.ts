@@ -11,7 +11,14 @@ import { createAdapter } from '../../server/providers/factory.js';
 import { closeHttp } from '../../server/providers/http.js';
 import { isAbortedError } from '../../server/providers/http-errors.js';
 import { SKIP_THOUGHT_SIGNATURE } from '../../server/providers/gemini/request.js';
-import { ProviderError, type CallOptions, type ChatChunk, type ChatRequest, type ProviderAdapter, type ToolCall } from '../../server/providers/types.js';
+import {
+  ProviderError,
+  type CallOptions,
+  type ChatChunk,
+  type ChatRequest,
+  type ProviderAdapter,
+  type ToolCall,
+} from '../../server/providers/types.js';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 
 const KEY = 'sk-integration-secret-0123456789';
@@ -32,7 +39,10 @@ afterEach(() => {
   sim.configure({ latencyMs: 0, chunkDelayMs: 0 });
 });
 
-const opts = (timeoutMs = 5000, signal: AbortSignal = new AbortController().signal): CallOptions => ({ signal, timeoutMs });
+const opts = (timeoutMs = 5000, signal: AbortSignal = new AbortController().signal): CallOptions => ({
+  signal,
+  timeoutMs,
+});
 
 async function collect(it: AsyncIterable<ChatChunk>): Promise<ChatChunk[]> {
   const out: ChatChunk[] = [];
@@ -68,7 +78,11 @@ const weather = {
   function: {
     name: 'get_weather',
     description: 'Current weather for a city',
-    parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['city'] },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
+      required: ['city'],
+    },
   },
 };
 
@@ -82,7 +96,10 @@ describe.each(families)('$provider adapter', ({ provider, format, model }) => {
   const a = (): ProviderAdapter => adapters[provider]!;
   const req = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
     model,
-    messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Say hello to the integration test' }],
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Say hello to the integration test' },
+    ],
     ...extra,
   });
 
@@ -139,20 +156,33 @@ describe.each(families)('$provider adapter', ({ provider, format, model }) => {
   });
 
   it('sends tool results back and gets a text answer', async () => {
-    const c = await a().chat(req({
-      tools: [weather],
-      messages: [
-        { role: 'user', content: 'Weather in Paris?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
-        { role: 'tool', tool_call_id: 'call_1', content: '{"temp_c":21}' },
-      ],
-    }), opts());
+    const c = await a().chat(
+      req({
+        tools: [weather],
+        messages: [
+          { role: 'user', content: 'Weather in Paris?' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'call_1', content: '{"temp_c":21}' },
+        ],
+      }),
+      opts(),
+    );
     expect(c.choices[0]!.finish_reason).toBe('stop');
     expect(typeof c.choices[0]!.message.content).toBe('string');
   });
 
   it('answers in JSON matching a schema (chat and stream)', async () => {
-    const schema = { type: 'object', properties: { city: { type: 'string' }, population: { type: 'integer' } }, required: ['city', 'population'] };
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' }, population: { type: 'integer' } },
+      required: ['city', 'population'],
+    };
     const r = req({ response_format: { type: 'json_schema', json_schema: { name: 'city', schema } } });
     const c = await a().chat(r, opts());
     expect(c.choices[0]!.finish_reason).toBe('stop');
@@ -169,7 +199,13 @@ describe.each(families)('$provider adapter', ({ provider, format, model }) => {
     const models = await a().listModels(opts());
     expect(models).toContain(model);
     sim.setFaults([{ format, endpoint: 'models', status: 500 }]);
-    const fallback = createAdapter({ name: provider, family: a().family, baseUrl: sim.baseUrls[format], apiKey: KEY, builtinModels: ['builtin-only'] });
+    const fallback = createAdapter({
+      name: provider,
+      family: a().family,
+      baseUrl: sim.baseUrls[format],
+      apiKey: KEY,
+      builtinModels: ['builtin-only'],
+    });
     expect(await caught(fallback.listModels(opts()))).toMatchObject({ kind: 'http', status: 500, provider });
   });
 
@@ -182,7 +218,10 @@ describe.each(families)('$provider adapter', ({ provider, format, model }) => {
   });
 
   it('maps 500 to retryable and 400 to not retryable', async () => {
-    sim.setFaults([{ format, status: 500, times: 1 }, { format, status: 400, times: 1 }]);
+    sim.setFaults([
+      { format, status: 500, times: 1 },
+      { format, status: 400, times: 1 },
+    ]);
     expect(await caught(a().chat(req(), opts()))).toMatchObject({ kind: 'http', status: 500, retryable: true });
     expect(await caught(a().chat(req(), opts()))).toMatchObject({ kind: 'http', status: 400, retryable: false });
   });
@@ -200,7 +239,10 @@ describe.each(families)('$provider adapter', ({ provider, format, model }) => {
   });
 
   it('throws a retryable error from the first next() when a stream fails before its first event', async () => {
-    sim.setFaults([{ format, status: 503, times: 1 }, { format, resetConnection: true, times: 1 }]);
+    sim.setFaults([
+      { format, status: 503, times: 1 },
+      { format, resetConnection: true, times: 1 },
+    ]);
     const e1 = await caught(collect(a().chatStream(req(), opts())));
     expect(e1).toMatchObject({ kind: 'http', status: 503, retryable: true });
     const e2 = await caught(collect(a().chatStream(req(), opts())));
@@ -216,9 +258,11 @@ describe.each(families)('$provider adapter', ({ provider, format, model }) => {
   it('throws kind stream, not retryable, when a stream is cut after its first chunk', async () => {
     sim.setFaults([{ format, cutStreamAfterChunks: 1 }]);
     const got: ChatChunk[] = [];
-    const e = await caught((async () => {
-      for await (const c of a().chatStream(req(), opts())) got.push(c);
-    })());
+    const e = await caught(
+      (async () => {
+        for await (const c of a().chatStream(req(), opts())) got.push(c);
+      })(),
+    );
     expect(got.length).toBeGreaterThanOrEqual(1);
     expect(e).toMatchObject({ kind: 'stream', retryable: false, provider });
   });
@@ -229,9 +273,11 @@ describe.each(families)('$provider adapter', ({ provider, format, model }) => {
     // The timeout bounds each wait for the next event, not the whole stream: a gap longer than it.
     sim.configure({ chunkDelayMs: 400 });
     const got: ChatChunk[] = [];
-    const e = await caught((async () => {
-      for await (const c of a().chatStream(req(), opts(250))) got.push(c);
-    })());
+    const e = await caught(
+      (async () => {
+        for await (const c of a().chatStream(req(), opts(250))) got.push(c);
+      })(),
+    );
     expect(got.length).toBeGreaterThanOrEqual(1);
     expect(e).toMatchObject({ kind: 'stream', retryable: false });
     expect(e.message).toContain('timed out');
@@ -255,12 +301,14 @@ describe.each(families)('$provider adapter', ({ provider, format, model }) => {
     sim.configure({ chunkDelayMs: 30 });
     const ctl = new AbortController();
     const got: ChatChunk[] = [];
-    const e = await caught((async () => {
-      for await (const c of a().chatStream(req(), opts(10_000, ctl.signal))) {
-        got.push(c);
-        if (got.length === 2) ctl.abort();
-      }
-    })());
+    const e = await caught(
+      (async () => {
+        for await (const c of a().chatStream(req(), opts(10_000, ctl.signal))) {
+          got.push(c);
+          if (got.length === 2) ctl.abort();
+        }
+      })(),
+    );
     expect(isAbortedError(e)).toBe(true);
     expect(got.length).toBe(2);
   });
@@ -269,16 +317,36 @@ describe.each(families)('$provider adapter', ({ provider, format, model }) => {
 describe('wire details', () => {
   it('openai: bearer key, stream_options.include_usage, body passed through', async () => {
     sim.resetRequests();
-    await collect(adapters['openai']!.chatStream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], seed: 5, logit_bias: { 50256: -100 } }, opts()));
+    await collect(
+      adapters['openai']!.chatStream(
+        { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], seed: 5, logit_bias: { 50256: -100 } },
+        opts(),
+      ),
+    );
     const r = sim.requests[sim.requests.length - 1]!;
     expect(r.path).toBe('/openai/v1/chat/completions');
     expect(r.headers['authorization']).toBe(`Bearer ${KEY}`);
-    expect(r.body).toMatchObject({ model: 'gpt-4o', stream: true, stream_options: { include_usage: true }, seed: 5, logit_bias: { 50256: -100 } });
+    expect(r.body).toMatchObject({
+      model: 'gpt-4o',
+      stream: true,
+      stream_options: { include_usage: true },
+      seed: 5,
+      logit_bias: { 50256: -100 },
+    });
   });
 
   it('anthropic: x-api-key, anthropic-version, /v1/messages, default max_tokens', async () => {
     sim.resetRequests();
-    await adapters['anthropic']!.chat({ model: 'claude-3-5-haiku-latest', messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'hi' }] }, opts());
+    await adapters['anthropic']!.chat(
+      {
+        model: 'claude-3-5-haiku-latest',
+        messages: [
+          { role: 'system', content: 'S' },
+          { role: 'user', content: 'hi' },
+        ],
+      },
+      opts(),
+    );
     const r = sim.requests[sim.requests.length - 1]!;
     expect(r.path).toBe('/anthropic/v1/messages');
     expect(r.headers['x-api-key']).toBe(KEY);
@@ -288,7 +356,12 @@ describe('wire details', () => {
 
   it('gemini: x-goog-api-key header, model in the path, no key in the URL', async () => {
     sim.resetRequests();
-    await collect(adapters['gemini']!.chatStream({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'hi' }] }, opts()));
+    await collect(
+      adapters['gemini']!.chatStream(
+        { model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'hi' }] },
+        opts(),
+      ),
+    );
     const r = sim.requests[sim.requests.length - 1]!;
     expect(r.path).toBe('/gemini/v1beta/models/gemini-2.0-flash:streamGenerateContent');
     expect(r.headers['x-goog-api-key']).toBe(KEY);
@@ -299,7 +372,10 @@ describe('wire details', () => {
     expect(o.data).toHaveLength(2);
     expect(o.data[0]!.embedding.length).toBeGreaterThan(0);
     expect(o.usage!.prompt_tokens).toBeGreaterThan(0);
-    const g = await adapters['gemini']!.embeddings!({ model: 'gemini-embedding-001', input: 'hello world', dimensions: 16 }, opts());
+    const g = await adapters['gemini']!.embeddings!(
+      { model: 'gemini-embedding-001', input: 'hello world', dimensions: 16 },
+      opts(),
+    );
     expect(g.object).toBe('list');
     expect(g.data).toEqual([{ object: 'embedding', index: 0, embedding: expect.any(Array) }]);
     expect(g.data[0]!.embedding).toHaveLength(16);
@@ -314,19 +390,32 @@ describe('wire details', () => {
       req.resume();
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({
-          id: 'x', object: 'chat.completion', created: 1, model: 'm',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-        }));
+        res.end(
+          JSON.stringify({
+            id: 'x',
+            object: 'chat.completion',
+            created: 1,
+            model: 'm',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          }),
+        );
       });
     });
-    server.on('connection', () => { connections++; });
+    server.on('connection', () => {
+      connections++;
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      const local = createAdapter({ name: 'local', family: 'openai-compatible', baseUrl: `http://127.0.0.1:${port}/v1`, builtinModels: [] });
-      for (let i = 0; i < 10; i++) await local.chat({ model: 'm', messages: [{ role: 'user', content: `n${i}` }] }, opts());
+      const local = createAdapter({
+        name: 'local',
+        family: 'openai-compatible',
+        baseUrl: `http://127.0.0.1:${port}/v1`,
+        builtinModels: [],
+      });
+      for (let i = 0; i < 10; i++)
+        await local.chat({ model: 'm', messages: [{ role: 'user', content: `n${i}` }] }, opts());
       // undici may open a second socket while the first is still being released; never one per call.
       expect(connections).toBeLessThanOrEqual(2);
     } finally {
@@ -340,17 +429,32 @@ describe('rejected provider keys', () => {
   // The simulators refuse keys starting with "invalid" the way the real APIs refuse a wrong key.
   const BAD_KEY = 'invalid-key-0123456789abcdef';
   const badAdapter = (provider: 'gemini' | 'anthropic'): ProviderAdapter =>
-    createAdapter({ name: provider, family: provider, baseUrl: sim.baseUrls[provider], apiKey: BAD_KEY, builtinModels: [] });
+    createAdapter({
+      name: provider,
+      family: provider,
+      baseUrl: sim.baseUrls[provider],
+      apiKey: BAD_KEY,
+      builtinModels: [],
+    });
   const hello = (model: string): ChatRequest => ({ model, messages: [{ role: 'user', content: 'hi' }] });
 
   it('gemini: the real 400 API_KEY_INVALID answer becomes an authentication failure (chat and stream)', async () => {
     const raw = await fetch(`${sim.baseUrls.gemini}/models/gemini-2.5-flash:generateContent`, {
-      method: 'POST', headers: { 'x-goog-api-key': BAD_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+      method: 'POST',
+      headers: { 'x-goog-api-key': BAD_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
     });
     expect(raw.status).toBe(400);
-    expect(((await raw.json()) as any).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', details: [expect.objectContaining({ reason: 'API_KEY_INVALID' }), expect.anything()] });
+    expect(((await raw.json()) as any).error).toMatchObject({
+      code: 400,
+      status: 'INVALID_ARGUMENT',
+      details: [expect.objectContaining({ reason: 'API_KEY_INVALID' }), expect.anything()],
+    });
 
-    for (const call of [() => badAdapter('gemini').chat(hello('gemini-2.5-flash'), opts()), () => collect(badAdapter('gemini').chatStream(hello('gemini-2.5-flash'), opts()))]) {
+    for (const call of [
+      () => badAdapter('gemini').chat(hello('gemini-2.5-flash'), opts()),
+      () => collect(badAdapter('gemini').chatStream(hello('gemini-2.5-flash'), opts())),
+    ]) {
       const e = await caught(call());
       expect(e).toMatchObject({ provider: 'gemini', kind: 'http', status: 401, retryable: false });
       expect(e.message).toContain('API key not valid. Please pass a valid API key.');
@@ -368,8 +472,16 @@ describe('rejected provider keys', () => {
 
 describe('anthropic tool calls without parameters', () => {
   it('streams the same arguments as the whole answer: "{}"', async () => {
-    const noParams = { type: 'function' as const, function: { name: 'get_time', description: 'The current time', parameters: { type: 'object', properties: {} } } };
-    const r: ChatRequest = { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'What time is it?' }], tools: [noParams], tool_choice: 'required' };
+    const noParams = {
+      type: 'function' as const,
+      function: { name: 'get_time', description: 'The current time', parameters: { type: 'object', properties: {} } },
+    };
+    const r: ChatRequest = {
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'What time is it?' }],
+      tools: [noParams],
+      tool_choice: 'required',
+    };
     const whole = await adapters['anthropic']!.chat(r, opts());
     expect(whole.choices[0]!.message.tool_calls![0]!.function).toEqual({ name: 'get_time', arguments: '{}' });
     const calls = assembleToolCalls(await collect(adapters['anthropic']!.chatStream(r, opts())));
@@ -382,7 +494,12 @@ describe('gemini thought signatures', () => {
   beforeAll(() => sim.configure({ models: { gemini: [...DEFAULT_MODELS.gemini, GEMINI_3] } }));
   afterAll(() => sim.configure({ models: { gemini: [...DEFAULT_MODELS.gemini] } }));
 
-  const ask = (model: string): ChatRequest => ({ model, messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools: [weather], tool_choice: 'required' });
+  const ask = (model: string): ChatRequest => ({
+    model,
+    messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+    tools: [weather],
+    tool_choice: 'required',
+  });
   const followUp = (model: string, call: ToolCall): ChatRequest => ({
     model,
     tools: [weather],
@@ -405,30 +522,55 @@ describe('gemini thought signatures', () => {
 
     const chunks = await collect(a.chatStream(ask(GEMINI_3), opts()));
     const streamed = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
-    expect(streamed).toEqual([expect.objectContaining({ extra_content: { google: { thought_signature: SIM_THOUGHT_SIGNATURE } } })]);
+    expect(streamed).toEqual([
+      expect.objectContaining({ extra_content: { google: { thought_signature: SIM_THOUGHT_SIGNATURE } } }),
+    ]);
 
     // The client sends the assistant message back as it got it (the JSON round trip of an HTTP client).
     const answer = await a.chat(followUp(GEMINI_3, JSON.parse(JSON.stringify(call))), opts());
     expect(answer.choices[0]!.finish_reason).toBe('stop');
-    expect(lastSentParts()).toEqual([{ functionCall: { id: call.id, name: 'get_weather', args: expect.any(Object) }, thoughtSignature: SIM_THOUGHT_SIGNATURE }]);
+    expect(lastSentParts()).toEqual([
+      {
+        functionCall: { id: call.id, name: 'get_weather', args: expect.any(Object) },
+        thoughtSignature: SIM_THOUGHT_SIGNATURE,
+      },
+    ]);
   });
 
   it('signs a call made elsewhere with the placeholder for Gemini 3, which the model then accepts', async () => {
-    const foreign: ToolCall = { id: 'toolu_01A', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } };
+    const foreign: ToolCall = {
+      id: 'toolu_01A',
+      type: 'function',
+      function: { name: 'get_weather', arguments: '{"city":"Oslo"}' },
+    };
     // Without a signature the model refuses the turn, as the real Gemini 3 does.
     const refused = await fetch(`${sim.baseUrls.gemini}/models/${GEMINI_3}:generateContent`, {
-      method: 'POST', headers: { 'x-goog-api-key': KEY, 'content-type': 'application/json' },
-      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Weather?' }] }, { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: {} } }] }, { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: {} } }] }] }),
+      method: 'POST',
+      headers: { 'x-goog-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        contents: [
+          { role: 'user', parts: [{ text: 'Weather?' }] },
+          { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: {} } }] },
+          { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: {} } }] },
+        ],
+      }),
     });
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as any).error.message).toContain('missing a thought_signature');
 
     const answer = await adapters['gemini']!.chat(followUp(GEMINI_3, foreign), opts());
     expect(answer.choices[0]!.finish_reason).toBe('stop');
-    expect(lastSentParts()).toEqual([{ functionCall: { id: 'toolu_01A', name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: SKIP_THOUGHT_SIGNATURE }]);
+    expect(lastSentParts()).toEqual([
+      {
+        functionCall: { id: 'toolu_01A', name: 'get_weather', args: { city: 'Oslo' } },
+        thoughtSignature: SKIP_THOUGHT_SIGNATURE,
+      },
+    ]);
 
     await adapters['gemini']!.chat(followUp('gemini-2.5-flash', foreign), opts());
-    expect(lastSentParts()).toEqual([{ functionCall: { id: 'toolu_01A', name: 'get_weather', args: { city: 'Oslo' } } }]);
+    expect(lastSentParts()).toEqual([
+      { functionCall: { id: 'toolu_01A', name: 'get_weather', args: { city: 'Oslo' } } },
+    ]);
   });
 });
 
@@ -441,7 +583,13 @@ describe('through the gateway', () => {
 
   it('falls back to another provider when Gemini refuses its key with 400 API_KEY_INVALID', async () => {
     // The refused key fails discovery too: Gemini keeps its built-in list, which names this model.
-    const { data, response } = await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash-lite', messages: [{ role: 'user', content: 'Hello' }] }).withResponse();
+    const { data, response } = await c
+      .openai()
+      .chat.completions.create({
+        model: 'gemini/gemini-2.5-flash-lite',
+        messages: [{ role: 'user', content: 'Hello' }],
+      })
+      .withResponse();
     const gw = (data as any)._gateway;
     expect(gw.routing.usedFallback).toBe(true);
     expect(gw.provider).not.toBe('gemini');
@@ -451,7 +599,11 @@ describe('through the gateway', () => {
     expect(errors[0].message).toContain('API key not valid');
     expect(JSON.stringify(errors)).not.toContain('invalid-gemini-key-0123456789');
 
-    const stream = await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash-lite', messages: [{ role: 'user', content: 'Stream please' }], stream: true });
+    const stream = await c.openai().chat.completions.create({
+      model: 'gemini/gemini-2.5-flash-lite',
+      messages: [{ role: 'user', content: 'Stream please' }],
+      stream: true,
+    });
     let text = '';
     let routing: any;
     for await (const chunk of stream) {
@@ -461,7 +613,6 @@ describe('through the gateway', () => {
     expect(text).toBeTruthy();
     expect(routing.usedFallback).toBe(true);
   });
-
 });
 
 describe('thought signatures through the gateway and the OpenAI SDK', () => {
@@ -474,23 +625,38 @@ describe('thought signatures through the gateway and the OpenAI SDK', () => {
   it('returns the signature on the tool call (whole and streamed) and takes it back on the next turn', async () => {
     const model = 'gemini/gemini-3-pro-preview';
     const question = [{ role: 'user' as const, content: 'Weather in Oslo?' }];
-    const first = await c.openai().chat.completions.create({ model, messages: question, tools: [weather], tool_choice: 'required' });
+    const first = await c
+      .openai()
+      .chat.completions.create({ model, messages: question, tools: [weather], tool_choice: 'required' });
     const message = first.choices[0]!.message;
-    expect(message.tool_calls![0]).toMatchObject({ extra_content: { google: { thought_signature: SIM_THOUGHT_SIGNATURE } } });
+    expect(message.tool_calls![0]).toMatchObject({
+      extra_content: { google: { thought_signature: SIM_THOUGHT_SIGNATURE } },
+    });
 
-    const stream = await c.openai().chat.completions.create({ model, messages: [{ role: 'user', content: 'Weather in Bergen?' }], tools: [weather], tool_choice: 'required', stream: true });
+    const stream = await c.openai().chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'Weather in Bergen?' }],
+      tools: [weather],
+      tool_choice: 'required',
+      stream: true,
+    });
     const deltas: unknown[] = [];
     for await (const chunk of stream) deltas.push(...(chunk.choices[0]?.delta?.tool_calls ?? []));
-    expect(deltas).toEqual([expect.objectContaining({ extra_content: { google: { thought_signature: SIM_THOUGHT_SIGNATURE } } })]);
+    expect(deltas).toEqual([
+      expect.objectContaining({ extra_content: { google: { thought_signature: SIM_THOUGHT_SIGNATURE } } }),
+    ]);
 
     // The assistant message goes back as the SDK returned it; Gemini 3 accepts the turn.
     const call = message.tool_calls![0]!;
     const second = await c.openai().chat.completions.create({
-      model, tools: [weather],
+      model,
+      tools: [weather],
       messages: [...question, message, { role: 'tool', tool_call_id: call.id, content: '{"temp_c":-3}' }],
     });
     expect(second.choices[0]!.finish_reason).toBe('stop');
-    const sent = c.sim.requests[c.sim.requests.length - 1]!.body as { contents: Array<{ role: string; parts: Array<Record<string, unknown>> }> };
+    const sent = c.sim.requests[c.sim.requests.length - 1]!.body as {
+      contents: Array<{ role: string; parts: Array<Record<string, unknown>> }>;
+    };
     expect(sent.contents.find((x) => x.role === 'model')!.parts[0]!['thoughtSignature']).toBe(SIM_THOUGHT_SIGNATURE);
   });
 });

@@ -28,8 +28,14 @@ describe('time-ordered request ids in PostgreSQL', () => {
     expect(names).toContain('C');
     const expected = [...times, ...times].sort((a, b) => a - b);
     for (const name of names) {
-      const { rows } = await client.query<{ id: string }>(`select id from unnest($1::text[]) as id order by id collate "${name}"`, [ids]);
-      expect(rows.map((r) => parseInt(r.id.slice(4, 13), 36)), `collation ${name}`).toEqual(expected);
+      const { rows } = await client.query<{ id: string }>(
+        `select id from unnest($1::text[]) as id order by id collate "${name}"`,
+        [ids],
+      );
+      expect(
+        rows.map((r) => parseInt(r.id.slice(4, 13), 36)),
+        `collation ${name}`,
+      ).toEqual(expected);
     }
   });
 });

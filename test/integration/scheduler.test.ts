@@ -120,16 +120,26 @@ function schedulerRest(services: Services) {
   });
   return (req: Request, res: Response, next: NextFunction) => {
     const end = res.end.bind(res) as (...args: unknown[]) => Response;
-    (res as { end: unknown }).end = (...args: unknown[]) => (failures.has(req) ? end(JSON.stringify(errorBody(toGatewayError(failures.get(req))))) : end(...args));
+    (res as { end: unknown }).end = (...args: unknown[]) =>
+      failures.has(req) ? end(JSON.stringify(errorBody(toGatewayError(failures.get(req))))) : end(...args);
     return handler(req, res, next);
   };
 }
 
-async function http(baseUrl: string, method: string, path: string, o: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<HttpResult> {
+async function http(
+  baseUrl: string,
+  method: string,
+  path: string,
+  o: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<HttpResult> {
   const headers: Record<string, string> = { ...o.headers };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
   if (o.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(baseUrl + path, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+  const res = await fetch(baseUrl + path, {
+    method,
+    headers,
+    body: o.body === undefined ? undefined : JSON.stringify(o.body),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
@@ -176,7 +186,14 @@ describe('scheduler API', () => {
   it('lists every registered job, with nulls when it never ran in this workspace', async () => {
     const res = await api.http('GET', '/v1/admin/scheduler/jobs', { token: owner.token });
     expect(res.status).toBe(200);
-    expect(res.body.items.map((j: { name: string }) => j.name)).toEqual(['log-retention', 'echo', 'explode', 'bounded', 'cancellable', 'slow']);
+    expect(res.body.items.map((j: { name: string }) => j.name)).toEqual([
+      'log-retention',
+      'echo',
+      'explode',
+      'bounded',
+      'cancellable',
+      'slow',
+    ]);
     expect(res.body.items[2]).toEqual({
       name: 'explode',
       description: 'Always fails',
@@ -195,7 +212,13 @@ describe('scheduler API', () => {
   it('runs a job now: succeeded, its summary, an audit row, and the count going up', async () => {
     const res = await api.http('POST', '/v1/admin/scheduler/jobs/echo/run', { token: owner.token, body: {} });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ name: 'echo', outcome: 'succeeded', summary: `hello ${owner.tenantId}`, error: null, runCount: 1 });
+    expect(res.body).toMatchObject({
+      name: 'echo',
+      outcome: 'succeeded',
+      summary: `hello ${owner.tenantId}`,
+      error: null,
+      runCount: 1,
+    });
     expect(Date.parse(res.body.lastFinishedAt)).toBeGreaterThanOrEqual(Date.parse(res.body.lastStartedAt));
     expect(seenServices.at(-1)).toHaveProperty('scheduler');
 
@@ -207,21 +230,39 @@ describe('scheduler API', () => {
     const audit = await api.http('GET', '/v1/audit-logs?action=scheduler.run&limit=500', { token: owner.token });
     const rows = audit.body.items.filter((e: { targetId: string }) => e.targetId === 'echo');
     expect(rows).toHaveLength(2);
-    expect(rows[0]).toMatchObject({ action: 'scheduler.run', targetType: 'job', actor: { type: 'token', id: owner.tokenId }, after: { outcome: 'succeeded', summary: `hello ${owner.tenantId}` } });
+    expect(rows[0]).toMatchObject({
+      action: 'scheduler.run',
+      targetType: 'job',
+      actor: { type: 'token', id: owner.tokenId },
+      after: { outcome: 'succeeded', summary: `hello ${owner.tenantId}` },
+    });
   });
 
   it('records a failing job as failed with its message (no stack), and audits it', async () => {
     const res = await api.http('POST', '/v1/admin/scheduler/jobs/explode/run', { token: owner.token, body: {} });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: 'explode', outcome: 'failed', error: 'upstream said no', summary: null, runCount: 1 });
+    expect(res.body).toMatchObject({
+      name: 'explode',
+      outcome: 'failed',
+      error: 'upstream said no',
+      summary: null,
+      runCount: 1,
+    });
     expect(res.body.lastFinishedAt).not.toBeNull();
 
     const audit = await api.http('GET', '/v1/audit-logs?action=scheduler.run&limit=500', { token: owner.token });
-    expect(audit.body.items.find((e: { targetId: string }) => e.targetId === 'explode').after).toEqual({ outcome: 'failed', summary: null, error: 'upstream said no' });
+    expect(audit.body.items.find((e: { targetId: string }) => e.targetId === 'explode').after).toEqual({
+      outcome: 'failed',
+      summary: null,
+      error: 'upstream said no',
+    });
   });
 
   it('tells a run its time is up before another node may take it over', async () => {
-    expect(await runner.runNow(owner.tenantId, 'bounded')).toMatchObject({ outcome: 'succeeded', summary: 'stopped at its deadline' });
+    expect(await runner.runNow(owner.tenantId, 'bounded')).toMatchObject({
+      outcome: 'succeeded',
+      summary: 'stopped at its deadline',
+    });
   });
 
   it('never lets a run that outlived its stale window overwrite the run that took it over', async () => {
@@ -230,12 +271,27 @@ describe('scheduler API', () => {
     expect(first).not.toBeNull();
     expect(await jobRunsRepository.start(db, other.tenantId, 'takeover', 600)).toBeNull();
     // The first run outlives the stale window: another node takes the run over.
-    await env.database.pool.query(`update job_runs set last_started_at = now() - interval '1 hour' where tenant_id = $1 and name = 'takeover'`, [other.tenantId]);
+    await env.database.pool.query(
+      `update job_runs set last_started_at = now() - interval '1 hour' where tenant_id = $1 and name = 'takeover'`,
+      [other.tenantId],
+    );
     const second = await jobRunsRepository.start(db, other.tenantId, 'takeover', 600);
     expect(second).not.toBeNull();
     // The first run ends: the row still says the second is running.
-    expect(await jobRunsRepository.finish(db, other.tenantId, 'takeover', first!, { outcome: 'succeeded', summary: 'first', error: null })).toMatchObject({ outcome: 'running' });
-    expect(await jobRunsRepository.finish(db, other.tenantId, 'takeover', second!, { outcome: 'succeeded', summary: 'second', error: null })).toMatchObject({ outcome: 'succeeded', summary: 'second' });
+    expect(
+      await jobRunsRepository.finish(db, other.tenantId, 'takeover', first!, {
+        outcome: 'succeeded',
+        summary: 'first',
+        error: null,
+      }),
+    ).toMatchObject({ outcome: 'running' });
+    expect(
+      await jobRunsRepository.finish(db, other.tenantId, 'takeover', second!, {
+        outcome: 'succeeded',
+        summary: 'second',
+        error: null,
+      }),
+    ).toMatchObject({ outcome: 'succeeded', summary: 'second' });
   });
 
   it('answers 404 not_found_error for an unknown job', async () => {
@@ -246,11 +302,19 @@ describe('scheduler API', () => {
 
   it('refuses a non-admin token with 403 permission_error', async () => {
     const member = await api.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'member' } });
-    expectTypedError(await api.http('GET', '/v1/admin/scheduler/jobs', { token: member.body.token }), 403, 'permission_error');
-    expectTypedError(await api.http('POST', '/v1/admin/scheduler/jobs/echo/run', { token: member.body.token, body: {} }), 403, 'permission_error');
+    expectTypedError(
+      await api.http('GET', '/v1/admin/scheduler/jobs', { token: member.body.token }),
+      403,
+      'permission_error',
+    );
+    expectTypedError(
+      await api.http('POST', '/v1/admin/scheduler/jobs/echo/run', { token: member.body.token, body: {} }),
+      403,
+      'permission_error',
+    );
   });
 
-  it("shows each workspace only its own runs", async () => {
+  it('shows each workspace only its own runs', async () => {
     await api.http('POST', '/v1/admin/scheduler/jobs/echo/run', { token: owner.token, body: {} });
     const theirs = await api.http('GET', '/v1/admin/scheduler/jobs', { token: other.token });
     const echo = theirs.body.items.find((j: { name: string }) => j.name === 'echo');
@@ -270,9 +334,16 @@ describe('scheduler API', () => {
     const first = runner.runNow(owner.tenantId, 'slow');
     await waitFor(async () => (await runOf(owner.tenantId, 'slow'))?.outcome === 'running');
     const listed = await api.http('GET', '/v1/admin/scheduler/jobs', { token: owner.token });
-    expect(listed.body.items.find((j: { name: string }) => j.name === 'slow')).toMatchObject({ outcome: 'running', lastFinishedAt: null });
+    expect(listed.body.items.find((j: { name: string }) => j.name === 'slow')).toMatchObject({
+      outcome: 'running',
+      lastFinishedAt: null,
+    });
 
-    expectTypedError(await api.http('POST', '/v1/admin/scheduler/jobs/slow/run', { token: owner.token, body: {} }), 409, 'conflict_error');
+    expectTypedError(
+      await api.http('POST', '/v1/admin/scheduler/jobs/slow/run', { token: owner.token, body: {} }),
+      409,
+      'conflict_error',
+    );
     // Another workspace is not blocked.
     const elsewhere = api.http('POST', '/v1/admin/scheduler/jobs/slow/run', { token: other.token, body: {} });
     gate.release();
@@ -291,8 +362,19 @@ describe('log-retention job', () => {
     const createdAt = new Date(Date.now() - ageDays * DAY_MS);
     for (let i = 0; i < n; i++) {
       const id = newId('req');
-      await env.database.db.insert(requests).values({ id, tenantId, createdAt, latencyMs: 5, routedBy: 'default', status: 'ok' });
-      await env.database.db.insert(costLogs).values({ tenantId, requestId: id, provider: 'openai', model: 'gpt-4o-mini', inputTokens: 1, outputTokens: 1, cost: 0.001, createdAt });
+      await env.database.db
+        .insert(requests)
+        .values({ id, tenantId, createdAt, latencyMs: 5, routedBy: 'default', status: 'ok' });
+      await env.database.db.insert(costLogs).values({
+        tenantId,
+        requestId: id,
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        inputTokens: 1,
+        outputTokens: 1,
+        cost: 0.001,
+        createdAt,
+      });
     }
   }
 
@@ -309,16 +391,24 @@ describe('log-retention job', () => {
     await seed(other.tenantId, 45, 2);
     // Judge samples hold prompts: an old one goes too, a recent one and another workspace's stay.
     const sample = (tenantId: string, requestId: string, ageDays: number) =>
-      env.database.pool.query(`insert into judge_samples (request_id, tenant_id, prompt, answer, created_at) values ($1, $2, '[]', 'a', now() - make_interval(days => $3))`, [requestId, tenantId, ageDays]);
+      env.database.pool.query(
+        `insert into judge_samples (request_id, tenant_id, prompt, answer, created_at) values ($1, $2, '[]', 'a', now() - make_interval(days => $3))`,
+        [requestId, tenantId, ageDays],
+      );
     await sample(owner.tenantId, 'req_old_sample', 45);
     await sample(owner.tenantId, 'req_new_sample', 1);
     await sample(other.tenantId, 'req_other_sample', 45);
 
     const res = await api.http('POST', '/v1/admin/scheduler/jobs/log-retention/run', { token: owner.token, body: {} });
-    expect(res.body).toMatchObject({ outcome: 'succeeded', summary: 'deleted 3 requests and 3 cost log rows older than 30 days' });
+    expect(res.body).toMatchObject({
+      outcome: 'succeeded',
+      summary: 'deleted 3 requests and 3 cost log rows older than 30 days',
+    });
     expect(await counts(owner.tenantId)).toEqual({ requests: 2, costLogs: 2 });
     expect(await counts(other.tenantId)).toEqual({ requests: 2, costLogs: 2 });
-    const { rows } = await env.database.pool.query(`select request_id from judge_samples where request_id like 'req_%_sample' order by request_id`);
+    const { rows } = await env.database.pool.query(
+      `select request_id from judge_samples where request_id like 'req_%_sample' order by request_id`,
+    );
     expect(rows.map((r: { request_id: string }) => r.request_id)).toEqual(['req_new_sample', 'req_other_sample']);
   });
 
@@ -327,15 +417,30 @@ describe('log-retention job', () => {
     await seed(owner.tenantId, 40, 2);
     const told = new AbortController();
     told.abort();
-    const result = await job.handler({ db: env.database.db, logger: silent, services: undefined, signal: told.signal }, { tenantId: owner.tenantId });
-    expect(result.summary).toBe('deleted 0 requests and 0 cost log rows older than 30 days; stopped before the end, the next run goes on');
-    expect((await job.handler({ db: env.database.db, logger: silent, services: undefined, signal: new AbortController().signal }, { tenantId: owner.tenantId })).summary).toMatch(/^deleted 2 requests and 2 cost log rows/);
+    const result = await job.handler(
+      { db: env.database.db, logger: silent, services: undefined, signal: told.signal },
+      { tenantId: owner.tenantId },
+    );
+    expect(result.summary).toBe(
+      'deleted 0 requests and 0 cost log rows older than 30 days; stopped before the end, the next run goes on',
+    );
+    expect(
+      (
+        await job.handler(
+          { db: env.database.db, logger: silent, services: undefined, signal: new AbortController().signal },
+          { tenantId: owner.tenantId },
+        )
+      ).summary,
+    ).toMatch(/^deleted 2 requests and 2 cost log rows/);
   });
 
   it('keeps everything when the retention period is 0', async () => {
     const job = logRetentionJob({ retentionDays: 0 });
     expect(job.schedule).toBe('30 3 * * *');
-    const result = await job.handler({ db: env.database.db, logger: silent, services: undefined, signal: new AbortController().signal }, { tenantId: other.tenantId });
+    const result = await job.handler(
+      { db: env.database.db, logger: silent, services: undefined, signal: new AbortController().signal },
+      { tenantId: other.tenantId },
+    );
     expect(result.summary).toMatch(/nothing deleted/);
     expect(await counts(other.tenantId)).toEqual({ requests: 2, costLogs: 2 });
   });
@@ -382,7 +487,12 @@ describe('cron schedules', () => {
       pool: env.database.pool,
       logger: silent,
       schema: 'pgboss_cron_test',
-      registry: new JobRegistry().register({ name: 'tick', description: 'Every minute', schedule: '* * * * *', handler: async (_c, { tenantId }) => ({ summary: `tick ${tenantId}` }) }),
+      registry: new JobRegistry().register({
+        name: 'tick',
+        description: 'Every minute',
+        schedule: '* * * * *',
+        handler: async (_c, { tenantId }) => ({ summary: `tick ${tenantId}` }),
+      }),
       services: () => undefined,
       pollingIntervalSeconds: 0.5,
       cronMonitorIntervalSeconds: 1,
@@ -422,6 +532,10 @@ describe('shutdown', () => {
     await stopped;
     expect(await runOf(owner.tenantId, 'slow')).toMatchObject({ outcome: 'succeeded', runCount: before + 1 });
 
-    expectTypedError(await api.http('POST', '/v1/admin/scheduler/jobs/echo/run', { token: owner.token, body: {} }), 503, 'service_unavailable');
+    expectTypedError(
+      await api.http('POST', '/v1/admin/scheduler/jobs/echo/run', { token: owner.token, body: {} }),
+      503,
+      'service_unavailable',
+    );
   });
 });

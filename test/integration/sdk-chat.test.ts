@@ -1,6 +1,12 @@
 import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGatewayClient, GatewayApiError, gatewayErrorOf, type GatewayChatChunk, type LiveMessage } from '../../sdk/index.js';
+import {
+  createGatewayClient,
+  GatewayApiError,
+  gatewayErrorOf,
+  type GatewayChatChunk,
+  type LiveMessage,
+} from '../../sdk/index.js';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 
 // The SDK's chat helper against a real gateway in front of the simulator: answers, streams, the
@@ -19,9 +25,18 @@ const MESSAGES = [{ role: 'user' as const, content: 'Hello from the SDK' }];
 describe('gw.chat.completions.create', () => {
   it('answers with the completion and _gateway, and the control plane still works on the same client', async () => {
     const gw = client();
-    const answer = await gw.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: MESSAGES, temperature: 0.5 });
+    const answer = await gw.chat.completions.create({
+      model: 'openai/gpt-4o-mini',
+      messages: MESSAGES,
+      temperature: 0.5,
+    });
     expect(answer.choices[0]!.message.content).toContain('Hello from the SDK');
-    expect(answer._gateway).toMatchObject({ provider: 'openai', model: 'gpt-4o-mini', cached: false, routing: { routedBy: 'user-override' } });
+    expect(answer._gateway).toMatchObject({
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      cached: false,
+      routing: { routedBy: 'user-override' },
+    });
     expect(answer._gateway.cost).toBeGreaterThan(0);
     expect(answer._gateway.requestId).toMatch(/^req_/);
 
@@ -30,7 +45,12 @@ describe('gw.chat.completions.create', () => {
   });
 
   it('streams chunks in order; the last one carries usage and _gateway', async () => {
-    const stream = await client().chat.completions.create({ model: 'anthropic/claude-3-5-haiku-latest', messages: MESSAGES, stream: true, stream_options: { include_usage: true } });
+    const stream = await client().chat.completions.create({
+      model: 'anthropic/claude-3-5-haiku-latest',
+      messages: MESSAGES,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(stream.requestId).toMatch(/^req_/);
     const chunks: GatewayChatChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
@@ -58,7 +78,9 @@ describe('gw.chat.completions.create', () => {
   });
 
   it('says how long to wait when the token is rate limited', async () => {
-    const { token } = await c.env.sdk(c.tenant.token).tokens.create.mutate({ name: 'one a minute', rateLimitPerMinute: 1 });
+    const { token } = await c.env
+      .sdk(c.tenant.token)
+      .tokens.create.mutate({ name: 'one a minute', rateLimitPerMinute: 1 });
     // Its own prompt: an answer cached here would serve the later tests' calls without the simulator.
     const messages = [{ role: 'user' as const, content: 'rate limited' }];
     await client(token).chat.completions.create({ model: 'openai/gpt-4o-mini', messages });
@@ -67,7 +89,10 @@ describe('gw.chat.completions.create', () => {
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ type: 'rate_limit_error', status: 429, retryAfterSeconds: expect.any(Number) });
     expect((err as GatewayApiError).retryAfterSeconds).toBeGreaterThan(0);
-    expect(gatewayErrorOf(err)).toMatchObject({ type: 'rate_limit_error', retryAfterSeconds: (err as GatewayApiError).retryAfterSeconds });
+    expect(gatewayErrorOf(err)).toMatchObject({
+      type: 'rate_limit_error',
+      retryAfterSeconds: (err as GatewayApiError).retryAfterSeconds,
+    });
   });
 
   it('rejects before the stream starts when the request is refused', async () => {
@@ -80,7 +105,11 @@ describe('gw.chat.completions.create', () => {
   it('throws a stream that breaks after its first chunk as a typed error, after the chunks it got', async () => {
     c.sim.setFaults([{ format: 'openai', model: 'gpt-4o-mini', cutStreamAfterChunks: 2, times: 1 }]);
     try {
-      const stream = await client().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: MESSAGES, stream: true });
+      const stream = await client().chat.completions.create({
+        model: 'openai/gpt-4o-mini',
+        messages: MESSAGES,
+        stream: true,
+      });
       const got: GatewayChatChunk[] = [];
       const err = await (async () => {
         for await (const chunk of stream) got.push(chunk);
@@ -97,12 +126,19 @@ describe('gw.chat.completions.create', () => {
     c.sim.configure({ chunkDelayMs: 50 });
     try {
       const controller = new AbortController();
-      const stream = await client().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: MESSAGES, stream: true }, { signal: controller.signal });
+      const stream = await client().chat.completions.create(
+        { model: 'openai/gpt-4o-mini', messages: MESSAGES, stream: true },
+        { signal: controller.signal },
+      );
       const err = await (async () => {
         for await (const _chunk of stream) controller.abort();
       })().catch((e: unknown) => e);
       expect((err as Error).name).toBe('AbortError');
-      await c.waitForCount(`select count(*) as n from requests where tenant_id = $1 and status = 'client_closed'`, [c.tenant.tenantId], 1);
+      await c.waitForCount(
+        `select count(*) as n from requests where tenant_id = $1 and status = 'client_closed'`,
+        [c.tenant.tenantId],
+        1,
+      );
     } finally {
       c.sim.configure({ chunkDelayMs: 0 });
     }
@@ -112,12 +148,21 @@ describe('gw.chat.completions.create', () => {
     // An app-wide shutdown signal passed to every call must not gather one listener per call.
     const shared = new AbortController().signal;
     const gw = client();
-    for (let i = 0; i < 3; i++) await gw.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: MESSAGES }, { signal: shared });
-    const read = await gw.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: MESSAGES, stream: true }, { signal: shared });
+    for (let i = 0; i < 3; i++)
+      await gw.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: MESSAGES }, { signal: shared });
+    const read = await gw.chat.completions.create(
+      { model: 'openai/gpt-4o-mini', messages: MESSAGES, stream: true },
+      { signal: shared },
+    );
     for await (const _chunk of read) void _chunk;
-    const left = await gw.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: MESSAGES, stream: true }, { signal: shared });
+    const left = await gw.chat.completions.create(
+      { model: 'openai/gpt-4o-mini', messages: MESSAGES, stream: true },
+      { signal: shared },
+    );
     for await (const _chunk of left) break;
-    const refused = await gw.chat.completions.create({ model: 'openai/no-such-model', messages: MESSAGES }, { signal: shared }).catch((e: unknown) => e);
+    const refused = await gw.chat.completions
+      .create({ model: 'openai/no-such-model', messages: MESSAGES }, { signal: shared })
+      .catch((e: unknown) => e);
     expect(refused).toMatchObject({ type: 'not_found_error' });
     expect(getEventListeners(shared, 'abort')).toHaveLength(0);
   });
@@ -129,11 +174,21 @@ describe('gw.embeddings.create', () => {
     const answer = await gw.embeddings.create({ model: 'openai/text-embedding-3-small', input: ['first', 'second'] });
     expect(answer.data).toHaveLength(2);
     expect(answer.data[0]!.embedding).toEqual(expect.arrayContaining([expect.any(Number)]));
-    expect(answer._gateway).toMatchObject({ provider: 'openai', model: 'text-embedding-3-small', requestId: expect.stringMatching(/^req_/) });
+    expect(answer._gateway).toMatchObject({
+      provider: 'openai',
+      model: 'text-embedding-3-small',
+      requestId: expect.stringMatching(/^req_/),
+    });
 
-    const refused = await gw.embeddings.create({ model: 'anthropic/claude-3-5-haiku-latest', input: 'x' }).catch((e: unknown) => e);
+    const refused = await gw.embeddings
+      .create({ model: 'anthropic/claude-3-5-haiku-latest', input: 'x' })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(GatewayApiError);
-    expect(refused).toMatchObject({ type: 'invalid_request_error', status: 400, requestId: expect.stringMatching(/^req_/) });
+    expect(refused).toMatchObject({
+      type: 'invalid_request_error',
+      status: 400,
+      requestId: expect.stringMatching(/^req_/),
+    });
   });
 });
 
@@ -149,17 +204,27 @@ describe('gw.live.subscribe', () => {
     const mine = () => seen.find((m) => m.type === 'event' && m.event.preview === 'live one');
     // The first subscriber of a quiet cluster is connected within about 1.25 s: ask until the event arrives.
     for (let i = 0; i < 30 && !mine(); i++) {
-      await client().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'live one' }], cache: false });
+      await client().chat.completions.create({
+        model: 'openai/gpt-4o-mini',
+        messages: [{ role: 'user', content: 'live one' }],
+        cache: false,
+      });
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect(mine()).toMatchObject({ type: 'event', event: { provider: 'openai', model: 'gpt-4o-mini', id: expect.stringMatching(/^req_/) } });
+    expect(mine()).toMatchObject({
+      type: 'event',
+      event: { provider: 'openai', model: 'gpt-4o-mini', id: expect.stringMatching(/^req_/) },
+    });
     live.close();
     await reading; // the iteration ends, without an error
 
-    for (let i = 0; i < 100 && bus.subscriberCount(c.tenant.tenantId) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && bus.subscriberCount(c.tenant.tenantId) > 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect(bus.subscriberCount(c.tenant.tenantId)).toBe(0);
 
-    const refused = await client('gw_not_a_token').live.subscribe().catch((e: unknown) => e);
+    const refused = await client('gw_not_a_token')
+      .live.subscribe()
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(GatewayApiError);
     expect(refused).toMatchObject({ type: 'auth_error', status: 401 });
   });

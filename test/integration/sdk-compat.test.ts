@@ -15,7 +15,11 @@ afterAll(() => c.close());
 
 const weather = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 
 describe('the OpenAI SDK', () => {
@@ -34,10 +38,19 @@ describe('the OpenAI SDK', () => {
       const calls = final.choices[0]!.message.tool_calls ?? [];
       expect(final.choices[0]!.finish_reason).toBe('tool_calls');
       expect(calls.length).toBeGreaterThan(0);
-      expect(done).toEqual(calls.map((tc) => ({ name: (tc as { function: { name: string } }).function.name, arguments: (tc as { function: { arguments: string } }).function.arguments })));
+      expect(done).toEqual(
+        calls.map((tc) => ({
+          name: (tc as { function: { name: string } }).function.name,
+          arguments: (tc as { function: { arguments: string } }).function.arguments,
+        })),
+      );
 
       let contentDone: string | undefined;
-      const text = c.openai().chat.completions.stream({ model, messages: [{ role: 'user', content: `Say hello (${model})` }], temperature: 0.5 });
+      const text = c.openai().chat.completions.stream({
+        model,
+        messages: [{ role: 'user', content: `Say hello (${model})` }],
+        temperature: 0.5,
+      });
       text.on('content.done', (e) => (contentDone = e.content));
       const answer = await text.finalChatCompletion();
       expect(answer.choices[0]!.finish_reason).toBe('stop');
@@ -47,19 +60,35 @@ describe('the OpenAI SDK', () => {
 
   for (const model of ['openai/gpt-4o-mini', 'anthropic/claude-3-5-haiku-latest', 'gemini/gemini-2.0-flash']) {
     it(`gets refusal and logprobs as null, not missing, from ${model}`, async () => {
-      const answer = await c.openai().chat.completions.create({ model, messages: [{ role: 'user', content: `Shape check (${model})` }], temperature: 0.5 });
+      const answer = await c.openai().chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: `Shape check (${model})` }],
+        temperature: 0.5,
+      });
       expect(answer.choices[0]!.message.refusal).toBeNull();
       expect(answer.choices[0]!.logprobs).toBeNull();
     });
   }
 
-  it('gives the gateway request id as _request_id and as an error\'s requestID', async () => {
-    const answer = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Request id?' }] });
+  it("gives the gateway request id as _request_id and as an error's requestID", async () => {
+    const answer = await c
+      .openai()
+      .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Request id?' }] });
     expect(answer._request_id).toBe((answer as unknown as { _gateway: { requestId: string } })._gateway.requestId);
-    const streamed = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Streamed request id?' }], stream: true }).withResponse();
+    const streamed = await c
+      .openai()
+      .chat.completions.create({
+        model: 'openai/gpt-4o-mini',
+        messages: [{ role: 'user', content: 'Streamed request id?' }],
+        stream: true,
+      })
+      .withResponse();
     expect(streamed.request_id).toMatch(/^req_/);
     for await (const _ of streamed.data);
-    const failed = await c.openai().chat.completions.create({ model: 'nobody/serves-this', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const failed = await c
+      .openai()
+      .chat.completions.create({ model: 'nobody/serves-this', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(NotFoundError);
     expect((failed as NotFoundError).requestID).toMatch(/^req_/);
     expect((failed as NotFoundError).requestID).toBe((failed as NotFoundError).headers?.get('x-gateway-request-id'));
@@ -69,12 +98,18 @@ describe('the OpenAI SDK', () => {
 
   for (const model of ['anthropic/claude-3-5-haiku-latest', 'gemini/gemini-2.0-flash']) {
     it(`narrows the tools to tool_choice allowed_tools for ${model}`, async () => {
-      const danger = { type: 'function' as const, function: { name: 'delete_everything', parameters: { type: 'object', properties: {} } } };
+      const danger = {
+        type: 'function' as const,
+        function: { name: 'delete_everything', parameters: { type: 'object', properties: {} } },
+      };
       const answer = await c.openai().chat.completions.create({
         model,
         messages: [{ role: 'user', content: `Weather in Oslo, allowed tools only (${model})` }],
         tools: [danger, weather],
-        tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'get_weather' } }] } },
+        tool_choice: {
+          type: 'allowed_tools',
+          allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'get_weather' } }] },
+        },
       });
       const calls = answer.choices[0]!.message.tool_calls ?? [];
       expect(calls.length).toBeGreaterThan(0);

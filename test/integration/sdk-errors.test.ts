@@ -18,7 +18,10 @@ const MESSAGES = [{ role: 'user' as const, content: 'hi' }];
 
 /** Settles `promise`, failing the test (instead of hanging it) if that takes longer than `ms`. */
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still pending after ${ms} ms`)), ms))]);
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still pending after ${ms} ms`)), ms)),
+  ]);
 }
 
 beforeAll(async () => {
@@ -32,8 +35,15 @@ afterAll(async () => {
 
 describe('SDK errors', () => {
   it('gives the request id of a failed control-plane call with its typed error', async () => {
-    const err = await env.sdk(tenant.token).tokens.remove.mutate({ id: 'tok_missing' }).catch((e: unknown) => e);
-    expect(gatewayErrorOf(err)).toMatchObject({ type: 'not_found_error', status: 404, requestId: expect.stringMatching(/^req_/) });
+    const err = await env
+      .sdk(tenant.token)
+      .tokens.remove.mutate({ id: 'tok_missing' })
+      .catch((e: unknown) => e);
+    expect(gatewayErrorOf(err)).toMatchObject({
+      type: 'not_found_error',
+      status: 404,
+      requestId: expect.stringMatching(/^req_/),
+    });
   });
 
   it("turns a proxy's error page into a typed http_error with its status, on both planes", async () => {
@@ -44,7 +54,11 @@ describe('SDK errors', () => {
     const gw = createGatewayClient({ baseUrl: proxy, token: tenant.token });
 
     const control = await gw.tokens.list.query().catch((e: unknown) => e);
-    expect(gatewayErrorOf(control)).toMatchObject({ type: 'http_error', status: 502, message: expect.stringContaining('502 Bad Gateway') });
+    expect(gatewayErrorOf(control)).toMatchObject({
+      type: 'http_error',
+      status: 502,
+      message: expect.stringContaining('502 Bad Gateway'),
+    });
 
     const chat = await gw.chat.completions.create({ model: '', messages: MESSAGES }).catch((e: unknown) => e);
     expect(chat).toBeInstanceOf(GatewayApiError);
@@ -59,16 +73,24 @@ describe('SDK errors', () => {
     const gw = createGatewayClient({ baseUrl: page, token: tenant.token });
 
     const control = await gw.system.health.query().catch((e: unknown) => e);
-    expect(gatewayErrorOf(control)).toMatchObject({ type: 'http_error', status: 200, message: expect.stringContaining('not a gateway answer') });
+    expect(gatewayErrorOf(control)).toMatchObject({
+      type: 'http_error',
+      status: 200,
+      message: expect.stringContaining('not a gateway answer'),
+    });
 
     const chat = await gw.chat.completions.create({ model: '', messages: MESSAGES }).catch((e: unknown) => e);
     expect(gatewayErrorOf(chat)).toMatchObject({ type: 'http_error', status: 200 });
-    const stream = await gw.chat.completions.create({ model: '', messages: MESSAGES, stream: true }).catch((e: unknown) => e);
+    const stream = await gw.chat.completions
+      .create({ model: '', messages: MESSAGES, stream: true })
+      .catch((e: unknown) => e);
     expect(gatewayErrorOf(stream)).toMatchObject({ type: 'http_error', status: 200 });
   });
 
   it("reads the gateway's own error when the base URL is wrong (…/v1 added)", async () => {
-    const err = await createGatewayClient({ baseUrl: `${env.baseUrl}/v1`, token: tenant.token }).tokens.list.query().catch((e: unknown) => e);
+    const err = await createGatewayClient({ baseUrl: `${env.baseUrl}/v1`, token: tenant.token })
+      .tokens.list.query()
+      .catch((e: unknown) => e);
     expect(gatewayErrorOf(err)).toMatchObject({ type: 'not_found_error', status: 404 });
   });
 
@@ -76,22 +98,38 @@ describe('SDK errors', () => {
     const hung = await standIn(() => undefined);
     const gw = createGatewayClient({ baseUrl: hung, token: tenant.token, timeoutMs: 200 });
 
-    const control = await within(gw.system.health.query().catch((e: unknown) => e), 5_000);
+    const control = await within(
+      gw.system.health.query().catch((e: unknown) => e),
+      5_000,
+    );
     expect((control as Error).cause).toMatchObject({ name: 'TimeoutError' });
     expect(gatewayErrorOf(control)).toBeUndefined();
 
-    const chat = await within(gw.chat.completions.create({ model: '', messages: MESSAGES }).catch((e: unknown) => e), 5_000);
+    const chat = await within(
+      gw.chat.completions.create({ model: '', messages: MESSAGES }).catch((e: unknown) => e),
+      5_000,
+    );
     expect(chat).toMatchObject({ name: 'TimeoutError' });
   });
 
   it('does not cut a slow stream once it has started', async () => {
     const slow = await standIn((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] };
+      const chunk = {
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: 'm',
+        choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }],
+      };
       res.write(`data: ${JSON.stringify(chunk)}\n\n`);
       setTimeout(() => res.end(`data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`), 400);
     });
-    const stream = await createGatewayClient({ baseUrl: slow, timeoutMs: 200 }).chat.completions.create({ model: '', messages: MESSAGES, stream: true });
+    const stream = await createGatewayClient({ baseUrl: slow, timeoutMs: 200 }).chat.completions.create({
+      model: '',
+      messages: MESSAGES,
+      stream: true,
+    });
     let n = 0;
     for await (const _chunk of stream) n++;
     expect(n).toBe(2);
@@ -100,10 +138,20 @@ describe('SDK errors', () => {
   it('ends a stream whose frame is not JSON with a typed error, after the chunks before it', async () => {
     const garbled = await standIn((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] };
+      const chunk = {
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: 'm',
+        choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }],
+      };
       res.end(`data: ${JSON.stringify(chunk)}\n\ndata: {not json\n\ndata: [DONE]\n\n`);
     });
-    const stream = await createGatewayClient({ baseUrl: garbled }).chat.completions.create({ model: '', messages: MESSAGES, stream: true });
+    const stream = await createGatewayClient({ baseUrl: garbled }).chat.completions.create({
+      model: '',
+      messages: MESSAGES,
+      stream: true,
+    });
     let n = 0;
     const err = await (async () => {
       for await (const _chunk of stream) n++;
@@ -117,7 +165,9 @@ describe('SDK errors', () => {
     const burst = await standIn((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       // Five events in one write: the SDK parses them all before yielding the first.
-      res.write([1, 2, 3, 4, 5].map((i) => `data: ${JSON.stringify({ id: `req_${i}`, preview: String(i) })}\n\n`).join(''));
+      res.write(
+        [1, 2, 3, 4, 5].map((i) => `data: ${JSON.stringify({ id: `req_${i}`, preview: String(i) })}\n\n`).join(''),
+      );
     });
     const live = await createGatewayClient({ baseUrl: burst, token: tenant.token }).live.subscribe();
     const seen: string[] = [];
@@ -143,17 +193,24 @@ describe('SDK errors', () => {
         res.on('close', () => clearInterval(timer));
       });
 
-    const silent = await createGatewayClient({ baseUrl: await eventStream(null), token: tenant.token }).live.subscribe({ idleTimeoutMs: 300 });
+    const silent = await createGatewayClient({ baseUrl: await eventStream(null), token: tenant.token }).live.subscribe({
+      idleTimeoutMs: 300,
+    });
     const started = Date.now();
-    const err = await within((async () => {
-      for await (const _ of silent) {
-        // nothing arrives
-      }
-    })().catch((e: unknown) => e), 5_000);
+    const err = await within(
+      (async () => {
+        for await (const _ of silent) {
+          // nothing arrives
+        }
+      })().catch((e: unknown) => e),
+      5_000,
+    );
     expect(err).toMatchObject({ name: 'TimeoutError' });
     expect(Date.now() - started).toBeLessThan(3_000);
 
-    const alive = await createGatewayClient({ baseUrl: await eventStream(100), token: tenant.token }).live.subscribe({ idleTimeoutMs: 300 });
+    const alive = await createGatewayClient({ baseUrl: await eventStream(100), token: tenant.token }).live.subscribe({
+      idleTimeoutMs: 300,
+    });
     const iteration = (async () => {
       for await (const _ of alive) {
         // keep-alive comments are not messages

@@ -22,10 +22,23 @@ beforeAll(async () => {
   consumer = await mkdtemp(path.join(tmpdir(), 'gateway-sdk-consumer-'));
   await mkdir(path.join(consumer, 'node_modules'));
   await symlink(ROOT, path.join(consumer, 'node_modules', 'llm-gateway'), 'dir');
-  await writeFile(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module', private: true }));
+  await writeFile(
+    path.join(consumer, 'package.json'),
+    JSON.stringify({ name: 'consumer', type: 'module', private: true }),
+  );
   await writeFile(
     path.join(consumer, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, outDir: 'out', types: [] } }),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        skipLibCheck: true,
+        outDir: 'out',
+        types: [],
+      },
+    }),
   );
   env = await startTestEnv();
 }, 180_000);
@@ -63,7 +76,9 @@ declare const process: { argv: string[] };
     );
     await run(process.execPath, [TSC, '-p', consumer], { cwd: consumer });
     const tenant = await env.createTenant();
-    const { stdout } = await run(process.execPath, [path.join(consumer, 'out', 'main.js'), env.baseUrl, tenant.token], { cwd: consumer });
+    const { stdout } = await run(process.execPath, [path.join(consumer, 'out', 'main.js'), env.baseUrl, tenant.token], {
+      cwd: consumer,
+    });
     const out = JSON.parse(stdout);
     expect(out.status).toBe('ok');
     expect(out.names).toEqual(['admin']);
@@ -82,7 +97,10 @@ await gw.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], 
 await gw.chat.completions.create({ messages: [{ role: 'user' }] });
 `,
     );
-    const failed = await run(process.execPath, [TSC, '-p', consumer], { cwd: consumer }).then(() => '', (e: { stdout: string }) => e.stdout);
+    const failed = await run(process.execPath, [TSC, '-p', consumer], { cwd: consumer }).then(
+      () => '',
+      (e: { stdout: string }) => e.stdout,
+    );
     // One error per wrong line: the OpenAI fields of a chat body are typed, not unknown.
     expect(failed).toMatch(/main\.ts\(3,/);
     expect(failed).toMatch(/main\.ts\(4,/);

@@ -13,7 +13,13 @@ const standIn = standIns.start.bind(standIns);
 afterAll(() => standIns.closeAll());
 
 const MESSAGES = [{ role: 'user' as const, content: 'hi' }];
-const CHUNK = { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] };
+const CHUNK = {
+  id: 'c',
+  object: 'chat.completion.chunk',
+  created: 0,
+  model: 'm',
+  choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }],
+};
 const COMPLETION = {
   id: 'chatcmpl-1',
   object: 'chat.completion',
@@ -25,7 +31,10 @@ const COMPLETION = {
 
 /** Settles `promise`, failing the test (instead of hanging it) if that takes longer than `ms`. */
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still pending after ${ms} ms`)), ms))]);
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still pending after ${ms} ms`)), ms)),
+  ]);
 }
 
 /** Everything `iterable` yields until it ends or throws, and what it threw. */
@@ -47,16 +56,25 @@ describe('timeoutMs covers the body of a whole answer', () => {
     });
     const gw = createGatewayClient({ baseUrl: stalled, timeoutMs: 300 });
 
-    const chat = await within(gw.chat.completions.create({ model: '', messages: MESSAGES }).catch((e: unknown) => e), 5_000);
+    const chat = await within(
+      gw.chat.completions.create({ model: '', messages: MESSAGES }).catch((e: unknown) => e),
+      5_000,
+    );
     expect(chat).toBeInstanceOf(DOMException);
     expect(chat).toMatchObject({ name: 'TimeoutError' });
     expect(gatewayErrorOf(chat)).toBeUndefined();
 
-    const embeddings = await within(gw.embeddings.create({ model: 'openai/text-embedding-3-small', input: 'x' }).catch((e: unknown) => e), 5_000);
+    const embeddings = await within(
+      gw.embeddings.create({ model: 'openai/text-embedding-3-small', input: 'x' }).catch((e: unknown) => e),
+      5_000,
+    );
     expect(embeddings).toMatchObject({ name: 'TimeoutError' });
 
     // A control-plane call rejects as tRPC does for any failure: a TRPCClientError, the timeout its cause.
-    const control = await within(gw.tokens.list.query().catch((e: unknown) => e), 5_000);
+    const control = await within(
+      gw.tokens.list.query().catch((e: unknown) => e),
+      5_000,
+    );
     expect(control).toMatchObject({ name: 'TRPCClientError' });
     expect((control as Error).cause).toMatchObject({ name: 'TimeoutError' });
     expect(gatewayErrorOf(control)).toBeUndefined();
@@ -69,7 +87,10 @@ describe('timeoutMs covers the body of a whole answer', () => {
       res.write(body.slice(0, 10));
       setTimeout(() => res.end(body.slice(10)), 100);
     });
-    const answer = await createGatewayClient({ baseUrl: slow, timeoutMs: 5_000 }).chat.completions.create({ model: '', messages: MESSAGES });
+    const answer = await createGatewayClient({ baseUrl: slow, timeoutMs: 5_000 }).chat.completions.create({
+      model: '',
+      messages: MESSAGES,
+    });
     expect(answer.choices[0]!.message.content).toBe('hello');
   });
 });
@@ -116,7 +137,11 @@ describe('a stream that breaks after it started', () => {
       res.write(`data: ${JSON.stringify(CHUNK)}\n\n`);
       setTimeout(() => res.socket?.destroy(), 100);
     });
-    const stream = await createGatewayClient({ baseUrl: cut }).chat.completions.create({ model: '', messages: MESSAGES, stream: true });
+    const stream = await createGatewayClient({ baseUrl: cut }).chat.completions.create({
+      model: '',
+      messages: MESSAGES,
+      stream: true,
+    });
     const { got, err } = await within(drain(stream), 5_000);
     expect(got).toHaveLength(1);
     expect(err).toBeInstanceOf(GatewayApiError);
@@ -130,7 +155,10 @@ describe('a stream that breaks after it started', () => {
       res.write(`data: ${JSON.stringify(CHUNK)}\n\n`);
     });
     const controller = new AbortController();
-    const stream = await createGatewayClient({ baseUrl: open }).chat.completions.create({ model: '', messages: MESSAGES, stream: true }, { signal: controller.signal });
+    const stream = await createGatewayClient({ baseUrl: open }).chat.completions.create(
+      { model: '', messages: MESSAGES, stream: true },
+      { signal: controller.signal },
+    );
     const err = await within(
       (async () => {
         for await (const _chunk of stream) controller.abort();
@@ -153,7 +181,12 @@ describe('the live tap', () => {
     const { got, err } = await within(drain(live), 5_000);
     expect(got).toEqual([{ type: 'event', event: { id: 'req_1', provider: 'openai', model: 'gpt-4o-mini' } }]);
     expect(err).toBeInstanceOf(GatewayApiError);
-    expect(err).toMatchObject({ type: 'http_error', status: 0, requestId: 'req_live', message: expect.stringContaining('{not json') });
+    expect(err).toMatchObject({
+      type: 'http_error',
+      status: 0,
+      requestId: 'req_live',
+      message: expect.stringContaining('{not json'),
+    });
     expect(gatewayErrorOf(err)).toMatchObject({ type: 'http_error', status: 0 });
   });
 });
@@ -166,25 +199,38 @@ describe('control-plane errors without an answer', () => {
     await new Promise((r) => closed.close(r));
     const unreachable = createGatewayClient({ baseUrl: `http://127.0.0.1:${port}` });
 
-    const control = await within(unreachable.system.health.query().catch((e: unknown) => e), 5_000);
+    const control = await within(
+      unreachable.system.health.query().catch((e: unknown) => e),
+      5_000,
+    );
     expect(control).toMatchObject({ name: 'TRPCClientError' });
     expect((control as Error).cause).toBeInstanceOf(TypeError);
     expect((control as Error).cause).toMatchObject({ message: 'fetch failed' });
     expect(gatewayErrorOf(control)).toBeUndefined();
     // The data plane rejects with the platform's error itself.
-    const chat = await within(unreachable.chat.completions.create({ model: '', messages: MESSAGES }).catch((e: unknown) => e), 5_000);
+    const chat = await within(
+      unreachable.chat.completions.create({ model: '', messages: MESSAGES }).catch((e: unknown) => e),
+      5_000,
+    );
     expect(chat).toBeInstanceOf(TypeError);
     expect(chat).toMatchObject({ message: 'fetch failed' });
 
     const hung = await standIn(() => undefined);
-    const timedOut = await within(createGatewayClient({ baseUrl: hung, timeoutMs: 200 }).tokens.list.query().catch((e: unknown) => e), 5_000);
+    const timedOut = await within(
+      createGatewayClient({ baseUrl: hung, timeoutMs: 200 })
+        .tokens.list.query()
+        .catch((e: unknown) => e),
+      5_000,
+    );
     expect(timedOut).toMatchObject({ name: 'TRPCClientError' });
     expect((timedOut as Error).cause).toMatchObject({ name: 'TimeoutError' });
     expect(gatewayErrorOf(timedOut)).toBeUndefined();
 
     const controller = new AbortController();
     controller.abort();
-    const aborted = await unreachable.system.health.query(undefined, { signal: controller.signal }).catch((e: unknown) => e);
+    const aborted = await unreachable.system.health
+      .query(undefined, { signal: controller.signal })
+      .catch((e: unknown) => e);
     expect(aborted).toMatchObject({ name: 'TRPCClientError' });
     expect((aborted as Error).cause).toMatchObject({ name: 'AbortError' });
   });

@@ -17,7 +17,14 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-const env = () => ({ DATABASE_URL: undefined, GATEWAY_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', GATEWAY_ADMIN_TOKEN: undefined, LOG_LEVEL: 'warn' });
+const env = () => ({
+  DATABASE_URL: undefined,
+  GATEWAY_DATA_DIR: dataDir,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  GATEWAY_ADMIN_TOKEN: undefined,
+  LOG_LEVEL: 'warn',
+});
 
 describe('the server process', () => {
   it('starts on an embedded database, keeps data across restarts and stops cleanly', async () => {
@@ -29,7 +36,11 @@ describe('the server process', () => {
     const health: any = await (await fetch(`${base}/health`)).json();
     expect(health).toMatchObject({ status: 'ok', mode: 'single', database: { reachable: true } });
     const created: any = await (
-      await fetch(`${base}/v1/admin/tokens`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"name":"kept"}' })
+      await fetch(`${base}/v1/admin/tokens`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{"name":"kept"}',
+      })
     ).json();
     expect(created.name).toBe('kept');
 
@@ -37,10 +48,18 @@ describe('the server process', () => {
     // (the error messages have the provider's key blanked out, and that key is no word in them).
     const [, simulatorUrl] = await first.waitFor(/built-in simulator at (http:\/\/[\d.:]+)/);
     const chat = (model: string) =>
-      fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }) });
+      fetch(`${base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      });
     const answered: any = await (await chat('')).json();
     expect(answered._gateway.provider).toBe('simulator');
-    await fetch(`${simulatorUrl}/_simulator/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ faults: [{ status: 500 }] }) });
+    await fetch(`${simulatorUrl}/_simulator/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ faults: [{ status: 500 }] }),
+    });
     const failed = await chat('simulator/gpt-4o-mini');
     expect(failed.status).toBe(502);
     const { error }: any = await failed.json();
@@ -52,21 +71,34 @@ describe('the server process', () => {
     const [, port2] = await second.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
     // The generated token is printed only on first start and still works after the restart.
     expect(second.output()).not.toContain('Admin token');
-    const list: any = await (await fetch(`http://127.0.0.1:${port2}/v1/admin/tokens`, { headers: { authorization: `Bearer ${token}` } })).json();
+    const list: any = await (
+      await fetch(`http://127.0.0.1:${port2}/v1/admin/tokens`, { headers: { authorization: `Bearer ${token}` } })
+    ).json();
     expect(list.items.map((t: { name: string }) => t.name)).toContain('kept');
     expect(await second.stop('SIGINT')).toBe(0);
   }, 120_000);
 
-  it('keeps the embedded database out of the terminal\'s Ctrl-C: the gateway drains its log rows, then stops it; a crash leaves nothing that blocks the next start', async () => {
+  it("keeps the embedded database out of the terminal's Ctrl-C: the gateway drains its log rows, then stops it; a crash leaves nothing that blocks the next start", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'gateway-signals-'));
     const childEnv = (): Record<string, string> => {
       const out: Record<string, string> = {};
-      for (const [k, v] of Object.entries({ ...process.env, ...env(), GATEWAY_DATA_DIR: dir, GATEWAY_LOG_FLUSH_MS: '60000', GATEWAY_JOBS: 'off' })) if (v !== undefined) out[k] = v;
+      for (const [k, v] of Object.entries({
+        ...process.env,
+        ...env(),
+        GATEWAY_DATA_DIR: dir,
+        GATEWAY_LOG_FLUSH_MS: '60000',
+        GATEWAY_JOBS: 'off',
+      }))
+        if (v !== undefined) out[k] = v;
       return out;
     };
     try {
       // A process group of its own, as a terminal's foreground job: Ctrl-C signals the whole group.
-      const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+        env: childEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
       let out = '';
       child.stdout!.on('data', (d) => (out += d));
       child.stderr!.on('data', (d) => (out += d));
@@ -79,7 +111,11 @@ describe('the server process', () => {
       const [, token] = await waitFor(/Admin token \(shown once.*\): (gw_\S+)/);
       // The superuser's password is random and readable by this user only.
       expect(statSync(path.join(dir, 'pg-password')).mode & 0o077).toBe(0);
-      const called = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: '', messages: [{ role: 'user', content: 'queued until shutdown' }] }) });
+      const called = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: '', messages: [{ role: 'user', content: 'queued until shutdown' }] }),
+      });
       const id = called.headers.get('x-gateway-request-id');
       process.kill(-child.pid!, 'SIGINT');
       expect(await exited, out).toBe(0);
@@ -88,7 +124,11 @@ describe('the server process', () => {
       // running, and the next start stops it and goes on.
       const second = startServerProcess({ ...env(), GATEWAY_DATA_DIR: dir });
       const [, port2] = await second.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
-      const rows: any = await (await fetch(`http://127.0.0.1:${port2}/v1/analytics/requests`, { headers: { authorization: `Bearer ${token}` } })).json();
+      const rows: any = await (
+        await fetch(`http://127.0.0.1:${port2}/v1/analytics/requests`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
+      ).json();
       expect(rows.items.map((r: { id: string }) => r.id)).toContain(id);
       second.child.kill('SIGKILL');
       await new Promise((resolve) => second.child.on('exit', resolve));
@@ -114,7 +154,15 @@ describe('the server process', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     try {
       const port = String((taken.address() as { port: number }).port);
-      const base = { DATABASE_URL: db.url, GATEWAY_ADMIN_TOKEN: undefined, GATEWAY_SIMULATOR: 'off', GATEWAY_JOBS: 'off', HOST: '127.0.0.1', LOG_LEVEL: 'warn', OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1' };
+      const base = {
+        DATABASE_URL: db.url,
+        GATEWAY_ADMIN_TOKEN: undefined,
+        GATEWAY_SIMULATOR: 'off',
+        GATEWAY_JOBS: 'off',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1',
+      };
       const failed = startServerProcess({ ...base, PORT: port });
       expect(await new Promise<number | null>((resolve) => failed.child.on('exit', resolve))).toBe(1);
       expect(failed.output()).toContain('EADDRINUSE');
@@ -123,7 +171,13 @@ describe('the server process', () => {
       const next = startServerProcess({ ...base, PORT: '0' });
       const [, listening] = await next.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
       const [, token] = await next.waitFor(/Admin token \(shown once.*\): (gw_\S+)/);
-      expect((await fetch(`http://127.0.0.1:${listening}/v1/admin/tokens`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect(
+        (
+          await fetch(`http://127.0.0.1:${listening}/v1/admin/tokens`, {
+            headers: { authorization: `Bearer ${token}` },
+          })
+        ).status,
+      ).toBe(200);
       expect(await next.stop('SIGTERM')).toBe(0);
     } finally {
       taken.close();

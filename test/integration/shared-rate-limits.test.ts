@@ -14,7 +14,13 @@ import { expectTypedError } from '../support/security.js';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 async function redisAnswers(url: string): Promise<boolean> {
-  const probe = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 1_000, retryStrategy: () => null });
+  const probe = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1_000,
+    retryStrategy: () => null,
+  });
   probe.on('error', () => undefined);
   try {
     await probe.connect();
@@ -30,7 +36,11 @@ const SYNC_MS = 20;
 const body = { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }], temperature: 0.5 };
 
 async function chat(baseUrl: string, token: string) {
-  const res = await fetch(`${baseUrl}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${baseUrl}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 
@@ -38,7 +48,10 @@ async function chat(baseUrl: string, token: string) {
 const synced = () => new Promise((r) => setTimeout(r, SYNC_MS * 5));
 
 async function limitedToken(c: ChatEnv, rateLimitPerMinute: number): Promise<string> {
-  const created = await c.env.http('POST', '/v1/admin/tokens', { token: c.tenant.token, body: { name: 'limited', rateLimitPerMinute } });
+  const created = await c.env.http('POST', '/v1/admin/tokens', {
+    token: c.tenant.token,
+    body: { name: 'limited', rateLimitPerMinute },
+  });
   expect(created.status).toBe(200);
   return created.body.token;
 }
@@ -74,7 +87,10 @@ describe.skipIf(!(await redisAnswers(REDIS_URL)))('rate limits shared through Re
 
   it('reports a Redis that stops answering without refusing (a partition) as unreachable, and counts on this node meanwhile', async () => {
     const relay = await startTcpRelay(REDIS_URL);
-    const limiter = new SharedRateLimiter(new RedisRateStore(relay.url, createLogger('silent'), 200), { syncMs: SYNC_MS, logger: createLogger('silent') });
+    const limiter = new SharedRateLimiter(new RedisRateStore(relay.url, createLogger('silent'), 200), {
+      syncMs: SYNC_MS,
+      logger: createLogger('silent'),
+    });
     limiter.start();
     try {
       const key = `tok_partition_${Date.now()}`;
@@ -130,6 +146,10 @@ describe('rate limits with an unreachable Redis', () => {
     expectTypedError(await chat(c.env.baseUrl, token), 429, 'rate_limit_error');
     const health = await c.env.http('GET', '/health');
     expect(health.status).toBe(200);
-    expect(health.body).toMatchObject({ status: 'degraded', database: { reachable: true }, rateLimits: { shared: true, reachable: false } });
+    expect(health.body).toMatchObject({
+      status: 'degraded',
+      database: { reachable: true },
+      rateLimits: { shared: true, reachable: false },
+    });
   });
 });

@@ -26,7 +26,11 @@ afterAll(async () => {
 
 const token = 'gw_shutdown-test-admin-token';
 
-function gatewayEnv(databaseUrl: string, simulator: Simulator, extra: Record<string, string> = {}): Record<string, string> {
+function gatewayEnv(
+  databaseUrl: string,
+  simulator: Simulator,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return gatewayProcessEnv(databaseUrl, simulator.baseUrls.openai, token, { GATEWAY_LOG_FLUSH_MS: '2000', ...extra });
 }
 
@@ -56,13 +60,19 @@ describe('graceful shutdown', () => {
       fetch(url, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'openai/gpt-4o-mini', stream: true, messages: [{ role: 'user', content: `drain ${i}` }] }),
+        body: JSON.stringify({
+          model: 'openai/gpt-4o-mini',
+          stream: true,
+          messages: [{ role: 'user', content: `drain ${i}` }],
+        }),
       }).then((r) => r.text());
 
     const inFlight = Array.from({ length: 12 }, (_, i) => send(i));
     await new Promise((r) => setTimeout(r, 300));
     server.child.kill('SIGTERM');
-    const bodies = await Promise.all(inFlight).catch((e) => { throw new Error(String(e) + server.output()); });
+    const bodies = await Promise.all(inFlight).catch((e) => {
+      throw new Error(String(e) + server.output());
+    });
     for (const body of bodies) expect(body.trimEnd().endsWith('data: [DONE]')).toBe(true);
     expect(await server.stop()).toBe(0);
 
@@ -102,7 +112,9 @@ describe('graceful shutdown', () => {
 
   it('gives up the log drain at its bound when the database is unreachable', async () => {
     const relay = await startTcpRelay(db.url);
-    const server = startServerProcess(gatewayEnv(relay.url, sim, { GATEWAY_LOG_DRAIN_TIMEOUT_MS: '1500', GATEWAY_LOG_FLUSH_MS: '60000' }));
+    const server = startServerProcess(
+      gatewayEnv(relay.url, sim, { GATEWAY_LOG_DRAIN_TIMEOUT_MS: '1500', GATEWAY_LOG_FLUSH_MS: '60000' }),
+    );
     const [, port] = await server.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
     const answered = await (await streamRequest(`http://127.0.0.1:${port}/v1/chat/completions`, 'unlogged')).text();
     expect(answered.trimEnd().endsWith('data: [DONE]')).toBe(true);
@@ -121,9 +133,17 @@ describe('graceful shutdown', () => {
   it('exits within its bounds when the database stops answering without refusing (a partition)', async () => {
     const relay = await startTcpRelay(db.url);
     try {
-      const server = startServerProcess(gatewayEnv(relay.url, sim, { GATEWAY_SHUTDOWN_TIMEOUT_MS: '1000', GATEWAY_LOG_DRAIN_TIMEOUT_MS: '1000', GATEWAY_LOG_FLUSH_MS: '60000' }));
+      const server = startServerProcess(
+        gatewayEnv(relay.url, sim, {
+          GATEWAY_SHUTDOWN_TIMEOUT_MS: '1000',
+          GATEWAY_LOG_DRAIN_TIMEOUT_MS: '1000',
+          GATEWAY_LOG_FLUSH_MS: '60000',
+        }),
+      );
       const [, port] = await server.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
-      const answered = await (await streamRequest(`http://127.0.0.1:${port}/v1/chat/completions`, 'partitioned')).text();
+      const answered = await (
+        await streamRequest(`http://127.0.0.1:${port}/v1/chat/completions`, 'partitioned')
+      ).text();
       expect(answered.trimEnd().endsWith('data: [DONE]')).toBe(true);
       // Every open connection to the database goes silent, new ones too.
       relay.silence();
@@ -211,18 +231,26 @@ describe('graceful shutdown of kept-alive connections', () => {
   it('answers a request sent on a busy connection after SIGTERM with 503, finishes the stream, closes the connection and exits', async () => {
     const drainDb = await createTestDatabase();
     try {
-      const server = startServerProcess(gatewayEnv(drainDb.url, slowSim, { GATEWAY_SHUTDOWN_TIMEOUT_MS: '20000', LOG_LEVEL: 'info' }));
+      const server = startServerProcess(
+        gatewayEnv(drainDb.url, slowSim, { GATEWAY_SHUTDOWN_TIMEOUT_MS: '20000', LOG_LEVEL: 'info' }),
+      );
       const [, port] = await server.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
       const socket = connect(Number(port), '127.0.0.1');
       let received = '';
       socket.setEncoding('utf8');
       socket.on('data', (d: string) => (received += d));
       let closedAt = 0;
-      const closed = new Promise<void>((resolve) => socket.on('close', () => { closedAt = Date.now(); resolve(); }));
+      const closed = new Promise<void>((resolve) =>
+        socket.on('close', () => {
+          closedAt = Date.now();
+          resolve();
+        }),
+      );
       socket.on('error', () => {});
       socket.write(rawChatRequest(Number(port), 'first on the connection', true));
       // The stream is under way: its head (Connection: keep-alive) is already out.
-      for (let waited = 0; !received.includes('data: {') && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+      for (let waited = 0; !received.includes('data: {') && waited < 10_000; waited += 20)
+        await new Promise((r) => setTimeout(r, 20));
       expect(received).toContain('data: {');
       server.child.kill('SIGTERM');
       await server.waitFor(/shutting down/, 10_000);
@@ -255,26 +283,52 @@ describe('graceful shutdown of kept-alive connections', () => {
   }, 90_000);
 
   it('sends Connection: close on a response whose head is not out yet at SIGTERM, and exits once it is done', async () => {
-    const server = startServerProcess(gatewayEnv(db.url, slowSim, { GATEWAY_SHUTDOWN_TIMEOUT_MS: '20000', LOG_LEVEL: 'info' }));
+    const server = startServerProcess(
+      gatewayEnv(db.url, slowSim, { GATEWAY_SHUTDOWN_TIMEOUT_MS: '20000', LOG_LEVEL: 'info' }),
+    );
     const [, port] = await server.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
     // The upstream holds its response head back: the gateway's head is not sent when SIGTERM comes.
     slowSim.setFaults([{ latencyMs: 1_500, times: 1 }]);
     slowSim.resetRequests();
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      const body = JSON.stringify({ model: 'openai/gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'head held back' }] });
-      const answered = new Promise<{ status: number; connection: string | undefined; body: string; endedAt: number }>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port: Number(port), path: '/v1/chat/completions', method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (d: string) => (text += d));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: text, endedAt: Date.now() }));
-          res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end(body);
+      const body = JSON.stringify({
+        model: 'openai/gpt-4o-mini',
+        stream: true,
+        messages: [{ role: 'user', content: 'head held back' }],
       });
-      for (let waited = 0; !slowSim.requests.some((r) => r.endpoint === 'stream') && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+      const answered = new Promise<{ status: number; connection: string | undefined; body: string; endedAt: number }>(
+        (resolve, reject) => {
+          const req = request(
+            {
+              host: '127.0.0.1',
+              port: Number(port),
+              path: '/v1/chat/completions',
+              method: 'POST',
+              agent,
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            },
+            (res) => {
+              let text = '';
+              res.setEncoding('utf8');
+              res.on('data', (d: string) => (text += d));
+              res.on('end', () =>
+                resolve({
+                  status: res.statusCode ?? 0,
+                  connection: res.headers.connection,
+                  body: text,
+                  endedAt: Date.now(),
+                }),
+              );
+              res.on('error', reject);
+            },
+          );
+          req.on('error', reject);
+          req.end(body);
+        },
+      );
+      for (let waited = 0; !slowSim.requests.some((r) => r.endpoint === 'stream') && waited < 10_000; waited += 20)
+        await new Promise((r) => setTimeout(r, 20));
       server.child.kill('SIGTERM');
       const first = await answered;
       expect(first.status).toBe(200);
@@ -290,7 +344,9 @@ describe('graceful shutdown of kept-alive connections', () => {
   }, 90_000);
 
   it('answers /health with 503 during the drain', async () => {
-    const server = startServerProcess(gatewayEnv(db.url, slowSim, { GATEWAY_SHUTDOWN_TIMEOUT_MS: '20000', LOG_LEVEL: 'info' }));
+    const server = startServerProcess(
+      gatewayEnv(db.url, slowSim, { GATEWAY_SHUTDOWN_TIMEOUT_MS: '20000', LOG_LEVEL: 'info' }),
+    );
     const [, port] = await server.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
     const socket = connect(Number(port), '127.0.0.1');
     let received = '';
@@ -299,7 +355,8 @@ describe('graceful shutdown of kept-alive connections', () => {
     socket.on('error', () => {});
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     socket.write(rawChatRequest(Number(port), 'health during drain', true));
-    for (let waited = 0; !received.includes('data: {') && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    for (let waited = 0; !received.includes('data: {') && waited < 10_000; waited += 20)
+      await new Promise((r) => setTimeout(r, 20));
     server.child.kill('SIGTERM');
     await server.waitFor(/shutting down/, 10_000);
     socket.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);

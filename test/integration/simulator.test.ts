@@ -4,7 +4,10 @@ import { readAll } from '../support/read-body.js';
 
 // ---------- helpers ----------
 
-interface SseEvent { event?: string; data: string }
+interface SseEvent {
+  event?: string;
+  data: string;
+}
 
 function parseSse(text: string): SseEvent[] {
   const out: SseEvent[] = [];
@@ -30,20 +33,36 @@ const GE = { 'x-goog-api-key': 'g-test', 'content-type': 'application/json' };
 
 const weatherTool = {
   type: 'object',
-  properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] }, days: { type: 'integer', minimum: 1 } },
+  properties: {
+    city: { type: 'string' },
+    unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+    days: { type: 'integer', minimum: 1 },
+  },
   required: ['city'],
 };
 
 let sim: Simulator;
-beforeAll(async () => { sim = await startSimulator({ seed: 42 }); });
-afterAll(async () => { await sim.close(); });
-afterEach(() => { sim.clearFaults(); sim.configure({ latencyMs: 0, chunkDelayMs: 0, outputTokens: 24 }); });
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 42 });
+});
+afterAll(async () => {
+  await sim.close();
+});
+afterEach(() => {
+  sim.clearFaults();
+  sim.configure({ latencyMs: 0, chunkDelayMs: 0, outputTokens: 24 });
+});
 
 const openai = (body: unknown, headers: Record<string, string> = OA, path = '/chat/completions'): Promise<Response> =>
   fetch(sim.baseUrls.openai + path, { method: 'POST', headers, body: json(body) });
 const anthropic = (body: unknown, headers: Record<string, string> = AN): Promise<Response> =>
   fetch(sim.baseUrls.anthropic + '/v1/messages', { method: 'POST', headers, body: json(body) });
-const gemini = (model: string, action: string, body: unknown, headers: Record<string, string> = GE): Promise<Response> =>
+const gemini = (
+  model: string,
+  action: string,
+  body: unknown,
+  headers: Record<string, string> = GE,
+): Promise<Response> =>
   fetch(`${sim.baseUrls.gemini}/models/${model}:${action}`, { method: 'POST', headers, body: json(body) });
 
 const hello = [{ role: 'user', content: 'Hello there, how are you today?' }];
@@ -81,7 +100,11 @@ describe('openai format', () => {
     expect(finish.choices[0].finish_reason).toBe('stop');
     const last = chunks.at(-1);
     expect(last.choices).toEqual([]);
-    expect(last.usage).toEqual({ prompt_tokens: full.usage.prompt_tokens, completion_tokens: full.usage.completion_tokens, total_tokens: full.usage.total_tokens });
+    expect(last.usage).toEqual({
+      prompt_tokens: full.usage.prompt_tokens,
+      completion_tokens: full.usage.completion_tokens,
+      total_tokens: full.usage.total_tokens,
+    });
   });
 
   it('omits the usage chunk unless asked for', async () => {
@@ -104,7 +127,11 @@ describe('openai format', () => {
   });
 
   it('calls a tool, streamed as id/name then argument fragments', async () => {
-    const req = { model: 'gpt-4.1', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [{ type: 'function', function: { name: 'get_weather', parameters: weatherTool } }] };
+    const req = {
+      model: 'gpt-4.1',
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: weatherTool } }],
+    };
     const full = await j(await openai(req));
     const call = full.choices[0].message.tool_calls[0];
     expect(full.choices[0].finish_reason).toBe('tool_calls');
@@ -130,14 +157,21 @@ describe('openai format', () => {
     const tools = [{ type: 'function', function: { name: 'get_weather', parameters: weatherTool } }];
     const none = await j(await openai({ model: 'gpt-4o', messages: hello, tools, tool_choice: 'none' }));
     expect(none.choices[0].finish_reason).toBe('stop');
-    const after = await j(await openai({
-      model: 'gpt-4o', tools,
-      messages: [
-        { role: 'user', content: 'Weather?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
-        { role: 'tool', tool_call_id: 'call_1', content: 'Sunny and warm' },
-      ],
-    }));
+    const after = await j(
+      await openai({
+        model: 'gpt-4o',
+        tools,
+        messages: [
+          { role: 'user', content: 'Weather?' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+          },
+          { role: 'tool', tool_call_id: 'call_1', content: 'Sunny and warm' },
+        ],
+      }),
+    );
     expect(after.choices[0].message.content).toContain('to: Sunny and warm');
   });
 
@@ -147,14 +181,29 @@ describe('openai format', () => {
     const schema = {
       type: 'object',
       properties: {
-        name: { type: 'string' }, age: { type: 'integer' }, score: { type: 'number' }, ok: { type: 'boolean' },
-        tags: { type: 'array', items: { type: 'string' } }, mood: { enum: ['happy', 'sad'] },
-        address: { type: 'object', properties: { zip: { type: 'string' } }, required: ['zip'], additionalProperties: false },
+        name: { type: 'string' },
+        age: { type: 'integer' },
+        score: { type: 'number' },
+        ok: { type: 'boolean' },
+        tags: { type: 'array', items: { type: 'string' } },
+        mood: { enum: ['happy', 'sad'] },
+        address: {
+          type: 'object',
+          properties: { zip: { type: 'string' } },
+          required: ['zip'],
+          additionalProperties: false,
+        },
       },
       required: ['name', 'age', 'score', 'ok', 'tags', 'mood', 'address'],
       additionalProperties: false,
     };
-    const res = await j(await openai({ model: 'gpt-4o', messages: hello, response_format: { type: 'json_schema', json_schema: { name: 'p', schema, strict: true } } }));
+    const res = await j(
+      await openai({
+        model: 'gpt-4o',
+        messages: hello,
+        response_format: { type: 'json_schema', json_schema: { name: 'p', schema, strict: true } },
+      }),
+    );
     const v = JSON.parse(res.choices[0].message.content);
     expect(typeof v.name).toBe('string');
     expect(Number.isInteger(v.age)).toBe(true);
@@ -168,14 +217,29 @@ describe('openai format', () => {
   it('lists models and serves the root /v1 alias', async () => {
     const list = await j(await fetch(sim.baseUrls.openai + '/models', { headers: OA }));
     expect(list.object).toBe('list');
-    expect(list.data.map((m: { id: string }) => m.id)).toEqual(['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini', 'text-embedding-3-small', 'text-embedding-3-large']);
+    expect(list.data.map((m: { id: string }) => m.id)).toEqual([
+      'gpt-4o',
+      'gpt-4o-mini',
+      'gpt-4.1',
+      'gpt-4.1-mini',
+      'gpt-4.1-nano',
+      'o3-mini',
+      'text-embedding-3-small',
+      'text-embedding-3-large',
+    ]);
     expect(list.data[0]).toMatchObject({ object: 'model', owned_by: expect.any(String), created: expect.any(Number) });
-    const root = await fetch(sim.url + '/v1/chat/completions', { method: 'POST', headers: OA, body: json({ model: 'gpt-4o', messages: hello }) });
+    const root = await fetch(sim.url + '/v1/chat/completions', {
+      method: 'POST',
+      headers: OA,
+      body: json({ model: 'gpt-4o', messages: hello }),
+    });
     expect(root.status).toBe(200);
   });
 
   it('returns deterministic normalised embeddings, also as base64', async () => {
-    const body = await j(await openai({ model: 'text-embedding-3-small', input: ['alpha', 'beta', 'alpha'] }, OA, '/embeddings'));
+    const body = await j(
+      await openai({ model: 'text-embedding-3-small', input: ['alpha', 'beta', 'alpha'] }, OA, '/embeddings'),
+    );
     expect(body.object).toBe('list');
     expect(body.data).toHaveLength(3);
     const [a, b, c] = body.data.map((d: { embedding: number[] }) => d.embedding);
@@ -184,7 +248,9 @@ describe('openai format', () => {
     expect(a).not.toEqual(b);
     expect(Math.hypot(...a)).toBeCloseTo(1, 6);
     expect(body.usage.prompt_tokens).toBeGreaterThan(0);
-    const b64 = await j(await openai({ model: 'text-embedding-3-small', input: 'alpha', encoding_format: 'base64' }, OA, '/embeddings'));
+    const b64 = await j(
+      await openai({ model: 'text-embedding-3-small', input: 'alpha', encoding_format: 'base64' }, OA, '/embeddings'),
+    );
     const buf = Buffer.from(b64.data[0].embedding, 'base64');
     const decoded = Array.from(new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4));
     expect(decoded[0]).toBeCloseTo(a[0], 6);
@@ -193,7 +259,11 @@ describe('openai format', () => {
   it('rejects a missing key and an unknown model with OpenAI error bodies', async () => {
     const unauth = await openai({ model: 'gpt-4o', messages: hello }, { 'content-type': 'application/json' });
     expect(unauth.status).toBe(401);
-    expect((await j(unauth)).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_api_key', param: null });
+    expect((await j(unauth)).error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'invalid_api_key',
+      param: null,
+    });
     const missing = await openai({ model: 'gpt-5-imaginary', messages: hello });
     expect(missing.status).toBe(404);
     expect((await j(missing)).error).toMatchObject({ code: 'model_not_found', type: 'invalid_request_error' });
@@ -205,13 +275,23 @@ describe('openai format', () => {
 // ---------- Anthropic ----------
 
 describe('anthropic format', () => {
-  const base = { model: 'claude-sonnet-4-5', max_tokens: 256, messages: [{ role: 'user', content: [{ type: 'text', text: 'Tell me a story' }] }] };
+  const base = {
+    model: 'claude-sonnet-4-5',
+    max_tokens: 256,
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Tell me a story' }] }],
+  };
 
   it('answers a message with usage', async () => {
     const res = await anthropic({ ...base, system: [{ type: 'text', text: 'Be brief.' }] });
     expect(res.status).toBe(200);
     const body = await j(res);
-    expect(body).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', stop_reason: 'end_turn', stop_sequence: null });
+    expect(body).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+    });
     expect(body.id).toMatch(/^msg_/);
     expect(body.content[0].type).toBe('text');
     expect(body.content[0].text).toMatch(/^Simulated reply from claude-sonnet-4-5 to: Tell me a story/);
@@ -228,7 +308,10 @@ describe('anthropic format', () => {
     for (const e of events) expect(JSON.parse(e.data).type).toBe(e.event);
     const start = JSON.parse(events[0]!.data);
     expect(start.message.usage.input_tokens).toBe(full.usage.input_tokens);
-    const text = events.filter((e) => e.event === 'content_block_delta').map((e) => JSON.parse(e.data).delta.text).join('');
+    const text = events
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => JSON.parse(e.data).delta.text)
+      .join('');
     expect(text).toBe(full.content[0].text);
     const delta = JSON.parse(events.find((e) => e.event === 'message_delta')!.data);
     expect(delta.delta.stop_reason).toBe('end_turn');
@@ -244,7 +327,11 @@ describe('anthropic format', () => {
   });
 
   it('uses tools, streaming input_json_delta fragments', async () => {
-    const req = { ...base, tools: [{ name: 'get_weather', description: 'Weather', input_schema: weatherTool }], tool_choice: { type: 'any' } };
+    const req = {
+      ...base,
+      tools: [{ name: 'get_weather', description: 'Weather', input_schema: weatherTool }],
+      tool_choice: { type: 'any' },
+    };
     const full = await j(await anthropic(req));
     expect(full.stop_reason).toBe('tool_use');
     const block = full.content[0];
@@ -258,14 +345,20 @@ describe('anthropic format', () => {
     const partial = events.filter((e) => e.event === 'content_block_delta').map((e) => JSON.parse(e.data).delta);
     expect(partial.every((d) => d.type === 'input_json_delta')).toBe(true);
     expect(JSON.parse(partial.map((d) => d.partial_json).join(''))).toEqual(block.input);
-    const after = await j(await anthropic({
-      ...base, tools: req.tools,
-      messages: [
-        { role: 'user', content: 'Weather?' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Snowing' }] },
-      ],
-    }));
+    const after = await j(
+      await anthropic({
+        ...base,
+        tools: req.tools,
+        messages: [
+          { role: 'user', content: 'Weather?' },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }],
+          },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Snowing' }] },
+        ],
+      }),
+    );
     expect(after.stop_reason).toBe('end_turn');
     expect(after.content[0].text).toContain('to: Snowing');
   });
@@ -286,8 +379,16 @@ describe('anthropic format', () => {
 
   it('lists models', async () => {
     const body = await j(await fetch(sim.baseUrls.anthropic + '/v1/models', { headers: AN }));
-    expect(body.data.map((m: { id: string }) => m.id)).toEqual(['claude-opus-4-1', 'claude-sonnet-4-5', 'claude-3-5-haiku-latest']);
-    expect(body.data[1]).toMatchObject({ type: 'model', display_name: 'Claude Sonnet 4.5', created_at: expect.any(String) });
+    expect(body.data.map((m: { id: string }) => m.id)).toEqual([
+      'claude-opus-4-1',
+      'claude-sonnet-4-5',
+      'claude-3-5-haiku-latest',
+    ]);
+    expect(body.data[1]).toMatchObject({
+      type: 'model',
+      display_name: 'Claude Sonnet 4.5',
+      created_at: expect.any(String),
+    });
     expect(body).toMatchObject({ has_more: false, first_id: 'claude-opus-4-1', last_id: 'claude-3-5-haiku-latest' });
   });
 });
@@ -295,7 +396,10 @@ describe('anthropic format', () => {
 // ---------- Gemini ----------
 
 describe('gemini format', () => {
-  const base = { contents: [{ role: 'user', parts: [{ text: 'Explain tides' }] }], systemInstruction: { parts: [{ text: 'Be concise' }] } };
+  const base = {
+    contents: [{ role: 'user', parts: [{ text: 'Explain tides' }] }],
+    systemInstruction: { parts: [{ text: 'Be concise' }] },
+  };
 
   it('generates content with usage metadata', async () => {
     const res = await gemini('gemini-2.5-flash', 'generateContent', base);
@@ -313,11 +417,17 @@ describe('gemini format', () => {
 
   it('streams SSE frames with cumulative usage and a final finishReason', async () => {
     const full = await j(await gemini('gemini-2.5-pro', 'generateContent', base));
-    const res = await fetch(`${sim.baseUrls.gemini}/models/gemini-2.5-pro:streamGenerateContent?alt=sse`, { method: 'POST', headers: GE, body: json(base) });
+    const res = await fetch(`${sim.baseUrls.gemini}/models/gemini-2.5-pro:streamGenerateContent?alt=sse`, {
+      method: 'POST',
+      headers: GE,
+      body: json(base),
+    });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const frames = parseSse(await res.text()).map((e) => JSON.parse(e.data));
     expect(frames.length).toBe(full.usageMetadata.candidatesTokenCount);
-    expect(frames.map((f) => f.candidates[0].content.parts[0].text).join('')).toBe(full.candidates[0].content.parts[0].text);
+    expect(frames.map((f) => f.candidates[0].content.parts[0].text).join('')).toBe(
+      full.candidates[0].content.parts[0].text,
+    );
     frames.forEach((f, i) => expect(f.usageMetadata.candidatesTokenCount).toBe(i + 1));
     expect(frames.slice(0, -1).every((f) => f.candidates[0].finishReason === undefined)).toBe(true);
     expect(frames.at(-1).candidates[0].finishReason).toBe('STOP');
@@ -325,23 +435,49 @@ describe('gemini format', () => {
   });
 
   it('streams a JSON array without alt=sse, and honours maxOutputTokens', async () => {
-    const res = await gemini('gemini-2.0-flash', 'streamGenerateContent', { ...base, generationConfig: { maxOutputTokens: 4 } });
+    const res = await gemini('gemini-2.0-flash', 'streamGenerateContent', {
+      ...base,
+      generationConfig: { maxOutputTokens: 4 },
+    });
     const arr = await j(res);
     expect(arr).toHaveLength(4);
     expect(arr.at(-1).candidates[0].finishReason).toBe('MAX_TOKENS');
   });
 
   it('calls functions and produces schema-conforming JSON', async () => {
-    const call = await j(await gemini('gemini-2.5-flash', 'generateContent', {
-      ...base,
-      tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'w', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] } }] }],
-      toolConfig: { functionCallingConfig: { mode: 'ANY' } },
-    }));
-    expect(call.candidates[0].content.parts[0].functionCall).toEqual({ name: 'get_weather', args: { city: 'sample city' } });
-    const js = await j(await gemini('gemini-2.5-flash', 'generateContent', {
-      ...base,
-      generationConfig: { responseMimeType: 'application/json', responseSchema: { type: 'OBJECT', properties: { n: { type: 'INTEGER' }, items: { type: 'ARRAY', items: { type: 'STRING' } } } } },
-    }));
+    const call = await j(
+      await gemini('gemini-2.5-flash', 'generateContent', {
+        ...base,
+        tools: [
+          {
+            functionDeclarations: [
+              {
+                name: 'get_weather',
+                description: 'w',
+                parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] },
+              },
+            ],
+          },
+        ],
+        toolConfig: { functionCallingConfig: { mode: 'ANY' } },
+      }),
+    );
+    expect(call.candidates[0].content.parts[0].functionCall).toEqual({
+      name: 'get_weather',
+      args: { city: 'sample city' },
+    });
+    const js = await j(
+      await gemini('gemini-2.5-flash', 'generateContent', {
+        ...base,
+        generationConfig: {
+          responseMimeType: 'application/json',
+          responseSchema: {
+            type: 'OBJECT',
+            properties: { n: { type: 'INTEGER' }, items: { type: 'ARRAY', items: { type: 'STRING' } } },
+          },
+        },
+      }),
+    );
     const v = JSON.parse(js.candidates[0].content.parts[0].text);
     expect(Number.isInteger(v.n)).toBe(true);
     expect(v.items).toHaveLength(1);
@@ -350,22 +486,39 @@ describe('gemini format', () => {
   it('embeds, lists models, checks keys and models', async () => {
     const one = await j(await gemini('text-embedding-004', 'embedContent', { content: { parts: [{ text: 'hi' }] } }));
     expect(one.embedding.values).toHaveLength(64);
-    const batch = await j(await gemini('text-embedding-004', 'batchEmbedContents', {
-      requests: [{ model: 'models/text-embedding-004', content: { parts: [{ text: 'hi' }] } }, { model: 'models/text-embedding-004', content: { parts: [{ text: 'yo' }] } }],
-    }));
+    const batch = await j(
+      await gemini('text-embedding-004', 'batchEmbedContents', {
+        requests: [
+          { model: 'models/text-embedding-004', content: { parts: [{ text: 'hi' }] } },
+          { model: 'models/text-embedding-004', content: { parts: [{ text: 'yo' }] } },
+        ],
+      }),
+    );
     expect(batch.embeddings).toHaveLength(2);
     expect(batch.embeddings[0].values).toEqual(one.embedding.values);
 
     const models = await j(await fetch(`${sim.baseUrls.gemini}/models?key=abc`));
-    expect(models.models.map((m: { name: string }) => m.name)).toEqual(['models/gemini-2.5-pro', 'models/gemini-2.5-flash', 'models/gemini-2.0-flash', 'models/gemini-embedding-001']);
+    expect(models.models.map((m: { name: string }) => m.name)).toEqual([
+      'models/gemini-2.5-pro',
+      'models/gemini-2.5-flash',
+      'models/gemini-2.0-flash',
+      'models/gemini-embedding-001',
+    ]);
     expect(models.models[0].supportedGenerationMethods).toContain('generateContent');
 
     const noKey = await gemini('gemini-2.5-flash', 'generateContent', base, { 'content-type': 'application/json' });
     expect(noKey.status).toBe(403);
     expect((await j(noKey)).error).toMatchObject({ code: 403, status: 'PERMISSION_DENIED' });
-    const badKey = await gemini('gemini-2.5-flash', 'generateContent', base, { 'content-type': 'application/json', 'x-goog-api-key': 'invalid-key' });
+    const badKey = await gemini('gemini-2.5-flash', 'generateContent', base, {
+      'content-type': 'application/json',
+      'x-goog-api-key': 'invalid-key',
+    });
     expect(badKey.status).toBe(400);
-    expect((await j(badKey)).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', details: expect.arrayContaining([expect.objectContaining({ reason: 'API_KEY_INVALID' })]) });
+    expect((await j(badKey)).error).toMatchObject({
+      code: 400,
+      status: 'INVALID_ARGUMENT',
+      details: expect.arrayContaining([expect.objectContaining({ reason: 'API_KEY_INVALID' })]),
+    });
     const unknown = await gemini('gemini-9', 'generateContent', base);
     expect(unknown.status).toBe(404);
     expect((await j(unknown)).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
@@ -395,7 +548,10 @@ describe('faults', () => {
   });
 
   it('matches on model and endpoint', async () => {
-    sim.setFaults([{ model: 'gpt-4o-mini', status: 500 }, { endpoint: 'models', status: 503 }]);
+    sim.setFaults([
+      { model: 'gpt-4o-mini', status: 500 },
+      { endpoint: 'models', status: 503 },
+    ]);
     expect((await openai({ model: 'gpt-4o', messages: hello })).status).toBe(200);
     const failed = await openai({ model: 'gpt-4o-mini', messages: hello });
     expect(failed.status).toBe(500);
@@ -422,15 +578,21 @@ describe('faults', () => {
     expect(o.text).not.toContain('[DONE]');
     expect(chunks.some((c) => c.choices[0].finish_reason)).toBe(false);
 
-    const a = await readAll(await anthropic({ model: 'claude-sonnet-4-5', max_tokens: 50, messages: hello, stream: true }));
+    const a = await readAll(
+      await anthropic({ model: 'claude-sonnet-4-5', max_tokens: 50, messages: hello, stream: true }),
+    );
     expect(a.broke).toBe(true);
     const names = parseSse(a.text).map((e) => e.event);
     expect(names.filter((n) => n === 'content_block_delta')).toHaveLength(3);
     expect(names).not.toContain('message_stop');
 
-    const g = await readAll(await fetch(`${sim.baseUrls.gemini}/models/gemini-2.5-flash:streamGenerateContent?alt=sse`, {
-      method: 'POST', headers: GE, body: json({ contents: [{ parts: [{ text: 'x' }] }] }),
-    }));
+    const g = await readAll(
+      await fetch(`${sim.baseUrls.gemini}/models/gemini-2.5-flash:streamGenerateContent?alt=sse`, {
+        method: 'POST',
+        headers: GE,
+        body: json({ contents: [{ parts: [{ text: 'x' }] }] }),
+      }),
+    );
     expect(g.broke).toBe(true);
     const frames = parseSse(g.text).map((e) => JSON.parse(e.data));
     expect(frames).toHaveLength(3);
@@ -440,9 +602,14 @@ describe('faults', () => {
   it('hangs until the client aborts, then keeps serving', async () => {
     sim.setFaults([{ hang: true, times: 1 }]);
     const started = Date.now();
-    await expect(fetch(sim.baseUrls.openai + '/chat/completions', {
-      method: 'POST', headers: OA, body: json({ model: 'gpt-4o', messages: hello }), signal: AbortSignal.timeout(150),
-    })).rejects.toThrow();
+    await expect(
+      fetch(sim.baseUrls.openai + '/chat/completions', {
+        method: 'POST',
+        headers: OA,
+        body: json({ model: 'gpt-4o', messages: hello }),
+        signal: AbortSignal.timeout(150),
+      }),
+    ).rejects.toThrow();
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     expect((await openai({ model: 'gpt-4o', messages: hello })).status).toBe(200);
   });
@@ -467,7 +634,15 @@ describe('faults', () => {
       try {
         const out: number[] = [];
         for (let i = 0; i < 40; i++) {
-          out.push((await fetch(s.baseUrls.openai + '/chat/completions', { method: 'POST', headers: OA, body: json({ model: 'gpt-4o', messages: hello }) })).status);
+          out.push(
+            (
+              await fetch(s.baseUrls.openai + '/chat/completions', {
+                method: 'POST',
+                headers: OA,
+                body: json({ model: 'gpt-4o', messages: hello }),
+              })
+            ).status,
+          );
         }
         return out;
       } finally {
@@ -501,43 +676,64 @@ describe('control', () => {
     await openai({ model: 'gpt-4o', messages: hello, stream: true });
     await fetch(sim.baseUrls.anthropic + '/v1/models', { headers: AN });
     expect(sim.requests).toHaveLength(2);
-    expect(sim.requests[0]).toMatchObject({ format: 'openai', endpoint: 'stream', method: 'POST', path: '/openai/v1/chat/completions', body: { model: 'gpt-4o' } });
+    expect(sim.requests[0]).toMatchObject({
+      format: 'openai',
+      endpoint: 'stream',
+      method: 'POST',
+      path: '/openai/v1/chat/completions',
+      body: { model: 'gpt-4o' },
+    });
     expect(sim.requests[0]!.headers.authorization).toBe('Bearer sk-test');
     expect(sim.requests[1]).toMatchObject({ format: 'anthropic', endpoint: 'models', method: 'GET' });
   });
 
   it('is controllable over HTTP', async () => {
     const cfg = await fetch(sim.url + '/_simulator/config', {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: json({ faults: [{ format: 'gemini', status: 500 }], outputTokens: 5, models: { openai: ['my-model'] } }),
     });
     expect(cfg.status).toBe(200);
     expect((await j(cfg)).models.openai).toEqual(['my-model']);
-    expect((await gemini('gemini-2.5-flash', 'generateContent', { contents: [{ parts: [{ text: 'x' }] }] })).status).toBe(500);
+    expect(
+      (await gemini('gemini-2.5-flash', 'generateContent', { contents: [{ parts: [{ text: 'x' }] }] })).status,
+    ).toBe(500);
     const r = await j(await openai({ model: 'my-model', messages: hello }));
     expect(r.usage.completion_tokens).toBe(5);
     expect((await openai({ model: 'gpt-4o', messages: hello })).status).toBe(404);
 
     const log = await j(await fetch(sim.url + '/_simulator/requests'));
     expect(log.requests.length).toBeGreaterThan(0);
-    expect((await fetch(sim.url + '/_simulator/config', { method: 'POST', body: json({ latencyMs: -1 }) })).status).toBe(400);
+    expect(
+      (await fetch(sim.url + '/_simulator/config', { method: 'POST', body: json({ latencyMs: -1 }) })).status,
+    ).toBe(400);
 
     expect((await fetch(sim.url + '/_simulator/reset', { method: 'POST' })).status).toBe(200);
     expect(sim.requests).toHaveLength(0);
-    expect((await gemini('gemini-2.5-flash', 'generateContent', { contents: [{ parts: [{ text: 'x' }] }] })).status).toBe(200);
+    expect(
+      (await gemini('gemini-2.5-flash', 'generateContent', { contents: [{ parts: [{ text: 'x' }] }] })).status,
+    ).toBe(200);
     expect((await openai({ model: 'gpt-4o', messages: hello })).status).toBe(200);
   });
 
   it('rejects bodies over the size cap', async () => {
     const big = 'x'.repeat(11 * 1024 * 1024);
-    const res = await fetch(sim.baseUrls.openai + '/chat/completions', { method: 'POST', headers: OA, body: big }).catch(() => undefined);
+    const res = await fetch(sim.baseUrls.openai + '/chat/completions', {
+      method: 'POST',
+      headers: OA,
+      body: big,
+    }).catch(() => undefined);
     // The server answers 413 as soon as it sees the declared length; either outcome proves the cap.
     if (res) expect(res.status).toBe(413);
   });
 
   it('closes promptly even with hung and idle connections', async () => {
     const s = await startSimulator({ faults: [{ hang: true }] });
-    const pending = fetch(s.baseUrls.openai + '/chat/completions', { method: 'POST', headers: OA, body: json({ model: 'gpt-4o', messages: hello }) }).catch((e: unknown) => e);
+    const pending = fetch(s.baseUrls.openai + '/chat/completions', {
+      method: 'POST',
+      headers: OA,
+      body: json({ model: 'gpt-4o', messages: hello }),
+    }).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 50));
     const t0 = Date.now();
     await s.close();

@@ -24,7 +24,10 @@ beforeAll(async () => {
   sim = await startSimulator({ chunkDelayMs: 150 });
   db = await createTestDatabase();
   server = startServerProcess(
-    gatewayProcessEnv(db.url, sim.baseUrls.openai, token, { GATEWAY_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), GATEWAY_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) }),
+    gatewayProcessEnv(db.url, sim.baseUrls.openai, token, {
+      GATEWAY_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+      GATEWAY_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+    }),
   );
   const [, listening] = await server.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
   port = Number(listening);
@@ -91,7 +94,10 @@ describe('slow and vanishing clients', () => {
 
     expect(await internalErrors()).toBe(before);
     expect(server.output()).not.toMatch(/ECONNRESET|aborted|internal/i);
-    const answer = await client().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'still there?' }] });
+    const answer = await client().chat.completions.create({
+      model: 'openai/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'still there?' }],
+    });
     expect(answer.choices[0]!.message.content).toBeTruthy();
   }, 20_000);
 
@@ -117,7 +123,11 @@ describe('slow and vanishing clients', () => {
 
   it('never cuts a streamed answer that lasts longer than the request timeout', async () => {
     const started = Date.now();
-    const stream = await client().chat.completions.create({ model: 'openai/gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'a long answer' }] });
+    const stream = await client().chat.completions.create({
+      model: 'openai/gpt-4o-mini',
+      stream: true,
+      messages: [{ role: 'user', content: 'a long answer' }],
+    });
     let text = '';
     let finish: string | null = null;
     for await (const chunk of stream) {

@@ -39,7 +39,11 @@ async function stalledClient(env: ChatEnv = c): Promise<{ client: Socket; res: S
   await new Promise<void>((resolve) => client.once('connect', resolve));
   client.pause();
   const response = gatewayResponseFor(client);
-  const body = JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'a very long answer, please' }], stream: true });
+  const body = JSON.stringify({
+    model: 'openai/gpt-4o-mini',
+    messages: [{ role: 'user', content: 'a very long answer, please' }],
+    stream: true,
+  });
   client.write(
     `POST /v1/chat/completions HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${env.tenant.token}\r\n` +
       `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
@@ -80,14 +84,19 @@ describe('a stream client that stops reading', () => {
 
     // The gateway is unharmed.
     c.sim.configure({ outputTokens: 24 });
-    const ok: any = await c.openai().chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'still here' }] });
+    const ok: any = await c
+      .openai()
+      .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'still here' }] });
     expect(ok.choices[0].message.content).toBeTruthy();
   });
 });
 
 describe('a stream client that stops reading and keeps its connection', () => {
   it('is given up after the upstream timeout: connection closed, logged client_closed, no fault of the provider', async () => {
-    const short = await startChatEnv({ sim: { outputTokens: OUTPUT_TOKENS, chunkDelayMs: 0 }, env: { GATEWAY_UPSTREAM_TIMEOUT_MS: '1500' } });
+    const short = await startChatEnv({
+      sim: { outputTokens: OUTPUT_TOKENS, chunkDelayMs: 0 },
+      env: { GATEWAY_UPSTREAM_TIMEOUT_MS: '1500' },
+    });
     try {
       const { client, res } = await stalledClient(short);
       // The client never reads and never closes: the gateway ends the connection itself.
@@ -110,12 +119,15 @@ describe('a stream client that stops reading and keeps its connection', () => {
 });
 
 describe('a stream client that reads, slowly', () => {
-  it('gets the whole answer however long reading takes: the upstream timeout bounds the provider\'s silences, not the client\'s pace', async () => {
+  it("gets the whole answer however long reading takes: the upstream timeout bounds the provider's silences, not the client's pace", async () => {
     // A timeout short enough for the reading below to outlast it twice over, long enough that a
     // provider slowed by a busy machine still answers within it (a first event later than the
     // timeout is a real provider failure, counted and fallen back from).
     const timeoutMs = 2_500;
-    const short = await startChatEnv({ sim: { outputTokens: OUTPUT_TOKENS, chunkDelayMs: 0 }, env: { GATEWAY_UPSTREAM_TIMEOUT_MS: String(timeoutMs) } });
+    const short = await startChatEnv({
+      sim: { outputTokens: OUTPUT_TOKENS, chunkDelayMs: 0 },
+      env: { GATEWAY_UPSTREAM_TIMEOUT_MS: String(timeoutMs) },
+    });
     try {
       const { client } = await stalledClient(short);
       // Reads a moment, then stops a while, over and over: several upstream timeouts in all.
@@ -134,7 +146,11 @@ describe('a stream client that reads, slowly', () => {
       expect(Date.now() - started).toBeGreaterThan(2 * timeoutMs);
       expect(text).not.toContain('event: error');
       expect(text).toContain('data: [DONE]');
-      await short.waitForCount('select count(*) n from requests where tenant_id = $1 and status = $2', [short.tenant.tenantId, 'ok'], 1);
+      await short.waitForCount(
+        'select count(*) n from requests where tenant_id = $1 and status = $2',
+        [short.tenant.tenantId, 'ok'],
+        1,
+      );
       expect(short.env.services.dataPlane.breakers.snapshot().openai?.consecutiveFailures ?? 0).toBe(0);
     } finally {
       await short.close();

@@ -17,16 +17,25 @@ const MODEL = 'openai/gpt-4o';
 const user = [{ role: 'user', content: 'Write a long story about a lighthouse.' }];
 // temperature > 0 keeps every call out of the exact cache, so each one is a paid upstream call.
 const post = (token: string, body: Record<string, unknown> = {}) =>
-  c.env.http('POST', '/v1/chat/completions', { token, body: { model: MODEL, messages: user, temperature: 0.7, ...body } });
+  c.env.http('POST', '/v1/chat/completions', {
+    token,
+    body: { model: MODEL, messages: user, temperature: 0.7, ...body },
+  });
 
 async function createToken(body: Record<string, unknown>): Promise<{ id: string; token: string }> {
-  const res = await c.env.http('POST', '/v1/admin/tokens', { token: c.tenant.token, body: { name: 'spender', ...body } });
+  const res = await c.env.http('POST', '/v1/admin/tokens', {
+    token: c.tenant.token,
+    body: { name: 'spender', ...body },
+  });
   expect(res.status).toBe(200);
   return res.body;
 }
 
 const costRowsOf = async (tokenId: string) =>
-  Number((await c.query<{ usd: string | null }>('select sum(cost) as usd from cost_logs where token_id = $1', [tokenId]))[0]!.usd ?? 0);
+  Number(
+    (await c.query<{ usd: string | null }>('select sum(cost) as usd from cost_logs where token_id = $1', [tokenId]))[0]!
+      .usd ?? 0,
+  );
 
 async function listed(id: string): Promise<{ spentUsd: number; spendLimitUsd: number | null }> {
   const res = await c.env.http('GET', '/v1/admin/tokens', { token: c.tenant.token });
@@ -45,7 +54,9 @@ describe('per-token spend limit', () => {
     expect(firstCost).toBeLessThan(0.006);
 
     // Streamed calls count too; this one crosses the limit and still completes.
-    const stream = await c.openai(token).chat.completions.create({ model: MODEL, messages: user as never, temperature: 0.7, stream: true });
+    const stream = await c
+      .openai(token)
+      .chat.completions.create({ model: MODEL, messages: user as never, temperature: 0.7, stream: true });
     let chunks = 0;
     for await (const _ of stream) chunks++;
     expect(chunks).toBeGreaterThan(1);
@@ -70,17 +81,26 @@ describe('per-token spend limit', () => {
     await c.waitForCount('select count(*)::int as n from cost_logs where token_id = $1', [id], 1);
 
     // A token change reloads the token from the database: what it spent is read back from token_spend.
-    const raised = await c.env.http('PATCH', `/v1/admin/tokens/${id}`, { token: c.tenant.token, body: { spendLimitUsd: 1 } });
+    const raised = await c.env.http('PATCH', `/v1/admin/tokens/${id}`, {
+      token: c.tenant.token,
+      body: { spendLimitUsd: 1 },
+    });
     expect(raised.status).toBe(200);
     expect(raised.body.spentUsd).toBeCloseTo(await costRowsOf(id), 10);
     expect((await post(token)).status).toBe(200);
     await c.waitForCount('select count(*)::int as n from cost_logs where token_id = $1', [id], 2);
 
-    const lowered = await c.env.http('PATCH', `/v1/admin/tokens/${id}`, { token: c.tenant.token, body: { spendLimitUsd: 0.002 } });
+    const lowered = await c.env.http('PATCH', `/v1/admin/tokens/${id}`, {
+      token: c.tenant.token,
+      body: { spendLimitUsd: 0.002 },
+    });
     expect(lowered.body.spentUsd).toBeGreaterThan(0.002);
     expectTypedError(await post(token), 402, 'spend_limit_error');
 
-    const removed = await c.env.http('PATCH', `/v1/admin/tokens/${id}`, { token: c.tenant.token, body: { spendLimitUsd: null } });
+    const removed = await c.env.http('PATCH', `/v1/admin/tokens/${id}`, {
+      token: c.tenant.token,
+      body: { spendLimitUsd: null },
+    });
     expect(removed.body.spendLimitUsd).toBeNull();
     expect((await post(token)).status).toBe(200);
 
@@ -135,13 +155,19 @@ describe('per-token spend limit', () => {
     await c.waitForCount('select count(*)::int as n from cost_logs where token_id = $1', [id], 1);
 
     // Once the limit is raised the second slot is still there.
-    const raised = await c.env.http('PATCH', `/v1/admin/tokens/${id}`, { token: c.tenant.token, body: { spendLimitUsd: 1 } });
+    const raised = await c.env.http('PATCH', `/v1/admin/tokens/${id}`, {
+      token: c.tenant.token,
+      body: { spendLimitUsd: 1 },
+    });
     expect(raised.status).toBe(200);
     expect((await post(token)).status).toBe(200);
   });
 
   it('a limit the column cannot hold is a 400, not a silent zero', async () => {
-    const res = await c.env.http('POST', '/v1/admin/tokens', { token: c.tenant.token, body: { name: 'tiny', spendLimitUsd: 0.00001 } });
+    const res = await c.env.http('POST', '/v1/admin/tokens', {
+      token: c.tenant.token,
+      body: { name: 'tiny', spendLimitUsd: 0.00001 },
+    });
     expectTypedError(res, 400, 'invalid_request_error');
   });
 });

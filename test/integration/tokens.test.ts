@@ -21,9 +21,19 @@ const ctx = (): SecurityContext => ({ owner, other, ids });
 
 describe('API tokens over REST', () => {
   it('creates a token whose secret is shown once and works at once', async () => {
-    const res = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'ci', spendLimitUsd: 12.5, rateLimitPerMinute: 60 } });
+    const res = await env.http('POST', '/v1/admin/tokens', {
+      token: owner.token,
+      body: { name: 'ci', spendLimitUsd: 12.5, rateLimitPerMinute: 60 },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: 'ci', enabled: true, admin: false, spendLimitUsd: 12.5, rateLimitPerMinute: 60, lastUsedAt: null });
+    expect(res.body).toMatchObject({
+      name: 'ci',
+      enabled: true,
+      admin: false,
+      spendLimitUsd: 12.5,
+      rateLimitPerMinute: 60,
+      lastUsedAt: null,
+    });
     expect(res.body.id).toMatch(/^tok_/);
     expect(res.body.token).toMatch(/^gw_/);
     expect(res.body.token.startsWith(res.body.prefix)).toBe(true);
@@ -40,11 +50,17 @@ describe('API tokens over REST', () => {
   });
 
   it('refuses a disabled token at once and accepts it again when re-enabled', async () => {
-    const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'flip', admin: true } });
+    const created = await env.http('POST', '/v1/admin/tokens', {
+      token: owner.token,
+      body: { name: 'flip', admin: true },
+    });
     const secret = created.body.token;
     expect((await env.http('GET', '/v1/admin/tokens', { token: secret })).status).toBe(200);
 
-    const disabled = await env.http('PATCH', `/v1/admin/tokens/${created.body.id}`, { token: owner.token, body: { enabled: false } });
+    const disabled = await env.http('PATCH', `/v1/admin/tokens/${created.body.id}`, {
+      token: owner.token,
+      body: { enabled: false },
+    });
     expect(disabled.body.enabled).toBe(false);
     expectTypedError(await env.http('GET', '/v1/admin/tokens', { token: secret }), 401, 'auth_error');
 
@@ -53,24 +69,40 @@ describe('API tokens over REST', () => {
   });
 
   it('refuses a deleted token at once', async () => {
-    const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'gone', admin: true } });
+    const created = await env.http('POST', '/v1/admin/tokens', {
+      token: owner.token,
+      body: { name: 'gone', admin: true },
+    });
     expect((await env.http('GET', '/v1/admin/tokens', { token: created.body.token })).status).toBe(200);
     const del = await env.http('DELETE', `/v1/admin/tokens/${created.body.id}`, { token: owner.token });
     expect(del.body).toEqual({ id: created.body.id, deleted: true });
     expectTypedError(await env.http('GET', '/v1/admin/tokens', { token: created.body.token }), 401, 'auth_error');
-    expectTypedError(await env.http('DELETE', `/v1/admin/tokens/${created.body.id}`, { token: owner.token }), 404, 'not_found_error');
+    expectTypedError(
+      await env.http('DELETE', `/v1/admin/tokens/${created.body.id}`, { token: owner.token }),
+      404,
+      'not_found_error',
+    );
   });
 
   it('updates limits and clears them with null', async () => {
-    const res = await env.http('PATCH', `/v1/admin/tokens/${ids.token}`, { token: owner.token, body: { name: 'renamed', spendLimitUsd: 3 } });
+    const res = await env.http('PATCH', `/v1/admin/tokens/${ids.token}`, {
+      token: owner.token,
+      body: { name: 'renamed', spendLimitUsd: 3 },
+    });
     expect(res.body).toMatchObject({ name: 'renamed', spendLimitUsd: 3 });
-    const cleared = await env.http('PATCH', `/v1/admin/tokens/${ids.token}`, { token: owner.token, body: { spendLimitUsd: null } });
+    const cleared = await env.http('PATCH', `/v1/admin/tokens/${ids.token}`, {
+      token: owner.token,
+      body: { spendLimitUsd: null },
+    });
     expect(cleared.body.spendLimitUsd).toBeNull();
   });
 
   it('an empty PATCH changes nothing and writes no audit row; a PATCH racing a delete is a 404, not a 500', async () => {
     const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'untouched' } });
-    const audits = async () => (await env.http('GET', `/v1/audit-logs?action=token.update`, { token: owner.token })).body.items.filter((a: { targetId: string }) => a.targetId === created.body.id).length;
+    const audits = async () =>
+      (await env.http('GET', `/v1/audit-logs?action=token.update`, { token: owner.token })).body.items.filter(
+        (a: { targetId: string }) => a.targetId === created.body.id,
+      ).length;
     const same = await env.http('PATCH', `/v1/admin/tokens/${created.body.id}`, { token: owner.token, body: {} });
     expect(same.status).toBe(200);
     expect(same.body).toMatchObject({ id: created.body.id, name: 'untouched' });
@@ -106,7 +138,8 @@ describe('API tokens over REST', () => {
   });
 
   it('pages through the audit log with a cursor', async () => {
-    for (let i = 0; i < 3; i++) await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: `page-${i}` } });
+    for (let i = 0; i < 3; i++)
+      await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: `page-${i}` } });
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -118,7 +151,11 @@ describe('API tokens over REST', () => {
     } while (cursor);
     const all = await env.http('GET', `/v1/audit-logs?limit=500`, { token: owner.token });
     expect(seen).toEqual(all.body.items.map((e: { id: string }) => e.id));
-    expectTypedError(await env.http('GET', `/v1/audit-logs?cursor=garbage`, { token: owner.token }), 400, 'invalid_request_error');
+    expectTypedError(
+      await env.http('GET', `/v1/audit-logs?cursor=garbage`, { token: owner.token }),
+      400,
+      'invalid_request_error',
+    );
   });
 
   it('gates the audit log behind the team tier with 402 insufficient_tier', async () => {
@@ -144,9 +181,15 @@ describe('API tokens over REST', () => {
   });
 
   it('rejects a bad patch body with 400', async () => {
-    const res = await env.http('PATCH', `/v1/admin/tokens/${ids.token}`, { token: owner.token, body: { enabled: 'yes' } });
+    const res = await env.http('PATCH', `/v1/admin/tokens/${ids.token}`, {
+      token: owner.token,
+      body: { enabled: 'yes' },
+    });
     expectTypedError(res, 400, 'invalid_request_error');
-    const renamed = await env.http('PATCH', `/v1/admin/tokens/${ids.token}`, { token: owner.token, body: { name: 'two\rlines' } });
+    const renamed = await env.http('PATCH', `/v1/admin/tokens/${ids.token}`, {
+      token: owner.token,
+      body: { name: 'two\rlines' },
+    });
     expectTypedError(renamed, 400, 'invalid_request_error');
     expect(renamed.body.error.message).toContain('name');
   });
@@ -155,32 +198,65 @@ describe('API tokens over REST', () => {
 describe('the last enabled admin token', () => {
   it('cannot be disabled or deleted (409), so the workspace is never locked out', async () => {
     const t = await env.createTenant('team');
-    expectTypedError(await env.http('PATCH', `/v1/admin/tokens/${t.tokenId}`, { token: t.token, body: { enabled: false } }), 409, 'conflict_error');
+    expectTypedError(
+      await env.http('PATCH', `/v1/admin/tokens/${t.tokenId}`, { token: t.token, body: { enabled: false } }),
+      409,
+      'conflict_error',
+    );
     const del = await env.http('DELETE', `/v1/admin/tokens/${t.tokenId}`, { token: t.token });
     expectTypedError(del, 409, 'conflict_error');
     expect(del.body.error.message).toContain(t.tokenId);
     // Still there, still enabled, still works; other changes to it are allowed.
-    const renamed = await env.http('PATCH', `/v1/admin/tokens/${t.tokenId}`, { token: t.token, body: { name: 'owner' } });
+    const renamed = await env.http('PATCH', `/v1/admin/tokens/${t.tokenId}`, {
+      token: t.token,
+      body: { name: 'owner' },
+    });
     expect(renamed.body).toMatchObject({ name: 'owner', enabled: true });
 
     // With a second enabled admin token, the first may go; then the second is the last one.
-    const second = await env.http('POST', '/v1/admin/tokens', { token: t.token, body: { name: 'second', admin: true } });
-    expect((await env.http('PATCH', `/v1/admin/tokens/${t.tokenId}`, { token: second.body.token, body: { enabled: false } })).status).toBe(200);
-    expectTypedError(await env.http('DELETE', `/v1/admin/tokens/${second.body.id}`, { token: second.body.token }), 409, 'conflict_error');
-    expectTypedError(await env.http('PATCH', `/v1/admin/tokens/${second.body.id}`, { token: second.body.token, body: { enabled: false } }), 409, 'conflict_error');
+    const second = await env.http('POST', '/v1/admin/tokens', {
+      token: t.token,
+      body: { name: 'second', admin: true },
+    });
+    expect(
+      (await env.http('PATCH', `/v1/admin/tokens/${t.tokenId}`, { token: second.body.token, body: { enabled: false } }))
+        .status,
+    ).toBe(200);
+    expectTypedError(
+      await env.http('DELETE', `/v1/admin/tokens/${second.body.id}`, { token: second.body.token }),
+      409,
+      'conflict_error',
+    );
+    expectTypedError(
+      await env.http('PATCH', `/v1/admin/tokens/${second.body.id}`, {
+        token: second.body.token,
+        body: { enabled: false },
+      }),
+      409,
+      'conflict_error',
+    );
     // A disabled admin token and a member token may always be deleted.
     expect((await env.http('DELETE', `/v1/admin/tokens/${t.tokenId}`, { token: second.body.token })).status).toBe(200);
     const member = await env.http('POST', '/v1/admin/tokens', { token: second.body.token, body: { name: 'member' } });
-    expect((await env.http('DELETE', `/v1/admin/tokens/${member.body.id}`, { token: second.body.token })).status).toBe(200);
+    expect((await env.http('DELETE', `/v1/admin/tokens/${member.body.id}`, { token: second.body.token })).status).toBe(
+      200,
+    );
   });
 
   // The races go through the service: over HTTP the loser's request might instead be refused at
   // authentication, by the token the winner just disabled.
-  const settle = (p: Promise<unknown>) => p.then(() => 'ok', (e: { type?: string }) => e.type);
+  const settle = (p: Promise<unknown>) =>
+    p.then(
+      () => 'ok',
+      (e: { type?: string }) => e.type,
+    );
 
   it('two admin tokens disabled at once: one is disabled, the other gets 409', async () => {
     const t = await env.createTenant('team');
-    const second = await env.http('POST', '/v1/admin/tokens', { token: t.token, body: { name: 'second', admin: true } });
+    const second = await env.http('POST', '/v1/admin/tokens', {
+      token: t.token,
+      body: { name: 'second', admin: true },
+    });
     const tokens = env.services.tokens;
     const results = await Promise.all([
       settle(tokens.update(t.tenantId, { type: 'token', id: t.tokenId }, { id: second.body.id, enabled: false })),
@@ -193,7 +269,10 @@ describe('the last enabled admin token', () => {
 
   it('two admin tokens deleted at once: one is deleted, the other stays', async () => {
     const t = await env.createTenant('team');
-    const second = await env.http('POST', '/v1/admin/tokens', { token: t.token, body: { name: 'second', admin: true } });
+    const second = await env.http('POST', '/v1/admin/tokens', {
+      token: t.token,
+      body: { name: 'second', admin: true },
+    });
     const tokens = env.services.tokens;
     const results = await Promise.all([
       settle(tokens.remove(t.tenantId, { type: 'token', id: t.tokenId }, second.body.id)),
@@ -219,7 +298,10 @@ describe('API tokens through the SDK', () => {
   });
 
   it('reports auth errors as typed errors', async () => {
-    const err = await env.sdk('gw_wrong').tokens.list.query().catch((e: unknown) => e);
+    const err = await env
+      .sdk('gw_wrong')
+      .tokens.list.query()
+      .catch((e: unknown) => e);
     expect(gatewayErrorOf(err)).toMatchObject({ type: 'auth_error', status: 401 });
   });
 });
@@ -237,7 +319,7 @@ describe('security', () => {
     { method: 'DELETE', path: (c) => `/v1/admin/tokens/${c.ids.token}` },
   ]);
 
-  it('never lists another tenant\'s tokens', async () => {
+  it("never lists another tenant's tokens", async () => {
     const res = await env.http('GET', '/v1/admin/tokens', { token: other.token });
     expect(res.body.items.some((t: { id: string }) => t.id === ids.token)).toBe(false);
   });
@@ -258,8 +340,14 @@ describe('revocation across gateway processes', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const other = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     try {
-      const created = await env.http('POST', '/v1/admin/tokens', { token: owner.token, body: { name: 'two-nodes', admin: true } });
-      const onOther = () => fetch(`${other}/v1/admin/tokens`, { headers: { authorization: `Bearer ${created.body.token}` } }).then((r) => r.status);
+      const created = await env.http('POST', '/v1/admin/tokens', {
+        token: owner.token,
+        body: { name: 'two-nodes', admin: true },
+      });
+      const onOther = () =>
+        fetch(`${other}/v1/admin/tokens`, { headers: { authorization: `Bearer ${created.body.token}` } }).then(
+          (r) => r.status,
+        );
       expect(await onOther()).toBe(200);
       await env.http('PATCH', `/v1/admin/tokens/${created.body.id}`, { token: owner.token, body: { enabled: false } });
       const started = Date.now();

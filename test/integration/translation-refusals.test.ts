@@ -22,20 +22,26 @@ const upstreamCalls = (): number => c.sim.requests.filter((r) => r.method === 'P
 
 const toolLoop: ChatCompletionMessageParam[] = [
   { role: 'user', content: 'What is the weather in Oslo?' },
-  { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+  },
   { role: 'tool', tool_call_id: 'call_1', content: 'Snowing, -3C' },
   { role: 'user', content: 'Summarise that in one line.' },
 ];
 
 describe('anthropic', () => {
   it('the simulator refuses tool blocks without tools and a schema without a type, as Anthropic does', async () => {
-    const post = (body: unknown) => fetch(`${c.sim.baseUrls.anthropic}/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify(body),
-    });
+    const post = (body: unknown) =>
+      fetch(`${c.sim.baseUrls.anthropic}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify(body),
+      });
     const noTools = await post({
-      model: 'claude-sonnet-4-5', max_tokens: 50,
+      model: 'claude-sonnet-4-5',
+      max_tokens: 50,
       messages: [
         { role: 'user', content: 'Weather?' },
         { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} }] },
@@ -43,10 +49,23 @@ describe('anthropic', () => {
       ],
     });
     expect(noTools.status).toBe(400);
-    expect(await noTools.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'Requests which include `tool_use` or `tool_result` blocks must define tools.' } });
-    const typeless = await post({ model: 'claude-sonnet-4-5', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'ping', input_schema: {} }] });
+    expect(await noTools.json()).toEqual({
+      type: 'error',
+      error: {
+        type: 'invalid_request_error',
+        message: 'Requests which include `tool_use` or `tool_result` blocks must define tools.',
+      },
+    });
+    const typeless = await post({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [{ name: 'ping', input_schema: {} }],
+    });
     expect(typeless.status).toBe(400);
-    expect(((await typeless.json()) as { error: { message: string } }).error.message).toBe('tools.0.custom.input_schema.type: Field required');
+    expect(((await typeless.json()) as { error: { message: string } }).error.message).toBe(
+      'tools.0.custom.input_schema.type: Field required',
+    );
   });
 
   it('answers the summary turn after a tool loop sent without tools, whole and streamed', async () => {
@@ -58,7 +77,9 @@ describe('anthropic', () => {
       tool_choice: { type: 'none' },
     });
 
-    const stream = await c.openai().chat.completions.create({ model: 'anthropic/claude-sonnet-4-5', messages: toolLoop, stream: true });
+    const stream = await c
+      .openai()
+      .chat.completions.create({ model: 'anthropic/claude-sonnet-4-5', messages: toolLoop, stream: true });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBeTruthy();
@@ -66,8 +87,10 @@ describe('anthropic', () => {
 
   it('takes a tool with `parameters: {}`', async () => {
     const res = await c.openai().chat.completions.create({
-      model: 'anthropic/claude-sonnet-4-5', messages: [{ role: 'user', content: 'Ping the server.' }],
-      tools: [{ type: 'function', function: { name: 'ping', parameters: {} } }], tool_choice: 'required',
+      model: 'anthropic/claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'Ping the server.' }],
+      tools: [{ type: 'function', function: { name: 'ping', parameters: {} } }],
+      tool_choice: 'required',
     });
     expect(res.choices[0]!.message.tool_calls?.[0]).toMatchObject({ type: 'function', function: { name: 'ping' } });
     expect(lastBody('anthropic')['tools']).toEqual([{ name: 'ping', input_schema: { type: 'object' } }]);
@@ -81,18 +104,34 @@ describe('gemini', () => {
     const res = await fetch(`${c.sim.baseUrls.gemini}/models/gemini-2.5-flash:generateContent`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' },
-      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { presencePenalty: 0.5 } }),
+      body: JSON.stringify({
+        contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+        generationConfig: { presencePenalty: 0.5 },
+      }),
     });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: { code: 400, message: 'Penalty is not enabled for models/gemini-2.5-flash', status: 'INVALID_ARGUMENT' } });
+    expect(await res.json()).toEqual({
+      error: { code: 400, message: 'Penalty is not enabled for models/gemini-2.5-flash', status: 'INVALID_ARGUMENT' },
+    });
   });
 
   it('answers a request with penalties on gemini-2.5-flash, sent without them, and passes them to gemini-2.0-flash', async () => {
-    const res = await c.openai().chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages, presence_penalty: 0.5, frequency_penalty: 0.3, temperature: 0.2 });
+    const res = await c.openai().chat.completions.create({
+      model: 'gemini/gemini-2.5-flash',
+      messages,
+      presence_penalty: 0.5,
+      frequency_penalty: 0.3,
+      temperature: 0.2,
+    });
     expect(res.choices[0]!.message.content).toBeTruthy();
     expect(lastBody('gemini')['generationConfig']).toEqual({ temperature: 0.2 });
 
-    await c.openai().chat.completions.create({ model: 'gemini/gemini-2.0-flash', messages, presence_penalty: 0.5, frequency_penalty: 0.3 });
+    await c.openai().chat.completions.create({
+      model: 'gemini/gemini-2.0-flash',
+      messages,
+      presence_penalty: 0.5,
+      frequency_penalty: 0.3,
+    });
     expect(lastBody('gemini')['generationConfig']).toEqual({ presencePenalty: 0.5, frequencyPenalty: 0.3 });
   });
 });
@@ -102,11 +141,18 @@ describe('legacy function calling', () => {
     const before = upstreamCalls();
     const fn = { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
     for (const model of ['anthropic/claude-sonnet-4-5', 'gemini/gemini-2.5-flash']) {
-      const err = await c.openai().chat.completions.create({ model, messages: [{ role: 'user', content: 'Weather in Oslo?' }], functions: [fn] })
-        .then(() => undefined, (e: unknown) => e);
+      const err = await c
+        .openai()
+        .chat.completions.create({ model, messages: [{ role: 'user', content: 'Weather in Oslo?' }], functions: [fn] })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(err).toBeInstanceOf(OpenAI.APIError);
       expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
-      expect((err as InstanceType<typeof OpenAI.APIError>).message).toMatch(/functions: legacy function calling is not translated for (Anthropic|Gemini); send tools instead/);
+      expect((err as InstanceType<typeof OpenAI.APIError>).message).toMatch(
+        /functions: legacy function calling is not translated for (Anthropic|Gemini); send tools instead/,
+      );
     }
     expect(upstreamCalls()).toBe(before);
   });

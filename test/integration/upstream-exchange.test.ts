@@ -27,10 +27,12 @@ function route(req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write('data: first\n\n');
     const timer = setInterval(() => res.write('data: more\n\n'), 20);
-    slowClosed = new Promise((resolve) => res.on('close', () => {
-      clearInterval(timer);
-      resolve(!res.writableFinished);
-    }));
+    slowClosed = new Promise((resolve) =>
+      res.on('close', () => {
+        clearInterval(timer);
+        resolve(!res.writableFinished);
+      }),
+    );
   } else if (req.url === '/limited') {
     res.writeHead(429, { 'content-type': 'application/json', 'Retry-After': '7' });
     res.end(JSON.stringify({ error: { message: 'slow down', type: 'rate_limit' } }));
@@ -80,12 +82,18 @@ describe('upstream exchanges', () => {
   });
 
   it('turns an error answer into the typed error, with its Retry-After and message', async () => {
-    for (const call of [() => postJson(`${base}/limited`, headers, {}, opts()), async () => {
-      for await (const _ of postSse(`${base}/limited`, headers, {}, opts())) {
-        // not reached
-      }
-    }]) {
-      const err = await call().then(() => undefined, (e: unknown) => e);
+    for (const call of [
+      () => postJson(`${base}/limited`, headers, {}, opts()),
+      async () => {
+        for await (const _ of postSse(`${base}/limited`, headers, {}, opts())) {
+          // not reached
+        }
+      },
+    ]) {
+      const err = await call().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ProviderError);
       expect(err).toMatchObject({ status: 429, retryable: true, kind: 'http', retryAfterMs: 7_000 });
       expect((err as ProviderError).message).toContain('slow down');

@@ -1,4 +1,10 @@
-import type { CallOptions, ChatChunk, ChatRequest, ProviderAdapter, ProviderError } from '../../server/providers/types.js';
+import type {
+  CallOptions,
+  ChatChunk,
+  ChatRequest,
+  ProviderAdapter,
+  ProviderError,
+} from '../../server/providers/types.js';
 
 // Calling a provider adapter directly, as the tests against stand-in servers do.
 

@@ -18,7 +18,9 @@ export interface ChatEnv {
   close(): Promise<void>;
 }
 
-export async function startChatEnv(opts: { sim?: SimulatorOptions; env?: Record<string, string>; groq?: boolean; xai?: boolean; mistral?: boolean } = {}): Promise<ChatEnv> {
+export async function startChatEnv(
+  opts: { sim?: SimulatorOptions; env?: Record<string, string>; groq?: boolean; xai?: boolean; mistral?: boolean } = {},
+): Promise<ChatEnv> {
   const sim = await startSimulator({ seed: 7, ...opts.sim });
   const env = await startTestEnv({
     env: {
@@ -38,12 +40,13 @@ export async function startChatEnv(opts: { sim?: SimulatorOptions; env?: Record<
   const tenant = await env.createTenant();
   const pool = new pg.Pool({ connectionString: env.databaseUrl, max: 2 });
   pool.on('error', () => undefined);
-  const query = async <T,>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as T[];
+  const query = async <T>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as T[];
   return {
     env,
     sim,
     tenant,
-    openai: (token = tenant.token) => new OpenAI({ apiKey: token, baseURL: `${env.baseUrl}/v1`, maxRetries: 0, timeout: 20_000 }),
+    openai: (token = tenant.token) =>
+      new OpenAI({ apiKey: token, baseURL: `${env.baseUrl}/v1`, maxRetries: 0, timeout: 20_000 }),
     query,
     async waitForCount(sql, params, expected, timeoutMs = 5_000) {
       const deadline = Date.now() + timeoutMs;

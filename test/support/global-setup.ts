@@ -20,7 +20,9 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const runId = randomId(8).toLowerCase();
   const dataDir = path.resolve('.test-data', `run-${runId}`);
-  const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir, { database: 'postgres' });
+  const embedded = process.env.DATABASE_URL
+    ? undefined
+    : await startEmbeddedPostgres(dataDir, { database: 'postgres' });
   const adminUrl = process.env.DATABASE_URL ?? embedded!.url;
   const template = `gw_tpl_${runId}`;
 
@@ -36,8 +38,11 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     // Drop what this run created (clones are named after the template).
-    const { rows } = await admin.query<{ datname: string }>(`select datname from pg_database where datname like $1`, [`gw_%${runId}%`]);
-    for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`).catch(() => undefined);
+    const { rows } = await admin.query<{ datname: string }>(`select datname from pg_database where datname like $1`, [
+      `gw_%${runId}%`,
+    ]);
+    for (const { datname } of rows)
+      await admin.query(`drop database if exists ${datname} with (force)`).catch(() => undefined);
     await admin.end();
     await embedded?.stop();
     await rm(dataDir, { recursive: true, force: true });

@@ -29,7 +29,11 @@ export interface TestEnv {
   databaseUrl: string;
   createTenant(tier?: Tier): Promise<TestTenant>;
   /** Plain HTTP against the app; JSON bodies are sent and parsed. */
-  http<T = any>(method: string, path: string, opts?: { token?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> }): Promise<HttpResult<T>>;
+  http<T = any>(
+    method: string,
+    path: string,
+    opts?: { token?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> },
+  ): Promise<HttpResult<T>>;
   sdk(token: string): ReturnType<typeof createGatewayClient>;
   /** Another gateway node on this database, with the same settings plus `env`; closed with this env. */
   addNode(env?: Record<string, string>): Promise<TestNode>;
@@ -72,7 +76,15 @@ async function startNode(config: Config): Promise<TestNode & { database: DbHandl
 export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> {
   const db = await createTestDatabase();
   // No provider unless a test configures one; the simulator and a local server stay off by default.
-  const env = { GATEWAY_MODE: 'multi', LOG_LEVEL: 'silent', DATABASE_URL: db.url, GATEWAY_SIMULATOR: 'off', GATEWAY_JOBS: 'off', OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1', ...opts.env };
+  const env = {
+    GATEWAY_MODE: 'multi',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: db.url,
+    GATEWAY_SIMULATOR: 'off',
+    GATEWAY_JOBS: 'off',
+    OLLAMA_BASE_URL: 'http://127.0.0.1:9/v1',
+    ...opts.env,
+  };
   const config = loadConfig(env);
   const node = await startNode(config);
   const { baseUrl, services, database } = node;

@@ -15,17 +15,26 @@ export interface OpenAIFormatStandIn {
 
 export type Answer = (body: Record<string, unknown>, res: ServerResponse) => void;
 
-export async function openaiFormatStandIn(standIns: StandIns, models: string[], check: (body: Record<string, unknown>) => Refusal = () => undefined, answer: Answer = answerOk): Promise<OpenAIFormatStandIn> {
+export async function openaiFormatStandIn(
+  standIns: StandIns,
+  models: string[],
+  check: (body: Record<string, unknown>) => Refusal = () => undefined,
+  answer: Answer = answerOk,
+): Promise<OpenAIFormatStandIn> {
   const received: Array<Record<string, unknown>> = [];
   const base = await standIns.start((req: IncomingMessage, res: ServerResponse) => {
     if (req.method === 'GET' && req.url?.endsWith('/models')) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model', owned_by: 'stand-in' })) }));
+      res.end(
+        JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model', owned_by: 'stand-in' })) }),
+      );
       return;
     }
     let raw = '';
     req.setEncoding('utf8');
-    req.on('data', (d: string) => { raw += d; });
+    req.on('data', (d: string) => {
+      raw += d;
+    });
     req.on('end', () => {
       const body = JSON.parse(raw) as Record<string, unknown>;
       received.push(body);
@@ -47,7 +56,14 @@ function answerOk(body: Record<string, unknown>, res: ServerResponse): void {
   const usage = { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 };
   if (body['stream'] !== true) {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ ...meta, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage }));
+    res.end(
+      JSON.stringify({
+        ...meta,
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+        usage,
+      }),
+    );
     return;
   }
   const frame = (delta: unknown, finish: string | null = null) =>

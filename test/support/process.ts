@@ -12,7 +12,10 @@ export interface ServerProcess {
 export function startServerProcess(env: Record<string, string | undefined>, entry = 'server/main.ts'): ServerProcess {
   const childEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) childEnv[k] = v;
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -26,7 +29,8 @@ export function startServerProcess(env: Record<string, string | undefined>, entr
         const tick = () => {
           const m = out.match(pattern);
           if (m) return resolve(m);
-          if (child.exitCode !== null) return reject(new Error(`process exited (${child.exitCode}) before ${pattern}:\n${out}`));
+          if (child.exitCode !== null)
+            return reject(new Error(`process exited (${child.exitCode}) before ${pattern}:\n${out}`));
           if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${pattern}:\n${out}`));
           setTimeout(tick, 50);
         };
@@ -44,7 +48,12 @@ export function startServerProcess(env: Record<string, string | undefined>, entr
  * The environment of a gateway process in front of one OpenAI-format upstream (the simulator):
  * single workspace with a known admin token, no jobs, no built-in simulator, quiet logs.
  */
-export function gatewayProcessEnv(databaseUrl: string, openaiBaseUrl: string, adminToken: string, extra: Record<string, string> = {}): Record<string, string> {
+export function gatewayProcessEnv(
+  databaseUrl: string,
+  openaiBaseUrl: string,
+  adminToken: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     DATABASE_URL: databaseUrl,
     PORT: '0',

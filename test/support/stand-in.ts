@@ -16,7 +16,9 @@ export class StandIns {
   }
 
   /** A server answering every request with `handler`, given the request's JSON body once it is in. */
-  startJson(handler: (body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+  startJson(
+    handler: (body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse) => void,
+  ): Promise<string> {
     return this.start((req, res) => {
       let text = '';
       req.on('data', (c: Buffer) => (text += c));

@@ -13,7 +13,11 @@ const MODEL = 'claude-opus-5-5';
 const thinking = { type: 'thinking', thinking: '', signature: 'EuYBCkQYAiJA0sig' };
 const redacted = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' };
 const answer = {
-  id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-opus-5-5-20260922', stop_reason: 'tool_use',
+  id: 'msg_1',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-opus-5-5-20260922',
+  stop_reason: 'tool_use',
   content: [
     thinking,
     { type: 'text', text: 'Checking both.' },
@@ -23,7 +27,10 @@ const answer = {
   ],
   usage: { input_tokens: 40, output_tokens: 30 },
 };
-const weather = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+const weather = {
+  type: 'function' as const,
+  function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+};
 
 function nextRequest(model: string, calls: ToolCall[]) {
   const messages: ChatMessage[] = [
@@ -53,7 +60,11 @@ describe('Claude thinking blocks in a tool loop', () => {
   it('are not sent to another model, to which they are not tied', () => {
     const calls = fromAnthropicResponse(answer as never, false, MODEL).choices[0]!.message.tool_calls!;
     const body = nextRequest('claude-sonnet-5-5', calls);
-    expect((body.messages[1]!.content as Array<{ type: string }>).map((b) => b.type)).toEqual(['text', 'tool_use', 'tool_use']);
+    expect((body.messages[1]!.content as Array<{ type: string }>).map((b) => b.type)).toEqual([
+      'text',
+      'tool_use',
+      'tool_use',
+    ]);
   });
 
   it('come back on the streamed tool call too, built from their deltas', () => {
@@ -64,7 +75,11 @@ describe('Claude thinking blocks in a tool loop', () => {
       { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Two cities' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'EuYBCkQYAiJA0sig' } },
       { type: 'content_block_stop', index: 0 },
-      { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} } },
+      {
+        type: 'content_block_start',
+        index: 1,
+        content_block: { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} },
+      },
       { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"city":"Oslo"}' } },
       { type: 'content_block_stop', index: 1 },
       { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 30 } },
@@ -76,6 +91,11 @@ describe('Claude thinking blocks in a tool loop', () => {
       if (c) chunks.push(c);
     }
     const opening = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).find((t) => t.id === 'toolu_1');
-    expect(opening!.extra_content).toEqual({ anthropic: { model: MODEL, thinking: [{ type: 'thinking', thinking: 'Two cities', signature: 'EuYBCkQYAiJA0sig' }] } });
+    expect(opening!.extra_content).toEqual({
+      anthropic: {
+        model: MODEL,
+        thinking: [{ type: 'thinking', thinking: 'Two cities', signature: 'EuYBCkQYAiJA0sig' }],
+      },
+    });
   });
 });

@@ -52,7 +52,7 @@ describe('CircuitBreakers', () => {
     expect(breakers.openings.get('openai')).toBe(2);
   });
 
-  it('closes on the probe\'s success', () => {
+  it("closes on the probe's success", () => {
     const { breakers, time } = openedFor(3_000);
     time.advance(3_500);
     expect(breakers.claim('gemini', LEASE_MS)).toBe('probe');
@@ -62,7 +62,7 @@ describe('CircuitBreakers', () => {
     expect(breakers.claim('gemini', LEASE_MS)).toBe('free');
   });
 
-  it('reopens on the probe\'s failure, with the cool-down', () => {
+  it("reopens on the probe's failure, with the cool-down", () => {
     const { breakers, time } = openedFor(3_000);
     time.advance(3_500);
     expect(breakers.claim('gemini', LEASE_MS)).toBe('probe');
@@ -100,7 +100,11 @@ describe('CircuitBreakers', () => {
     const breakers = new CircuitBreakers({ now: time.now, baseCooldownMs: 10_000, maxCooldownMs: 300_000 });
     // Twenty calls in flight when the provider starts failing: the fifth failure opens the circuit.
     for (let i = 0; i < 20; i++) breakers.failure('openai');
-    expect(breakers.snapshot().openai).toMatchObject({ state: 'open', consecutiveFailures: 20, openUntil: new Date(time.now() + 10_000).toISOString() });
+    expect(breakers.snapshot().openai).toMatchObject({
+      state: 'open',
+      consecutiveFailures: 20,
+      openUntil: new Date(time.now() + 10_000).toISOString(),
+    });
     time.advance(10_000);
     // Due for a probe; a late failure of an earlier request reopens it for the same cool-down.
     breakers.failure('openai');
@@ -140,7 +144,13 @@ describe('a probe that ends without a verdict', () => {
     const breakers = due();
     const gone = new Cancellation();
     gone.abort();
-    const err = new ProviderError({ provider: 'gemini', status: 0, retryable: true, kind: 'connection', message: 'aborted' });
+    const err = new ProviderError({
+      provider: 'gemini',
+      status: 0,
+      retryable: true,
+      kind: 'connection',
+      message: 'aborted',
+    });
     expect(() => classifyFailure(err, gemini, breakers, gone, 'probe')).toThrow(ClientClosedError);
     expect(breakers.snapshot().gemini?.consecutiveFailures).toBe(1);
     expect(breakers.claim('gemini', LEASE_MS)).toBe('probe');
@@ -148,7 +158,13 @@ describe('a probe that ends without a verdict', () => {
 
   it('is released when the provider refused the request itself', () => {
     const breakers = due();
-    const err = new ProviderError({ provider: 'gemini', status: 400, retryable: false, kind: 'http', message: 'bad request' });
+    const err = new ProviderError({
+      provider: 'gemini',
+      status: 400,
+      retryable: false,
+      kind: 'http',
+      message: 'bad request',
+    });
     expect(classifyFailure(err, gemini, breakers, new Cancellation(), 'probe')).toMatchObject({ fallBack: false });
     expect(breakers.snapshot().gemini?.consecutiveFailures).toBe(1);
     expect(breakers.claim('gemini', LEASE_MS)).toBe('probe');
@@ -156,7 +172,13 @@ describe('a probe that ends without a verdict', () => {
 
   it('reopens the circuit when the provider failed', () => {
     const breakers = due();
-    const err = new ProviderError({ provider: 'gemini', status: 503, retryable: true, kind: 'http', message: 'unavailable' });
+    const err = new ProviderError({
+      provider: 'gemini',
+      status: 503,
+      retryable: true,
+      kind: 'http',
+      message: 'unavailable',
+    });
     expect(classifyFailure(err, gemini, breakers, new Cancellation(), 'probe')).toMatchObject({ fallBack: true });
     expect(breakers.state('gemini')).toBe('open');
   });

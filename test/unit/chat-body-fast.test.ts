@@ -41,7 +41,16 @@ describe('chat body fast path', () => {
   });
 
   it('takes the common body and agrees with zod on it, model default included', () => {
-    const body = { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi', name: 'ann' }], temperature: 0.7, stream: true, user: 'u1', seed: 3 };
+    const body = {
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hi', name: 'ann' },
+      ],
+      temperature: 0.7,
+      stream: true,
+      user: 'u1',
+      seed: 3,
+    };
     expect(expectAgreement(body)).toBe('fast');
     expect(parseChatBody(structuredClone(body)).model).toBe('');
   });
@@ -70,28 +79,68 @@ describe('chat body fast path', () => {
 
   it('agrees with zod on ten thousand generated bodies', () => {
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     const values = [0, -0, 0.5, 1, 2, 2.5, -1, 16, 17, 1e300, 3.7, null, true, false, '', 'x', [], {}, [1]] as const;
     const roles = ['system', 'developer', 'user', 'assistant', 'tool', 'bot', 1];
     const message = () => {
       const m: Record<string, unknown> = {};
       const roleOf = () => (rand() < 0.8 ? pick(['system', 'user', 'assistant']) : pick(roles));
-      const keys = rand() < 0.9 ? ['role', 'content'] : pick([['content', 'role'], ['role', 'content', 'name'], ['role'], ['role', 'content', 'extra'], ['role', 'name', 'content']]);
-      for (const k of keys) m[k] = k === 'role' ? roleOf() : k === 'content' ? (rand() < 0.8 ? 'hello' : pick(['', null, 3, [{ type: 'text', text: 'x' }]])) : pick(['n', 1, null]);
+      const keys =
+        rand() < 0.9
+          ? ['role', 'content']
+          : pick([
+              ['content', 'role'],
+              ['role', 'content', 'name'],
+              ['role'],
+              ['role', 'content', 'extra'],
+              ['role', 'name', 'content'],
+            ]);
+      for (const k of keys)
+        m[k] =
+          k === 'role'
+            ? roleOf()
+            : k === 'content'
+              ? rand() < 0.8
+                ? 'hello'
+                : pick(['', null, 3, [{ type: 'text', text: 'x' }]])
+              : pick(['n', 1, null]);
       return m;
     };
     // Each field's likely values, with the ones just past its limits.
     const near: Record<string, readonly unknown[]> = {
-      model: ['openai/gpt-4o-mini', ''], stream: [true, false], temperature: [0, 0.7, 2, 2.0001, 2.5, -0.1, null], top_p: [0, 1, 1.01, -0.01, null],
-      max_tokens: [1, 100, 0, 1.5, 2 ** 53, null], max_completion_tokens: [5, 0, null], n: [1, 16, 17, 0, null], cache: [true, false],
-      user: ['u'], seed: [7], stop: ['x', ['a', 'b']], routing_hint: ['coding', 'qa'],
+      model: ['openai/gpt-4o-mini', ''],
+      stream: [true, false],
+      temperature: [0, 0.7, 2, 2.0001, 2.5, -0.1, null],
+      top_p: [0, 1, 1.01, -0.01, null],
+      max_tokens: [1, 100, 0, 1.5, 2 ** 53, null],
+      max_completion_tokens: [5, 0, null],
+      n: [1, 16, 17, 0, null],
+      cache: [true, false],
+      user: ['u'],
+      seed: [7],
+      stop: ['x', ['a', 'b']],
+      routing_hint: ['coding', 'qa'],
     };
-    const fields = ['model', 'stream', 'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'n', 'cache', 'user', 'seed', 'stop', 'routing_hint'];
+    const fields = [
+      'model',
+      'stream',
+      'temperature',
+      'top_p',
+      'max_tokens',
+      'max_completion_tokens',
+      'n',
+      'cache',
+      'user',
+      'seed',
+      'stop',
+      'routing_hint',
+    ];
     let fast = 0;
     for (let i = 0; i < 10_000; i++) {
       const body: Record<string, unknown> = {};
-      if (rand() < 0.95) body['messages'] = rand() < 0.05 ? pick(values) : Array.from({ length: 1 + Math.floor(rand() * 3) }, message);
+      if (rand() < 0.95)
+        body['messages'] = rand() < 0.05 ? pick(values) : Array.from({ length: 1 + Math.floor(rand() * 3) }, message);
       for (const f of fields) if (rand() < 0.3) body[f] = rand() < 0.8 ? pick(near[f]!) : pick(values);
       if (expectAgreement(body) === 'fast') fast++;
     }
@@ -129,13 +178,18 @@ describe('chat body depth bound', () => {
     }
     for (const [field, body] of [
       ['metadata', { messages: msgs, metadata: nested(fits + 1) }],
-      ['tools', { messages: msgs, tools: [{ type: 'function', function: { name: 'f', parameters: nested(fits - 2) } }] }],
+      [
+        'tools',
+        { messages: msgs, tools: [{ type: 'function', function: { name: 'f', parameters: nested(fits - 2) } }] },
+      ],
       ['messages', { messages: [{ role: 'user', content: 'x', extra: nested(fits - 1) }] }],
     ] as const) {
       const err = refusal(structuredClone(body));
       expect(err, field).toBeInstanceOf(GatewayError);
       expect(err).toMatchObject({ type: 'invalid_request_error' });
-      expect((err as Error).message).toBe(`${field}: nested more than ${MAX_BODY_DEPTH} levels deep (objects and arrays, the body included)`);
+      expect((err as Error).message).toBe(
+        `${field}: nested more than ${MAX_BODY_DEPTH} levels deep (objects and arrays, the body included)`,
+      );
     }
   });
 
@@ -146,12 +200,14 @@ describe('chat body depth bound', () => {
 
   it('refuses 20,000 levels without overflowing the stack itself', () => {
     expect(refusal({ messages: msgs, metadata: nested(20_000) })).toBeInstanceOf(GatewayError);
-    expect(refusal({ messages: msgs, response_format: { type: 'json_schema', json_schema: { schema: nested(20_000) } } })).toBeInstanceOf(GatewayError);
+    expect(
+      refusal({ messages: msgs, response_format: { type: 'json_schema', json_schema: { schema: nested(20_000) } } }),
+    ).toBeInstanceOf(GatewayError);
   });
 });
 
 describe('safety nets for a body that cannot be serialised', () => {
-  it('a stack overflow while building the upstream request is the request\'s fault, not a connection failure', () => {
+  it("a stack overflow while building the upstream request is the request's fault, not a connection failure", () => {
     let overflow: unknown;
     try {
       JSON.stringify(nested(200_000));

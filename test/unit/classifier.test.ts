@@ -3,7 +3,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-  classify, formatClassification, llmClassifierPrompt, LOW_CONFIDENCE, parseClassification, parseLlmClassification,
+  classify,
+  formatClassification,
+  llmClassifierPrompt,
+  LOW_CONFIDENCE,
+  parseClassification,
+  parseLlmClassification,
   type Classification,
 } from '../../server/gateway/classifier/index.js';
 import { COMPLEXITIES, TASK_TYPES, type Complexity, type TaskType } from '../../server/gateway/types.js';
@@ -11,25 +16,35 @@ import type { ChatMessage } from '../../server/providers/types.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-interface Labelled { messages: ChatMessage[]; taskType: TaskType; complexity: Complexity }
+interface Labelled {
+  messages: ChatMessage[];
+  taskType: TaskType;
+  complexity: Complexity;
+}
 
 function load(name: string): Labelled[] {
   return readFileSync(path.join(here, '../fixtures/classifier', name), 'utf8')
-    .trim().split('\n').map((l) => JSON.parse(l) as Labelled);
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Labelled);
 }
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const sys = (content: string): ChatMessage => ({ role: 'system', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
 const withImage = (text: string, url = 'https://example.com/photo.jpg'): ChatMessage => ({
-  role: 'user', content: [{ type: 'text', text }, { type: 'image_url', image_url: { url } }],
+  role: 'user',
+  content: [
+    { type: 'text', text },
+    { type: 'image_url', image_url: { url } },
+  ],
 });
 const task = (...messages: ChatMessage[]) => classify(messages).taskType;
 const cx = (...messages: ChatMessage[]) => classify(messages).complexity;
 
 const ARTICLE = [
   'The city council voted 7-2 on Tuesday to approve a plan that adds 62 miles of protected bike lanes over five years,',
-  'the largest investment in cycling infrastructure in the city\'s history. The first phase will focus on three corridors',
+  "the largest investment in cycling infrastructure in the city's history. The first phase will focus on three corridors",
   'that together accounted for nearly 40 percent of reported crashes. Supporters described close calls with drivers;',
   'opponents, including several shop owners, argued that removing 340 parking spaces would hurt foot traffic.',
   '\n\nThe funding comes from a federal grant, which covers roughly half the cost, and the capital budget. The director of',
@@ -55,9 +70,15 @@ describe('classifier: task type', () => {
   it('recognises coding: code, traces, diffs, SQL, regex, shell, how-to', () => {
     expect(task(user('write a python function that checks if a string is a palindrome'))).toBe('coding');
     expect(task(user(`what does this error mean?\n\n${TRACE}`))).toBe('coding');
-    expect(task(user('```diff\n--- a/app.ts\n+++ b/app.ts\n@@ -1,3 +1,3 @@\n-const x = 1;\n+const x = 2;\n```\nreview this'))).toBe('coding');
+    expect(
+      task(
+        user('```diff\n--- a/app.ts\n+++ b/app.ts\n@@ -1,3 +1,3 @@\n-const x = 1;\n+const x = 2;\n```\nreview this'),
+      ),
+    ).toBe('coding');
     expect(task(user('regex to match an email address'))).toBe('coding');
-    expect(task(user('why does this throw?\n```ts\nconst m = new Map<string, number>();\nm.get("a")!.toFixed(2);\n```'))).toBe('coding');
+    expect(
+      task(user('why does this throw?\n```ts\nconst m = new Map<string, number>();\nm.get("a")!.toFixed(2);\n```')),
+    ).toBe('coding');
     expect(task(user('bash one-liner to find all files larger than 100MB in my home dir'))).toBe('coding');
     expect(task(user('Refactor this to use async/await and add error handling'))).toBe('coding');
   });
@@ -66,7 +87,9 @@ describe('classifier: task type', () => {
     expect(task(user('write a haiku about autumn'))).toBe('creative');
     expect(task(user('Write a poem about Python'))).toBe('creative');
     expect(task(user('give me 10 slogans for a coffee shop called Bean There'))).toBe('creative');
-    expect(task(user("Let's role-play. You're a grumpy dwarf blacksmith and I'm a traveler. Stay in character."))).toBe('creative');
+    expect(task(user("Let's role-play. You're a grumpy dwarf blacksmith and I'm a traveler. Stay in character."))).toBe(
+      'creative',
+    );
     expect(task(user('lyrics for a breakup song, country style'))).toBe('creative');
   });
 
@@ -97,30 +120,47 @@ describe('classifier: task type', () => {
     expect(task(withImage('Turn this mockup into a React component with Tailwind'))).toBe('vision');
     expect(task(withImage('Write a poem inspired by this photo'))).toBe('vision');
     expect(task(withImage('what does this chart show?', 'data:image/png;base64,iVBORw0KGgo='))).toBe('vision');
-    expect(task({ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] })).toBe('vision');
+    expect(
+      task({ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }),
+    ).toBe('vision');
     // an image earlier in the conversation still makes it a vision conversation
-    expect(task(withImage('is this mushroom safe to eat?'), assistant('I cannot identify it safely.'), user('what should I look at then?'))).toBe('vision');
+    expect(
+      task(
+        withImage('is this mushroom safe to eat?'),
+        assistant('I cannot identify it safely.'),
+        user('what should I look at then?'),
+      ),
+    ).toBe('vision');
   });
 
   it('weighs the latest user turn most, with earlier turns as context', () => {
     const codeChat = [
       user('write a python script that downloads all images from a webpage'),
-      assistant('```python\nimport requests\nfrom bs4 import BeautifulSoup\n\ndef download(url):\n    html = requests.get(url).text\n    for img in BeautifulSoup(html, "html.parser").find_all("img"):\n        print(img["src"])\n```'),
+      assistant(
+        '```python\nimport requests\nfrom bs4 import BeautifulSoup\n\ndef download(url):\n    html = requests.get(url).text\n    for img in BeautifulSoup(html, "html.parser").find_all("img"):\n        print(img["src"])\n```',
+      ),
     ];
     expect(task(...codeChat, user('make it faster'))).toBe('coding');
     expect(task(...codeChat, user('ok, unrelated: write me a haiku about the sea'))).toBe('creative');
-    expect(task(user('who painted the mona lisa'), assistant('Leonardo da Vinci.'), user('when was he born?'))).toBe('qa');
+    expect(task(user('who painted the mona lisa'), assistant('Leonardo da Vinci.'), user('when was he born?'))).toBe(
+      'qa',
+    );
   });
 
   it('treats the system prompt as a weak hint only', () => {
-    const codingSystem = sys(`You are a senior software engineer. You write idiomatic, well-tested code in TypeScript, Python, Go and Rust.
+    const codingSystem =
+      sys(`You are a senior software engineer. You write idiomatic, well-tested code in TypeScript, Python, Go and Rust.
 Point out security issues (SQL injection, unsafe deserialization, secrets in code) before style issues. Include unit tests
 for new functions. Use fenced code blocks with the language name. Explain trade-offs of each API, library and framework.`);
     expect(task(codingSystem, user('write me a short poem about autumn leaves'))).toBe('creative');
     expect(task(codingSystem, user('what is the capital of peru?'))).toBe('qa');
     expect(task(codingSystem, user('How do I read a file line by line in Go?'))).toBe('coding');
-    const writingSystem = sys('You are a creative writing partner for a novelist. Keep continuity, avoid cliches, never summarize the plot back unless asked. Write vivid scenes and dialogue.');
-    expect(task(writingSystem, user('quick question: how do I undo my last git commit but keep the changes?'))).toBe('coding');
+    const writingSystem = sys(
+      'You are a creative writing partner for a novelist. Keep continuity, avoid cliches, never summarize the plot back unless asked. Write vivid scenes and dialogue.',
+    );
+    expect(task(writingSystem, user('quick question: how do I undo my last git commit but keep the changes?'))).toBe(
+      'coding',
+    );
   });
 });
 
@@ -133,15 +173,31 @@ describe('classifier: complexity', () => {
   });
 
   it('rates design, trade-off and many-constraint asks complex', () => {
-    expect(cx(user('Design a rate limiter service for our API gateway: it needs per-tenant token buckets, must work across 12 nodes, survive Redis failover, and add less than 1ms p99. Compare a centralized Redis approach with local buckets, discuss the trade-offs, and give the Lua script.'))).toBe('complex');
-    expect(cx(user('Plan a 5-day trip to Japan for two people in April, budget around $4000 excluding flights, we like food and hiking but not crowds. Include a day-by-day itinerary, where to stay, and how to get around.'))).toBe('complex');
-    expect(cx(user('Derive the formula for the sum of a geometric series and prove when it converges'))).toBe('complex');
+    expect(
+      cx(
+        user(
+          'Design a rate limiter service for our API gateway: it needs per-tenant token buckets, must work across 12 nodes, survive Redis failover, and add less than 1ms p99. Compare a centralized Redis approach with local buckets, discuss the trade-offs, and give the Lua script.',
+        ),
+      ),
+    ).toBe('complex');
+    expect(
+      cx(
+        user(
+          'Plan a 5-day trip to Japan for two people in April, budget around $4000 excluding flights, we like food and hiking but not crowds. Include a day-by-day itinerary, where to stay, and how to get around.',
+        ),
+      ),
+    ).toBe('complex');
+    expect(cx(user('Derive the formula for the sum of a geometric series and prove when it converges'))).toBe(
+      'complex',
+    );
   });
 
   it('rates moderate asks and pasted material medium', () => {
     expect(cx(user(`what does this error mean?\n\n${TRACE}`))).toBe('medium');
     expect(cx(user(`Summarize this article:\n\n${ARTICLE}`))).toBe('medium');
-    expect(cx(user('Write a Dockerfile for a Node 20 app using multi-stage build, non-root user, and only production deps'))).toBe('medium');
+    expect(
+      cx(user('Write a Dockerfile for a Node 20 app using multi-stage build, non-root user, and only production deps')),
+    ).toBe('medium');
   });
 
   it('does not count pasted text as the length of the request', () => {
@@ -153,8 +209,13 @@ describe('classifier: complexity', () => {
 
 describe('classifier: confidence', () => {
   const samples: ChatMessage[][] = [
-    [user('hi')], [user('what is the capital of australia')], [user(`Summarize this article:\n\n${ARTICLE}`)],
-    [withImage('what is this?')], [user('')], [user('?')], [user('make it better')],
+    [user('hi')],
+    [user('what is the capital of australia')],
+    [user(`Summarize this article:\n\n${ARTICLE}`)],
+    [withImage('what is this?')],
+    [user('')],
+    [user('?')],
+    [user('make it better')],
     [sys('You are helpful.'), user('Design a distributed cache, compare trade-offs, and prove its consistency.')],
   ];
 
@@ -185,11 +246,20 @@ describe('classifier: confidence', () => {
 describe('classifier: robustness', () => {
   it('handles odd and hostile inputs without throwing', () => {
     const odd: ChatMessage[][] = [
-      [], [user('')], [{ role: 'user', content: null }], [{ role: 'user', content: [] }],
-      [{ role: 'user', content: [{ type: 'input_audio', data: 'xx' }] }], [user('\n\n\n\n')], [user('```')],
-      [user('`'.repeat(5001))], [user('a'.repeat(100_000))], [user('😀🎉 ünïcödé 漢字 テスト ’quoted’ — dash')],
-      [user('{'.repeat(10_000) + ':'.repeat(10_000))], [{ role: 'tool', content: '{"ok":true}', tool_call_id: 't1' }],
-      [sys('only a system prompt')], [assistant('only an assistant turn')],
+      [],
+      [user('')],
+      [{ role: 'user', content: null }],
+      [{ role: 'user', content: [] }],
+      [{ role: 'user', content: [{ type: 'input_audio', data: 'xx' }] }],
+      [user('\n\n\n\n')],
+      [user('```')],
+      [user('`'.repeat(5001))],
+      [user('a'.repeat(100_000))],
+      [user('😀🎉 ünïcödé 漢字 テスト ’quoted’ — dash')],
+      [user('{'.repeat(10_000) + ':'.repeat(10_000))],
+      [{ role: 'tool', content: '{"ok":true}', tool_call_id: 't1' }],
+      [sys('only a system prompt')],
+      [assistant('only an assistant turn')],
     ];
     for (const messages of odd) {
       const c = classify(messages);
@@ -216,7 +286,12 @@ describe('classifier: robustness', () => {
 
 describe('classifier: eval-target output form', () => {
   it('formats as <taskType>/<complexity> (conf=a/b) with two decimals', () => {
-    const c: Classification = { taskType: 'coding', complexity: 'complex', taskConfidence: 0.9123, complexityConfidence: 0.775 };
+    const c: Classification = {
+      taskType: 'coding',
+      complexity: 'complex',
+      taskConfidence: 0.9123,
+      complexityConfidence: 0.775,
+    };
     expect(formatClassification(c)).toMatch(/^coding\/complex \(conf=0\.91\/0\.78\)$/);
   });
 
@@ -228,13 +303,28 @@ describe('classifier: eval-target output form', () => {
       }
     }
     const live = classify([user('write a haiku about autumn')]);
-    expect(parseClassification(formatClassification(live))).toEqual({ taskType: live.taskType, complexity: live.complexity });
+    expect(parseClassification(formatClassification(live))).toEqual({
+      taskType: live.taskType,
+      complexity: live.complexity,
+    });
   });
 
   it('parses an expected label without confidences, and rejects anything else', () => {
     expect(parseClassification('qa/simple')).toEqual({ taskType: 'qa', complexity: 'simple' });
-    expect(parseClassification('  vision/medium (conf=0.95/0.61)  ')).toEqual({ taskType: 'vision', complexity: 'medium' });
-    for (const bad of ['', 'coding', 'coding/hard', 'poetry/simple', 'Coding/Simple', 'coding/simple (conf=high/low)', 'coding/simple extra', 'x coding/simple']) {
+    expect(parseClassification('  vision/medium (conf=0.95/0.61)  ')).toEqual({
+      taskType: 'vision',
+      complexity: 'medium',
+    });
+    for (const bad of [
+      '',
+      'coding',
+      'coding/hard',
+      'poetry/simple',
+      'Coding/Simple',
+      'coding/simple (conf=high/low)',
+      'coding/simple extra',
+      'x coding/simple',
+    ]) {
       expect(parseClassification(bad)).toBeUndefined();
     }
   });
@@ -244,7 +334,9 @@ describe('classifier: LLM fallback', () => {
   it('builds a prompt around the latest user turn, with context, images and long text cut', () => {
     const long = 'word '.repeat(5_000);
     const p = llmClassifierPrompt([
-      sys('You are a helpful assistant.'), user('write a python script to rename files'), assistant('Here it is: ...'),
+      sys('You are a helpful assistant.'),
+      user('write a python script to rename files'),
+      assistant('Here it is: ...'),
       withImage(`is this ok? ${long}`),
     ]);
     expect(p.system).toContain('<taskType>/<complexity>');
@@ -258,7 +350,8 @@ describe('classifier: LLM fallback', () => {
 
   it('keeps the prompt bounded in a very long chat', () => {
     const chat: ChatMessage[] = [];
-    for (let i = 0; i < 200; i++) chat.push(i % 2 === 0 ? user(`question ${i} ${'x'.repeat(500)}`) : assistant(`answer ${i} ${'y'.repeat(500)}`));
+    for (let i = 0; i < 200; i++)
+      chat.push(i % 2 === 0 ? user(`question ${i} ${'x'.repeat(500)}`) : assistant(`answer ${i} ${'y'.repeat(500)}`));
     chat.push(user('and the last one?'));
     const p = llmClassifierPrompt(chat);
     expect(p.user).toContain('and the last one?');
@@ -269,15 +362,38 @@ describe('classifier: LLM fallback', () => {
   it('parses the answer forms models actually give', () => {
     expect(parseLlmClassification('coding/medium')).toEqual({ taskType: 'coding', complexity: 'medium' });
     expect(parseLlmClassification('```\nqa/simple\n```')).toEqual({ taskType: 'qa', complexity: 'simple' });
-    expect(parseLlmClassification('Classification: Creative / Complex.')).toEqual({ taskType: 'creative', complexity: 'complex' });
-    expect(parseLlmClassification('{"taskType": "summarization", "complexity": "medium"}')).toEqual({ taskType: 'summarization', complexity: 'medium' });
-    expect(parseLlmClassification('{"task_type":"vision","complexity":"simple"}')).toEqual({ taskType: 'vision', complexity: 'simple' });
-    expect(parseLlmClassification('Task: general\nComplexity: simple')).toEqual({ taskType: 'general', complexity: 'simple' });
-    expect(parseLlmClassification('summarisation/complex')).toEqual({ taskType: 'summarization', complexity: 'complex' });
+    expect(parseLlmClassification('Classification: Creative / Complex.')).toEqual({
+      taskType: 'creative',
+      complexity: 'complex',
+    });
+    expect(parseLlmClassification('{"taskType": "summarization", "complexity": "medium"}')).toEqual({
+      taskType: 'summarization',
+      complexity: 'medium',
+    });
+    expect(parseLlmClassification('{"task_type":"vision","complexity":"simple"}')).toEqual({
+      taskType: 'vision',
+      complexity: 'simple',
+    });
+    expect(parseLlmClassification('Task: general\nComplexity: simple')).toEqual({
+      taskType: 'general',
+      complexity: 'simple',
+    });
+    expect(parseLlmClassification('summarisation/complex')).toEqual({
+      taskType: 'summarization',
+      complexity: 'complex',
+    });
   });
 
   it('returns undefined when there is no valid pair', () => {
-    for (const bad of ['', 'I am not sure.', 'coding', 'coding/hard', 'poetry/simple', '{"taskType":"coding"}', 'x'.repeat(10_000)]) {
+    for (const bad of [
+      '',
+      'I am not sure.',
+      'coding',
+      'coding/hard',
+      'poetry/simple',
+      '{"taskType":"coding"}',
+      'x'.repeat(10_000),
+    ]) {
       expect(parseLlmClassification(bad)).toBeUndefined();
     }
   });

@@ -28,12 +28,18 @@ describe('health table', () => {
       'RATE LIMITS': 'per process',
       UPTIME: '1m 40s',
     });
-    expect(healthRecord({ ...healthy, logs: { queuedRows: 3, failingForSeconds: null } })['LOG WRITER']).toBe('committing (3 rows queued)');
+    expect(healthRecord({ ...healthy, logs: { queuedRows: 3, failingForSeconds: null } })['LOG WRITER']).toBe(
+      'committing (3 rows queued)',
+    );
   });
 
   it('names a log writer that cannot commit, with how long and how many rows wait', () => {
     const record = healthRecord({ ...healthy, status: 'degraded', logs: { queuedRows: 12, failingForSeconds: 30 } });
-    expect(record).toMatchObject({ STATUS: 'degraded: log writer cannot commit', DATABASE: 'reachable', 'LOG WRITER': 'failing for 30s (12 rows queued)' });
+    expect(record).toMatchObject({
+      STATUS: 'degraded: log writer cannot commit',
+      DATABASE: 'reachable',
+      'LOG WRITER': 'failing for 30s (12 rows queued)',
+    });
   });
 
   it('names every cause at once: database, log writer and rate-limit Redis', () => {

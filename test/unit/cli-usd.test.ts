@@ -52,11 +52,21 @@ describe('tail line', () => {
   };
 
   it("prints an embeddings call's cost in plain decimals", () => {
-    expect(formatLiveEvent(event)).toBe('2025-01-31 14:05:09  req_1  openai/text-embedding-3-small  embeddings  -  ok  2 ms  2->0 tok  $0.00000004 "a"');
+    expect(formatLiveEvent(event)).toBe(
+      '2025-01-31 14:05:09  req_1  openai/text-embedding-3-small  embeddings  -  ok  2 ms  2->0 tok  $0.00000004 "a"',
+    );
   });
 
   it('prints "-" for the model of a call no provider served, and its zero cost as the other commands do', () => {
-    const line = formatLiveEvent({ ...event, provider: null, model: null, status: 'error', cost: 0, endpoint: 'chat', routedBy: 'user-override' });
+    const line = formatLiveEvent({
+      ...event,
+      provider: null,
+      model: null,
+      status: 'error',
+      cost: 0,
+      endpoint: 'chat',
+      routedBy: 'user-override',
+    });
     expect(line).toBe('2025-01-31 14:05:09  req_1  -  user-override  -  error  2 ms  2->0 tok  $0.00 "a"');
   });
 });

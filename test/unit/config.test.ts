@@ -19,7 +19,13 @@ describe('configuration', () => {
   });
 
   it('takes an empty value (NAME= in a compose or .env file) as unset, not as 0 or an empty string', () => {
-    const config = loadConfig({ PORT: '', GATEWAY_EXPLORATION_RATE: '', REDIS_URL: '', GATEWAY_ADMIN_TOKEN: ' ', GATEWAY_JOBS: '' });
+    const config = loadConfig({
+      PORT: '',
+      GATEWAY_EXPLORATION_RATE: '',
+      REDIS_URL: '',
+      GATEWAY_ADMIN_TOKEN: ' ',
+      GATEWAY_JOBS: '',
+    });
     expect(config.PORT).toBe(loadConfig({}).PORT);
     expect(config.GATEWAY_EXPLORATION_RATE).toBe(loadConfig({}).GATEWAY_EXPLORATION_RATE);
     expect(config.REDIS_URL).toBeUndefined();
@@ -35,13 +41,25 @@ describe('configuration', () => {
     // Node checks the bounds on a sweep, 30 s apart by default: much finer here.
     expect(requestTimeoutOptions(defaults).connectionsCheckingInterval).toBeLessThanOrEqual(5_000);
     // Node refuses a headers timeout above the request timeout: the request bound covers both.
-    expect(requestTimeoutOptions(loadConfig({ GATEWAY_HEADERS_TIMEOUT_MS: '9000', GATEWAY_REQUEST_TIMEOUT_MS: '5000' }))).toMatchObject({ headersTimeout: 5_000, requestTimeout: 5_000 });
-    expect(requestTimeoutOptions(loadConfig({ GATEWAY_HEADERS_TIMEOUT_MS: '0', GATEWAY_REQUEST_TIMEOUT_MS: '0' }))).toMatchObject({ headersTimeout: 0, requestTimeout: 0 });
+    expect(
+      requestTimeoutOptions(loadConfig({ GATEWAY_HEADERS_TIMEOUT_MS: '9000', GATEWAY_REQUEST_TIMEOUT_MS: '5000' })),
+    ).toMatchObject({ headersTimeout: 5_000, requestTimeout: 5_000 });
+    expect(
+      requestTimeoutOptions(loadConfig({ GATEWAY_HEADERS_TIMEOUT_MS: '0', GATEWAY_REQUEST_TIMEOUT_MS: '0' })),
+    ).toMatchObject({ headersTimeout: 0, requestTimeout: 0 });
     expect(() => loadConfig({ GATEWAY_REQUEST_TIMEOUT_MS: '-1' })).toThrow(/GATEWAY_REQUEST_TIMEOUT_MS/);
   });
 
-  it('refuses values that would not do what they say: durations past Node\'s timer limit, ports past 65535, settings that would drop every row or refuse every body', () => {
-    for (const name of ['GATEWAY_UPSTREAM_TIMEOUT_MS', 'GATEWAY_SHUTDOWN_TIMEOUT_MS', 'GATEWAY_LOG_DRAIN_TIMEOUT_MS', 'GATEWAY_REQUEST_TIMEOUT_MS', 'GATEWAY_HEADERS_TIMEOUT_MS', 'GATEWAY_LOG_FLUSH_MS', 'GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS']) {
+  it("refuses values that would not do what they say: durations past Node's timer limit, ports past 65535, settings that would drop every row or refuse every body", () => {
+    for (const name of [
+      'GATEWAY_UPSTREAM_TIMEOUT_MS',
+      'GATEWAY_SHUTDOWN_TIMEOUT_MS',
+      'GATEWAY_LOG_DRAIN_TIMEOUT_MS',
+      'GATEWAY_REQUEST_TIMEOUT_MS',
+      'GATEWAY_HEADERS_TIMEOUT_MS',
+      'GATEWAY_LOG_FLUSH_MS',
+      'GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS',
+    ]) {
       // Node fires a longer timer after 1 ms.
       expect(() => loadConfig({ [name]: '2147483648' }), name).toThrow(new RegExp(name));
       expect(loadConfig({ [name]: '2147483647' })[name as 'GATEWAY_LOG_FLUSH_MS']).toBe(2_147_483_647);

@@ -3,11 +3,17 @@
 import { describe, expect, it } from 'vitest';
 import { flattenContentChunks } from '../../server/providers/openai-compatible/content-chunks.js';
 
-const thinking = (...texts: string[]) => ({ type: 'thinking', thinking: texts.map((text) => ({ type: 'text', text })) });
+const thinking = (...texts: string[]) => ({
+  type: 'thinking',
+  thinking: texts.map((text) => ({ type: 'text', text })),
+});
 
 describe('flattenContentChunks', () => {
-  it('joins a message\'s text chunks into content and its thinking into reasoning_content', () => {
-    const m: Record<string, unknown> = { role: 'assistant', content: [thinking('a', 'b'), { type: 'text', text: 'Hel' }, { type: 'text', text: 'lo' }] };
+  it("joins a message's text chunks into content and its thinking into reasoning_content", () => {
+    const m: Record<string, unknown> = {
+      role: 'assistant',
+      content: [thinking('a', 'b'), { type: 'text', text: 'Hel' }, { type: 'text', text: 'lo' }],
+    };
     expect(flattenContentChunks(m, false)).toBe(true);
     expect(m).toEqual({ role: 'assistant', content: 'Hello', reasoning_content: 'ab' });
   });
@@ -25,7 +31,14 @@ describe('flattenContentChunks', () => {
     const plain: Record<string, unknown> = { content: 'hi' };
     expect(flattenContentChunks(plain, false)).toBe(false);
     expect(plain).toEqual({ content: 'hi' });
-    for (const content of [[{ type: 'text', text: 'a' }, { type: 'reference', reference_ids: [1] }], [{ type: 'thinking', thinking: 'not a list' }], ['bare']]) {
+    for (const content of [
+      [
+        { type: 'text', text: 'a' },
+        { type: 'reference', reference_ids: [1] },
+      ],
+      [{ type: 'thinking', thinking: 'not a list' }],
+      ['bare'],
+    ]) {
       const m: Record<string, unknown> = { content };
       expect(flattenContentChunks(m, false)).toBe(false);
       expect(m).toEqual({ content });

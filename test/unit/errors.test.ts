@@ -17,10 +17,14 @@ describe('error conversion', () => {
   });
 
   it('keeps a GatewayError wrapped by tRPC, with its details', () => {
-    const inner = new GatewayError('insufficient_tier', 'needs team', { details: { upgrade: { requiredTier: 'team' } } });
+    const inner = new GatewayError('insufficient_tier', 'needs team', {
+      details: { upgrade: { requiredTier: 'team' } },
+    });
     const err = toGatewayError(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: inner }));
     expect(err).toBe(inner);
-    expect(errorBody(err)).toEqual({ error: { type: 'insufficient_tier', message: 'needs team', upgrade: { requiredTier: 'team' } } });
+    expect(errorBody(err)).toEqual({
+      error: { type: 'insufficient_tier', message: 'needs team', upgrade: { requiredTier: 'team' } },
+    });
     expect(err.status).toBe(402);
   });
 

@@ -16,6 +16,8 @@ describe('explorationWeight', () => {
   it('samples a model without a price (its calls are logged at cost 0) as a pricier one, not as the cheapest', () => {
     expect(explorationWeight({ samples: 0, price: Number.NaN }, top, MIN)).toBe(0.25);
     expect(explorationWeight({ samples: 0, price: Number.POSITIVE_INFINITY }, top, MIN)).toBe(0.25);
-    expect(explorationWeight({ samples: 0, price: Number.NaN }, top, MIN)).toBeLessThan(explorationWeight({ samples: 0, price: 0.5 }, top, MIN));
+    expect(explorationWeight({ samples: 0, price: Number.NaN }, top, MIN)).toBeLessThan(
+      explorationWeight({ samples: 0, price: 0.5 }, top, MIN),
+    );
   });
 });

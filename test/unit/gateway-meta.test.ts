@@ -5,9 +5,21 @@ import { forgetRawJson, keepRawJson } from '../../server/providers/raw-json.js';
 
 describe('jsonWithGateway', () => {
   const meta: CallMeta = {
-    requestId: 'req_1', provider: 'openai', model: 'gpt-4o-mini', latencyMs: 12.3, cached: false, cacheType: null, cost: 0.000123,
+    requestId: 'req_1',
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    latencyMs: 12.3,
+    cached: false,
+    cacheType: null,
+    cost: 0.000123,
     usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
-    routing: { taskType: null, complexity: null, routedBy: 'user-override', usedFallback: false, usedLlmFallback: false },
+    routing: {
+      taskType: null,
+      complexity: null,
+      routedBy: 'user-override',
+      usedFallback: false,
+      usedLlmFallback: false,
+    },
     errors: [],
     upstreamMs: 10.456,
   };
@@ -16,7 +28,11 @@ describe('jsonWithGateway', () => {
     const answer = { id: 'c1', choices: [{ index: 0 }] };
     const parsed = JSON.parse(jsonWithGateway(answer, meta));
     expect(Object.keys(parsed)).toEqual(['id', 'choices', '_gateway']);
-    expect(parsed._gateway).toMatchObject({ requestId: 'req_1', cost: 0.000123, routing: { routedBy: 'user-override' } });
+    expect(parsed._gateway).toMatchObject({
+      requestId: 'req_1',
+      cost: 0.000123,
+      routing: { routedBy: 'user-override' },
+    });
     expect(parsed._gateway).not.toHaveProperty('cacheType');
     expect(parsed._gateway).not.toHaveProperty('upstreamMs');
     expect(answer).not.toHaveProperty('_gateway');
@@ -31,7 +47,9 @@ describe('jsonWithGateway', () => {
     expect(JSON.stringify(answer)).toBe('{"id":"c1","created":1,"choices":[{"index":0}]}');
 
     forgetRawJson(answer);
-    expect(jsonWithGateway(answer, meta).startsWith('{"id":"c1","created":1,"choices":[{"index":0}],"_gateway":{')).toBe(true);
+    expect(
+      jsonWithGateway(answer, meta).startsWith('{"id":"c1","created":1,"choices":[{"index":0}],"_gateway":{'),
+    ).toBe(true);
   });
 
   it('encodes an empty upstream object rather than splicing into it', () => {
@@ -46,15 +64,24 @@ describe('jsonWithGateway', () => {
 });
 
 describe('gatewayHeaders', () => {
-  const meta = { requestId: 'req_1', provider: 'openai', model: 'gpt-4o-mini', cacheType: null, errors: [], upstreamMs: 10.456 };
+  const meta = {
+    requestId: 'req_1',
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    cacheType: null,
+    errors: [],
+    upstreamMs: 10.456,
+  };
 
-  it('splits the time so far into the providers\' share and the gateway\'s own (Server-Timing, ms)', () => {
+  it("splits the time so far into the providers' share and the gateway's own (Server-Timing, ms)", () => {
     expect(gatewayHeaders(meta, 10.9)['server-timing']).toBe('upstream;dur=10.46, gateway;dur=0.44');
     // A cache hit waited on no provider.
-    expect(gatewayHeaders({ ...meta, upstreamMs: 0 }, 0.2)['server-timing']).toBe('upstream;dur=0.00, gateway;dur=0.20');
+    expect(gatewayHeaders({ ...meta, upstreamMs: 0 }, 0.2)['server-timing']).toBe(
+      'upstream;dur=0.00, gateway;dur=0.20',
+    );
   });
 
-  it('sends cost and latency only when they are known (not on a live stream\'s head), latency as _gateway has it', () => {
+  it("sends cost and latency only when they are known (not on a live stream's head), latency as _gateway has it", () => {
     const head = gatewayHeaders(meta, 11);
     expect(head).not.toHaveProperty('x-gateway-cost');
     expect(head).not.toHaveProperty('x-gateway-latency');
@@ -62,7 +89,7 @@ describe('gatewayHeaders', () => {
     expect(whole).toMatchObject({ 'x-gateway-cost': '0.00003150', 'x-gateway-latency': '412.3' });
   });
 
-  it('percent-encodes a provider or model name Node would refuse in a header (a provider\'s odd model id)', () => {
+  it("percent-encodes a provider or model name Node would refuse in a header (a provider's odd model id)", () => {
     const odd = gatewayHeaders({ ...meta, model: 'evil\u20acmodel\r\nx-injected: yes' }, 1);
     expect(odd['x-gateway-model']).toBe(encodeURIComponent('evil\u20acmodel\r\nx-injected: yes'));
     expect(gatewayHeaders(meta, 1)['x-gateway-model']).toBe(meta.model);

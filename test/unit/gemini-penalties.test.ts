@@ -6,12 +6,21 @@ import { takesPenalties, toGeminiRequest } from '../../server/providers/gemini/r
 import type { ChatRequest } from '../../server/providers/types.js';
 
 const req = (model: string): ChatRequest => ({
-  model, messages: [{ role: 'user', content: 'hi' }], temperature: 0.5, presence_penalty: 0.4, frequency_penalty: -0.2,
+  model,
+  messages: [{ role: 'user', content: 'hi' }],
+  temperature: 0.5,
+  presence_penalty: 0.4,
+  frequency_penalty: -0.2,
 });
 
 describe('gemini penalties', () => {
   it('are sent to gemini-2.0 and gemini-1.5 models', () => {
-    for (const model of ['gemini-2.0-flash', 'gemini-2.0-flash-lite-001', 'models/gemini-1.5-pro', 'gemini-1.5-flash-8b']) {
+    for (const model of [
+      'gemini-2.0-flash',
+      'gemini-2.0-flash-lite-001',
+      'models/gemini-1.5-pro',
+      'gemini-1.5-flash-8b',
+    ]) {
       expect(toGeminiRequest(req(model))).toEqual({
         contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
         generationConfig: { temperature: 0.5, presencePenalty: 0.4, frequencyPenalty: -0.2 },
@@ -20,13 +29,22 @@ describe('gemini penalties', () => {
   });
 
   it('are left out for 2.5 and later models and for aliases', () => {
-    for (const model of ['gemini-2.5-flash', 'gemini-2.5-pro', 'models/gemini-2.5-flash-lite', 'gemini-3-pro-preview', 'gemini-flash-latest', 'gemini-2.05-x']) {
+    for (const model of [
+      'gemini-2.5-flash',
+      'gemini-2.5-pro',
+      'models/gemini-2.5-flash-lite',
+      'gemini-3-pro-preview',
+      'gemini-flash-latest',
+      'gemini-2.05-x',
+    ]) {
       expect(toGeminiRequest(req(model))).toEqual({
         contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
         generationConfig: { temperature: 0.5 },
       });
     }
-    expect(toGeminiRequest({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }], presence_penalty: 1 })).not.toHaveProperty('generationConfig');
+    expect(
+      toGeminiRequest({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }], presence_penalty: 1 }),
+    ).not.toHaveProperty('generationConfig');
   });
 
   it('takesPenalties names the 1.5 and 2.0 families only', () => {

@@ -12,13 +12,18 @@ describe('isImagePart', () => {
     expect(isImagePart({ type: 'image_url' })).toBe(true);
     expect(isImagePart({ type: 'file', file: { filename: 'a', file_data: png } })).toBe(true);
     expect(isImagePart({ type: 'file', file: { filename: 'scan.JPG' } })).toBe(true);
-    expect(isImagePart({ type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBE' } })).toBe(false);
+    expect(
+      isImagePart({ type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBE' } }),
+    ).toBe(false);
     expect(isImagePart({ type: 'file', file: { file_id: 'file-1' } })).toBe(false);
     expect(isImagePart({ type: 'text' })).toBe(false);
   });
 
   it('makes a request with an image file need a vision model, and counts it for the classifier', () => {
-    const content = [{ type: 'text', text: 'what is this?' }, { type: 'file', file: { filename: 'a', file_data: png } }];
+    const content = [
+      { type: 'text', text: 'what is this?' },
+      { type: 'file', file: { filename: 'a', file_data: png } },
+    ];
     const call = { body: { model: '', messages: [] }, messages: [{ role: 'user', content }] } as unknown as ChatCall;
     expect(needsOf(call).vision).toBe(true);
     expect(imageCount(content as never)).toBe(1);

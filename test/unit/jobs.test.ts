@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { errorMessage } from '../../server/jobs/executor.js';
 import { logRetentionJob } from '../../server/jobs/handlers/log-retention.js';
-import { DEFAULT_SCHEDULES, JobPayload, JobRegistry, isValidCron, type JobDefinition } from '../../server/jobs/queues.js';
+import {
+  DEFAULT_SCHEDULES,
+  JobPayload,
+  JobRegistry,
+  isValidCron,
+  type JobDefinition,
+} from '../../server/jobs/queues.js';
 import { GatewayError } from '../../server/lib/errors.js';
 
 const job = (over: Partial<JobDefinition> = {}): JobDefinition => ({
@@ -42,7 +48,13 @@ describe('JobRegistry', () => {
 
 describe('schedules and payloads', () => {
   it('accepts the default schedules and common cron forms', () => {
-    for (const cron of [...Object.values(DEFAULT_SCHEDULES), '* * * * *', '0 0 1 1 *', '0 9-17 * * MON-FRI', '5,35 */2 * * 0']) {
+    for (const cron of [
+      ...Object.values(DEFAULT_SCHEDULES),
+      '* * * * *',
+      '0 0 1 1 *',
+      '0 9-17 * * MON-FRI',
+      '5,35 */2 * * 0',
+    ]) {
       expect(isValidCron(cron), cron).toBe(true);
     }
   });
@@ -72,7 +84,10 @@ describe('errorMessage', () => {
 
 describe('logRetentionJob', () => {
   it('runs daily by default, can be made on-demand, and refuses a bad period', () => {
-    expect(logRetentionJob({ retentionDays: 30 })).toMatchObject({ name: 'log-retention', schedule: DEFAULT_SCHEDULES['log-retention'] });
+    expect(logRetentionJob({ retentionDays: 30 })).toMatchObject({
+      name: 'log-retention',
+      schedule: DEFAULT_SCHEDULES['log-retention'],
+    });
     expect(logRetentionJob({ retentionDays: 30, schedule: null }).schedule).toBeNull();
     expect(logRetentionJob({ retentionDays: 0 }).description).toMatch(/keeps everything/);
     expect(() => logRetentionJob({ retentionDays: -1 })).toThrow(/retentionDays/);

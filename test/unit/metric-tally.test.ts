@@ -27,18 +27,22 @@ describe('metric tallies', () => {
 
     tally.apply();
     const byLabels = (await values(registry, 'calls_total')).map((v) => [v.labels, v.value]);
-    expect(byLabels).toEqual(expect.arrayContaining([
-      [{ provider: 'openai', model: 'gpt-4o', status: 'ok' }, 3],
-      [{ provider: 'openai', model: 'gpt-4o', status: 'error' }, 1],
-      [{ provider: 'anthropic', model: 'gpt-4o', status: 'ok' }, 5],
-    ]));
+    expect(byLabels).toEqual(
+      expect.arrayContaining([
+        [{ provider: 'openai', model: 'gpt-4o', status: 'ok' }, 3],
+        [{ provider: 'openai', model: 'gpt-4o', status: 'error' }, 1],
+        [{ provider: 'anthropic', model: 'gpt-4o', status: 'ok' }, 5],
+      ]),
+    );
     expect(byLabels).toHaveLength(3);
 
     // Applied increments are not applied twice; new ones add to the totals.
     tally.add(1, 'openai', 'gpt-4o', 'ok');
     tally.apply();
     tally.apply();
-    const ok = (await values(registry, 'calls_total')).find((v) => v.labels['provider'] === 'openai' && v.labels['status'] === 'ok');
+    const ok = (await values(registry, 'calls_total')).find(
+      (v) => v.labels['provider'] === 'openai' && v.labels['status'] === 'ok',
+    );
     expect(ok?.value).toBe(4);
   });
 
@@ -49,7 +53,11 @@ describe('metric tallies', () => {
     tally.add(1, 'x', '');
     tally.add(1, '', 'x');
     tally.apply();
-    expect((await values(registry, 'c_total')).map((v) => v.labels).sort((p, q) => JSON.stringify(p).localeCompare(JSON.stringify(q)))).toEqual([
+    expect(
+      (await values(registry, 'c_total'))
+        .map((v) => v.labels)
+        .sort((p, q) => JSON.stringify(p).localeCompare(JSON.stringify(q))),
+    ).toEqual([
       { a: '', b: 'x' },
       { a: 'x', b: '' },
       { a: 'x', b: 'y' },
@@ -59,8 +67,15 @@ describe('metric tallies', () => {
   it('buffers histogram observations and hands over full buffers without waiting for a scrape', async () => {
     const registry = new Registry();
     const labelNames = ['provider'];
-    const tally = new HistogramTally({ name: 'd_seconds', help: 'h', labelNames, buckets: [1, 10], registers: [registry] });
-    const countOf = async () => (await values(registry, 'd_seconds')).find((v) => v.metricName === 'd_seconds_count')?.value ?? 0;
+    const tally = new HistogramTally({
+      name: 'd_seconds',
+      help: 'h',
+      labelNames,
+      buckets: [1, 10],
+      registers: [registry],
+    });
+    const countOf = async () =>
+      (await values(registry, 'd_seconds')).find((v) => v.metricName === 'd_seconds_count')?.value ?? 0;
     for (let i = 0; i < 255; i++) tally.observe(0.5, 'openai');
     expect(await countOf()).toBe(0);
     tally.observe(5, 'openai');

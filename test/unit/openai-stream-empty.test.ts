@@ -33,7 +33,9 @@ describe('OpenAIStreamNormalizer on a stream without an answer', () => {
     expect(finished.end()).toBeUndefined();
 
     const usageOnly = new OpenAIStreamNormalizer('openai', 'gpt-4o-mini');
-    expect(usageOnly.push(ev({ ...base, choices: [], usage: { prompt_tokens: 3, completion_tokens: 0, total_tokens: 3 } }))).toBeDefined();
+    expect(
+      usageOnly.push(ev({ ...base, choices: [], usage: { prompt_tokens: 3, completion_tokens: 0, total_tokens: 3 } })),
+    ).toBeDefined();
     usageOnly.push(ev('[DONE]'));
     expect(usageOnly.end()).toBeUndefined();
   });
@@ -48,11 +50,20 @@ describe('OpenAICompatibleAdapter.chatStream against a stream without choices', 
 
   it('throws a retryable ProviderError before yielding anything', async () => {
     sim.setFaults([{ format: 'openai', endpoint: 'stream', malformedAnswer: 'no-choices' }]);
-    const adapter = new OpenAICompatibleAdapter({ name: 'openai', family: 'openai-compatible', baseUrl: sim.baseUrls.openai, apiKey: 'sk-test', builtinModels: [] });
+    const adapter = new OpenAICompatibleAdapter({
+      name: 'openai',
+      family: 'openai-compatible',
+      baseUrl: sim.baseUrls.openai,
+      apiKey: 'sk-test',
+      builtinModels: [],
+    });
     const yielded: ChatChunk[] = [];
     let failure: unknown;
     try {
-      for await (const chunk of adapter.chatStream({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, { signal: new Cancellation(), timeoutMs: 5_000 })) {
+      for await (const chunk of adapter.chatStream(
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+        { signal: new Cancellation(), timeoutMs: 5_000 },
+      )) {
         yielded.push(chunk);
       }
     } catch (err) {

@@ -8,9 +8,15 @@ import type { ChatChunk } from '../../server/providers/types.js';
 // n > 1 every choice's role-only opening is handed on, in arrival order, before the first content.
 
 const base = { id: 'chatcmpl-9', object: 'chat.completion.chunk', created: 1717000000, model: 'gpt-4o-mini' };
-const frame = (choices: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> => Object.assign({}, base, { choices }, extra);
+const frame = (choices: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> =>
+  Object.assign({}, base, { choices }, extra);
 const ev = (obj: unknown): SseEvent => ({ data: typeof obj === 'string' ? obj : JSON.stringify(obj) });
-const choice = (delta: unknown, finish: string | null = null, index = 0): Record<string, unknown> => ({ index, delta, logprobs: null, finish_reason: finish });
+const choice = (delta: unknown, finish: string | null = null, index = 0): Record<string, unknown> => ({
+  index,
+  delta,
+  logprobs: null,
+  finish_reason: finish,
+});
 const usage = { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 };
 
 /**
@@ -131,11 +137,11 @@ describe('OpenAIStreamNormalizer: n > 1', () => {
     expect(norm.push(ev(frame([choice({ role: 'assistant', content: '' }, null, 0)])))).toBeUndefined();
     expect(norm.push(ev(frame([choice({ role: 'assistant', content: '' }, null, 1)])))).toBeUndefined();
     expect(norm.takeOpening()).toBeUndefined();
-    expect(norm.push(ev(frame([choice({ content: 'A' }, null, 0)])))?.choices[0]!.delta).toEqual({ content: 'A' });
-    expect(norm.takeOpening()?.choices[0]!.index).toBe(0);
-    expect(norm.takeOpening()?.choices[0]!.index).toBe(1);
+    expect(norm.push(ev(frame([choice({ content: 'A' }, null, 0)])))!.choices[0]!.delta).toEqual({ content: 'A' });
+    expect(norm.takeOpening()!.choices[0]!.index).toBe(0);
+    expect(norm.takeOpening()!.choices[0]!.index).toBe(1);
     expect(norm.takeOpening()).toBeUndefined();
-    expect(norm.push(ev(frame([choice({ content: 'B' }, null, 1)])))?.choices[0]!.delta).toEqual({ content: 'B' });
+    expect(norm.push(ev(frame([choice({ content: 'B' }, null, 1)])))!.choices[0]!.delta).toEqual({ content: 'B' });
     expect(norm.takeOpening()).toBeUndefined();
   });
 });
@@ -147,7 +153,14 @@ describe('a stream choice without a delta', () => {
     const frames = [
       frame([choice({ role: 'assistant', content: '' })]),
       frame([choice({ content: 'Hi' })]),
-      frame([{ index: 0, finish_reason: null, content_filter_results: filter, content_filter_offsets: { check_offset: 0, start_offset: 0, end_offset: 2 } }]),
+      frame([
+        {
+          index: 0,
+          finish_reason: null,
+          content_filter_results: filter,
+          content_filter_offsets: { check_offset: 0, start_offset: 0, end_offset: 2 },
+        },
+      ]),
       frame([choice({}, 'stop')]),
       frame([], { usage }),
       '[DONE]',
@@ -155,13 +168,19 @@ describe('a stream choice without a delta', () => {
     const { chunks, acc } = run(frames, 'gpt-4o');
     expect(chunks).toEqual([frames[0], frames[1], frames[2], frames[3], frames[4]]);
     expect(acc.producedText()).toBe('Hi');
-    expect(acc.toCompletion(usage)?.choices[0]).toMatchObject({ message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' });
+    expect(acc.toCompletion(usage)?.choices[0]).toMatchObject({
+      message: { role: 'assistant', content: 'Hi' },
+      finish_reason: 'stop',
+    });
   });
 
   it('does not pass on the text of a chunk whose JSON spanned several data: lines (its line breaks would break the frame)', async () => {
     const { chunkJson } = await import('../../server/http/gateway-meta.js');
     const norm = new OpenAIStreamNormalizer('p', 'm');
-    const multi = JSON.stringify(frame([{ index: 0, delta: { content: 'hi' }, finish_reason: null }])).replace(',"choices"', ',\n"choices"');
+    const multi = JSON.stringify(frame([{ index: 0, delta: { content: 'hi' }, finish_reason: null }])).replace(
+      ',"choices"',
+      ',\n"choices"',
+    );
     const chunk = norm.push({ data: multi })!;
     expect(chunk.choices[0]!.delta.content).toBe('hi');
     expect(chunkJson(chunk)).not.toContain('\n');

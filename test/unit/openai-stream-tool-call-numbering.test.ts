@@ -10,7 +10,10 @@ import type { ChatChunk } from '../../server/providers/types.js';
 
 const base = { id: 'chatcmpl-7', object: 'chat.completion.chunk', created: 1717000000, model: 'qwen2.5-coder:7b' };
 const frame = (toolCalls: unknown[], finish: string | null = null, index = 0) =>
-  JSON.stringify({ ...base, choices: [{ index, delta: { role: 'assistant', content: '', tool_calls: toolCalls }, finish_reason: finish }] });
+  JSON.stringify({
+    ...base,
+    choices: [{ index, delta: { role: 'assistant', content: '', tool_calls: toolCalls }, finish_reason: finish }],
+  });
 const finish = JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
 const call = (id: string | undefined, index: number | undefined, name: string | undefined, args: string) => ({
   ...(id === undefined ? {} : { id, type: 'function' }),
@@ -27,10 +30,14 @@ function wire(frames: string[]): { sent: ChatChunk[]; kept: boolean[] } {
     if (c) out.push(c);
   }
   norm.end();
-  return { sent: out.map((c) => JSON.parse(chunkJson(c)) as ChatChunk), kept: out.map((c) => rawJsonOf(c) !== undefined) };
+  return {
+    sent: out.map((c) => JSON.parse(chunkJson(c)) as ChatChunk),
+    kept: out.map((c) => rawJsonOf(c) !== undefined),
+  };
 }
 
-const indexes = (chunks: ChatChunk[]) => chunks.flatMap((c) => c.choices.flatMap((ch) => (ch.delta.tool_calls ?? []).map((t) => [t.id ?? null, t.index])));
+const indexes = (chunks: ChatChunk[]) =>
+  chunks.flatMap((c) => c.choices.flatMap((ch) => (ch.delta.tool_calls ?? []).map((t) => [t.id ?? null, t.index])));
 
 describe('OpenAIStreamNormalizer: tool-call indexes', () => {
   it("numbers Ollama's whole calls sent under one index 0, 1, ... (the SDK glued them into one call before)", () => {
@@ -40,8 +47,15 @@ describe('OpenAIStreamNormalizer: tool-call indexes', () => {
       frame([call('call_c3', 0, 'file_read', '{"filePath":"x.py"}')]),
       finish,
     ]);
-    expect(indexes(sent)).toEqual([['call_a1', 0], ['call_b2', 1], ['call_c3', 2]]);
-    expect(sent[1]!.choices[0]!.delta.tool_calls![0]!.function).toEqual({ name: 'file_write', arguments: '{"filePath":"world.py"}' });
+    expect(indexes(sent)).toEqual([
+      ['call_a1', 0],
+      ['call_b2', 1],
+      ['call_c3', 2],
+    ]);
+    expect(sent[1]!.choices[0]!.delta.tool_calls![0]!.function).toEqual({
+      name: 'file_write',
+      arguments: '{"filePath":"world.py"}',
+    });
   });
 
   it('gives deltas without an index the index of the call they continue, or a new one for a new id', () => {
@@ -51,7 +65,11 @@ describe('OpenAIStreamNormalizer: tool-call indexes', () => {
       frame([call('call_2', undefined, 'get_time', '{}')]),
       finish,
     ]);
-    expect(indexes(sent)).toEqual([['call_1', 0], [null, 0], ['call_2', 1]]);
+    expect(indexes(sent)).toEqual([
+      ['call_1', 0],
+      [null, 0],
+      ['call_2', 1],
+    ]);
   });
 
   it("passes OpenAI's own numbering unchanged, the upstream's text included", () => {
@@ -65,7 +83,14 @@ describe('OpenAIStreamNormalizer: tool-call indexes', () => {
       finish,
     ];
     const { sent, kept } = wire(frames);
-    expect(indexes(sent)).toEqual([['call_1', 0], [null, 0], ['call_2', 1], [null, 1], ['call_3', 2], ['call_4', 3]]);
+    expect(indexes(sent)).toEqual([
+      ['call_1', 0],
+      [null, 0],
+      ['call_2', 1],
+      [null, 1],
+      ['call_3', 2],
+      ['call_4', 3],
+    ]);
     expect(kept.every(Boolean)).toBe(true);
   });
 
@@ -76,7 +101,9 @@ describe('OpenAIStreamNormalizer: tool-call indexes', () => {
       frame([call('frag_3', 0, undefined, '}')]),
       finish,
     ]);
-    expect(sent.map((c) => c.choices[0]!.delta.tool_calls?.[0]?.index).filter((i) => i !== undefined)).toEqual([0, 0, 0]);
+    expect(sent.map((c) => c.choices[0]!.delta.tool_calls?.[0]?.index).filter((i) => i !== undefined)).toEqual([
+      0, 0, 0,
+    ]);
   });
 
   it('numbers each choice on its own (n > 1)', () => {
@@ -86,6 +113,14 @@ describe('OpenAIStreamNormalizer: tool-call indexes', () => {
       frame([call('call_z', 0, 'g', '{}')], null, 1),
       finish,
     ]);
-    expect(sent.filter((c) => c.choices[0]!.delta.tool_calls).map((c) => [c.choices[0]!.index, c.choices[0]!.delta.tool_calls![0]!.index])).toEqual([[0, 0], [1, 0], [1, 1]]);
+    expect(
+      sent
+        .filter((c) => c.choices[0]!.delta.tool_calls)
+        .map((c) => [c.choices[0]!.index, c.choices[0]!.delta.tool_calls![0]!.index]),
+    ).toEqual([
+      [0, 0],
+      [1, 0],
+      [1, 1],
+    ]);
   });
 });

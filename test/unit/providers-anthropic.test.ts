@@ -1,21 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { toAnthropicRequest, DEFAULT_MAX_TOKENS, JSON_TOOL_NAME } from '../../server/providers/anthropic/request.js';
-import { fromAnthropicResponse, mapStopReason, type AnthropicResponse } from '../../server/providers/anthropic/response.js';
+import {
+  fromAnthropicResponse,
+  mapStopReason,
+  type AnthropicResponse,
+} from '../../server/providers/anthropic/response.js';
 import { AnthropicStreamTranslator } from '../../server/providers/anthropic/stream.js';
 import { ProviderError, type ChatChunk, type ChatRequest } from '../../server/providers/types.js';
 import type { SseEvent } from '../../server/providers/http.js';
 
 function sse(lines: string): SseEvent[] {
   // Parses a fixture written the way the provider docs print a stream.
-  return lines.trim().split(/\n\s*\n/).map((block) => {
-    const ev: SseEvent = { data: '' };
-    for (const line of block.split('\n')) {
-      const l = line.trim();
-      if (l.startsWith('event:')) ev.event = l.slice(6).trim();
-      else if (l.startsWith('data:')) ev.data = l.slice(5).trim();
-    }
-    return ev;
-  });
+  return lines
+    .trim()
+    .split(/\n\s*\n/)
+    .map((block) => {
+      const ev: SseEvent = { data: '' };
+      for (const line of block.split('\n')) {
+        const l = line.trim();
+        if (l.startsWith('event:')) ev.event = l.slice(6).trim();
+        else if (l.startsWith('data:')) ev.data = l.slice(5).trim();
+      }
+      return ev;
+    });
 }
 
 function run(events: SseEvent[], jsonTool = false): ChatChunk[] {
@@ -48,28 +55,38 @@ describe('anthropic request translation', () => {
 
   it('maps sampling parameters, stop sequences and user', () => {
     const { body } = toAnthropicRequest({
-      model: 'm', messages: [{ role: 'user', content: 'x' }],
-      temperature: 1.6, top_p: 0.5, max_completion_tokens: 100, max_tokens: 50, stop: 'END', user: 'u-1',
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      temperature: 1.6,
+      top_p: 0.5,
+      max_completion_tokens: 100,
+      max_tokens: 50,
+      stop: 'END',
+      user: 'u-1',
     });
     expect(body.temperature).toBe(1);
     expect(body.top_p).toBeUndefined();
     expect(body.max_tokens).toBe(100);
     expect(body.stop_sequences).toEqual(['END']);
     expect(body.metadata).toEqual({ user_id: 'u-1' });
-    expect(toAnthropicRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], top_p: 0.9 }).body.top_p).toBe(0.9);
+    expect(toAnthropicRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], top_p: 0.9 }).body.top_p).toBe(
+      0.9,
+    );
   });
 
   it('translates images: data URLs to base64 sources, http URLs to url sources', () => {
     const { body } = toAnthropicRequest({
       model: 'm',
-      messages: [{
-        role: 'user',
-        content: [
-          { type: 'text', text: 'What is in these?' },
-          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
-          { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
-        ],
-      }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in these?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
+          ],
+        },
+      ],
     });
     expect(body.messages[0]!.content).toEqual([
       { type: 'text', text: 'What is in these?' },
@@ -84,22 +101,46 @@ describe('anthropic request translation', () => {
       messages: [
         { role: 'user', content: 'Weather in SF and NYC?' },
         {
-          role: 'assistant', content: null,
+          role: 'assistant',
+          content: null,
           tool_calls: [
-            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA"}' } },
-            { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"location":"New York, NY"}' } },
+            {
+              id: 'call_1',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA"}' },
+            },
+            {
+              id: 'call_2',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"location":"New York, NY"}' },
+            },
           ],
         },
         { role: 'tool', tool_call_id: 'call_1', content: '15 degrees' },
         { role: 'tool', tool_call_id: 'call_2', content: '20 degrees' },
         { role: 'user', content: 'Thanks, summarise.' },
       ],
-      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Get the weather', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } } }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            description: 'Get the weather',
+            parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+          },
+        },
+      ],
       tool_choice: 'required',
       parallel_tool_calls: false,
     };
     const { body } = toAnthropicRequest(req);
-    expect(body.tools).toEqual([{ name: 'get_weather', description: 'Get the weather', input_schema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } }]);
+    expect(body.tools).toEqual([
+      {
+        name: 'get_weather',
+        description: 'Get the weather',
+        input_schema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+      },
+    ]);
     expect(body.tool_choice).toEqual({ type: 'any', disable_parallel_tool_use: true });
     expect(body.messages).toHaveLength(3);
     expect(body.messages[1]).toEqual({
@@ -120,18 +161,28 @@ describe('anthropic request translation', () => {
   });
 
   it('maps every tool_choice form', () => {
-    const base: ChatRequest = { model: 'm', messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'f' } }] };
+    const base: ChatRequest = {
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [{ type: 'function', function: { name: 'f' } }],
+    };
     expect(toAnthropicRequest({ ...base, tool_choice: 'auto' }).body.tool_choice).toEqual({ type: 'auto' });
     expect(toAnthropicRequest({ ...base, tool_choice: 'none' }).body.tool_choice).toEqual({ type: 'none' });
-    expect(toAnthropicRequest({ ...base, tool_choice: { type: 'function', function: { name: 'f' } } }).body.tool_choice).toEqual({ type: 'tool', name: 'f' });
+    expect(
+      toAnthropicRequest({ ...base, tool_choice: { type: 'function', function: { name: 'f' } } }).body.tool_choice,
+    ).toEqual({ type: 'tool', name: 'f' });
     expect(toAnthropicRequest(base).body.tool_choice).toBeUndefined();
-    expect(toAnthropicRequest(base).body.tools?.[0]).toEqual({ name: 'f', input_schema: { type: 'object', properties: {} } });
+    expect(toAnthropicRequest(base).body.tools?.[0]).toEqual({
+      name: 'f',
+      input_schema: { type: 'object', properties: {} },
+    });
   });
 
   it('implements JSON schema mode as a forced tool', () => {
     const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
     const { body, jsonTool } = toAnthropicRequest({
-      model: 'm', messages: [{ role: 'user', content: 'x' }],
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
       response_format: { type: 'json_schema', json_schema: { name: 'city', schema } },
     });
     expect(jsonTool).toBe(true);
@@ -141,7 +192,11 @@ describe('anthropic request translation', () => {
 
   it('falls back to a system instruction for JSON mode when the caller has tools', () => {
     const { body, jsonTool } = toAnthropicRequest({
-      model: 'm', messages: [{ role: 'system', content: 'Be nice.' }, { role: 'user', content: 'x' }],
+      model: 'm',
+      messages: [
+        { role: 'system', content: 'Be nice.' },
+        { role: 'user', content: 'x' },
+      ],
       tools: [{ type: 'function', function: { name: 'f' } }],
       response_format: { type: 'json_object' },
     });
@@ -169,37 +224,68 @@ describe('anthropic response translation', () => {
     expect(c.id).toBe('msg_013Zva2CMHLNnXjNJJKqJ2EF');
     expect(c.object).toBe('chat.completion');
     expect(c.model).toBe('claude-sonnet-4-5-20250929');
-    expect(c.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: 'Hi! My name is Claude.', refusal: null }, logprobs: null, finish_reason: 'stop' });
+    expect(c.choices[0]).toEqual({
+      index: 0,
+      message: { role: 'assistant', content: 'Hi! My name is Claude.', refusal: null },
+      logprobs: null,
+      finish_reason: 'stop',
+    });
     expect(c.usage).toEqual({ prompt_tokens: 2095, completion_tokens: 503, total_tokens: 2598 });
   });
 
   it('counts cache reads and writes as prompt tokens', () => {
-    const c = fromAnthropicResponse({ ...textResponse, usage: { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000 } }, false);
-    expect(c.usage).toEqual({ prompt_tokens: 1110, completion_tokens: 5, total_tokens: 1115, prompt_tokens_details: { cached_tokens: 1000 } });
+    const c = fromAnthropicResponse(
+      {
+        ...textResponse,
+        usage: { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000 },
+      },
+      false,
+    );
+    expect(c.usage).toEqual({
+      prompt_tokens: 1110,
+      completion_tokens: 5,
+      total_tokens: 1115,
+      prompt_tokens_details: { cached_tokens: 1000 },
+    });
   });
 
   it('maps tool_use blocks to tool_calls', () => {
-    const c = fromAnthropicResponse({
-      ...textResponse,
-      content: [
-        { type: 'text', text: "I'll check the weather." },
-        { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_weather', input: { location: 'San Francisco, CA', unit: 'celsius' } },
-      ],
-      stop_reason: 'tool_use',
-    }, false);
+    const c = fromAnthropicResponse(
+      {
+        ...textResponse,
+        content: [
+          { type: 'text', text: "I'll check the weather." },
+          {
+            type: 'tool_use',
+            id: 'toolu_01A09q90qw90lq917835lq9',
+            name: 'get_weather',
+            input: { location: 'San Francisco, CA', unit: 'celsius' },
+          },
+        ],
+        stop_reason: 'tool_use',
+      },
+      false,
+    );
     expect(c.choices[0]!.finish_reason).toBe('tool_calls');
     expect(c.choices[0]!.message.content).toBe("I'll check the weather.");
     expect(c.choices[0]!.message.tool_calls).toEqual([
-      { id: 'toolu_01A09q90qw90lq917835lq9', type: 'function', function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' } },
+      {
+        id: 'toolu_01A09q90qw90lq917835lq9',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' },
+      },
     ]);
   });
 
   it('turns the forced JSON tool back into content', () => {
-    const c = fromAnthropicResponse({
-      ...textResponse,
-      content: [{ type: 'tool_use', id: 'toolu_1', name: JSON_TOOL_NAME, input: { city: 'Paris' } }],
-      stop_reason: 'tool_use',
-    }, true);
+    const c = fromAnthropicResponse(
+      {
+        ...textResponse,
+        content: [{ type: 'tool_use', id: 'toolu_1', name: JSON_TOOL_NAME, input: { city: 'Paris' } }],
+        stop_reason: 'tool_use',
+      },
+      true,
+    );
     expect(c.choices[0]!.message).toEqual({ role: 'assistant', content: '{"city":"Paris"}', refusal: null });
     expect(c.choices[0]!.finish_reason).toBe('stop');
   });
@@ -243,7 +329,12 @@ data: {"type": "message_stop"}
 
   it('translates a text stream', () => {
     const chunks = run(textStream);
-    expect(chunks.map((c) => c.choices[0]?.delta)).toEqual([{ role: 'assistant', content: 'Hello' }, { content: '!' }, {}, undefined]);
+    expect(chunks.map((c) => c.choices[0]?.delta)).toEqual([
+      { role: 'assistant', content: 'Hello' },
+      { content: '!' },
+      {},
+      undefined,
+    ]);
     expect(chunks[2]!.choices[0]!.finish_reason).toBe('stop');
     const last = chunks[3]!;
     expect(last.choices).toEqual([]);
@@ -301,7 +392,17 @@ data: {"type":"message_stop"}
     const chunks = run(toolStream);
     const deltas = chunks.map((c) => c.choices[0]?.delta);
     expect(deltas[0]).toEqual({ role: 'assistant', content: 'Okay' });
-    expect(deltas[2]).toEqual({ content: null, tool_calls: [{ index: 0, id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', type: 'function', function: { name: 'get_weather', arguments: '' } }] });
+    expect(deltas[2]).toEqual({
+      content: null,
+      tool_calls: [
+        {
+          index: 0,
+          id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+          type: 'function',
+          function: { name: 'get_weather', arguments: '' },
+        },
+      ],
+    });
     expect(deltas[3]).toEqual({ tool_calls: [{ index: 0, function: { arguments: '{"location":' } }] });
     expect(deltas[4]).toEqual({ tool_calls: [{ index: 0, function: { arguments: ' "San Francisco, CA"}' } }] });
     expect(chunks[5]!.choices[0]!.finish_reason).toBe('tool_calls');
@@ -337,7 +438,10 @@ data: {"type":"message_stop"}
   it('throws a ProviderError for an error event, with the status of its type', () => {
     const tr = new AnthropicStreamTranslator('anthropic', 'm', false);
     try {
-      tr.push({ event: 'error', data: '{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}' });
+      tr.push({
+        event: 'error',
+        data: '{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}',
+      });
       expect.unreachable();
     } catch (e) {
       expect(e).toBeInstanceOf(ProviderError);
@@ -351,6 +455,10 @@ data: {"type":"message_stop"}
     const tr = new AnthropicStreamTranslator('anthropic', 'm', false);
     for (const ev of textStream.slice(0, 4)) tr.push(ev);
     expect(() => tr.end()).toThrow(ProviderError);
-    try { tr.end(); } catch (e) { expect((e as ProviderError).kind).toBe('stream'); }
+    try {
+      tr.end();
+    } catch (e) {
+      expect((e as ProviderError).kind).toBe('stream');
+    }
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { PROVIDERS, resolveProviderSettings, simulatorProviderSettings } from '../../server/providers/catalog.js';
 import { PRICING_AS_OF, costUsd, priceFor } from '../../server/providers/pricing.js';
-import { STRUCTURED_OUTPUT_RELIABLE, capabilitiesFor, isStructuredOutputReliable, modelTier } from '../../server/providers/capabilities.js';
+import {
+  STRUCTURED_OUTPUT_RELIABLE,
+  capabilitiesFor,
+  isStructuredOutputReliable,
+  modelTier,
+} from '../../server/providers/capabilities.js';
 import { createAdapter } from '../../server/providers/factory.js';
 import { AnthropicAdapter } from '../../server/providers/anthropic/adapter.js';
 import { GeminiAdapter } from '../../server/providers/gemini/adapter.js';
@@ -10,7 +15,14 @@ import { OpenAICompatibleAdapter } from '../../server/providers/openai-compatibl
 describe('resolveProviderSettings', () => {
   it('returns only ollama for an empty environment', () => {
     const s = resolveProviderSettings({});
-    expect(s).toEqual([{ name: 'ollama', family: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1', builtinModels: expect.any(Array) }]);
+    expect(s).toEqual([
+      {
+        name: 'ollama',
+        family: 'openai-compatible',
+        baseUrl: 'http://127.0.0.1:11434/v1',
+        builtinModels: expect.any(Array),
+      },
+    ]);
   });
 
   it('enables every provider whose key is set, with base URL overrides', () => {
@@ -26,7 +38,11 @@ describe('resolveProviderSettings', () => {
     expect(s.map((p) => p.name)).toEqual(['openai', 'anthropic', 'gemini', 'groq', 'ollama']);
     expect(s[0]).toMatchObject({ family: 'openai-compatible', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-1' });
     expect(s[1]).toMatchObject({ family: 'anthropic', baseUrl: 'https://api.anthropic.com', apiKey: 'ak' });
-    expect(s[2]).toMatchObject({ family: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta', apiKey: 'gk' });
+    expect(s[2]).toMatchObject({
+      family: 'gemini',
+      baseUrl: 'https://generativelanguage.googleapis.com/v1beta',
+      apiKey: 'gk',
+    });
     expect(s[3]).toMatchObject({ baseUrl: 'http://proxy.local/groq/v1' });
     expect(s[4]).toMatchObject({ baseUrl: 'http://gpu-box:11434/v1' });
     expect(s[4]!.apiKey).toBeUndefined();
@@ -34,12 +50,27 @@ describe('resolveProviderSettings', () => {
 
   it('knows every documented key env var', () => {
     const envs = PROVIDERS.map((p) => p.apiKeyEnv).filter(Boolean);
-    expect(envs).toEqual(['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'MISTRAL_API_KEY', 'GROQ_API_KEY', 'TOGETHER_API_KEY', 'DEEPSEEK_API_KEY', 'XAI_API_KEY', 'OPENROUTER_API_KEY', 'FIREWORKS_API_KEY']);
+    expect(envs).toEqual([
+      'OPENAI_API_KEY',
+      'ANTHROPIC_API_KEY',
+      'GEMINI_API_KEY',
+      'MISTRAL_API_KEY',
+      'GROQ_API_KEY',
+      'TOGETHER_API_KEY',
+      'DEEPSEEK_API_KEY',
+      'XAI_API_KEY',
+      'OPENROUTER_API_KEY',
+      'FIREWORKS_API_KEY',
+    ]);
     for (const p of PROVIDERS) expect(p.baseUrlEnv).toBe(`${p.name.toUpperCase()}_BASE_URL`);
   });
 
   it('points the three formats at a simulator', () => {
-    const s = simulatorProviderSettings({ openai: 'http://h/openai/v1', anthropic: 'http://h/anthropic', gemini: 'http://h/gemini/v1beta' });
+    const s = simulatorProviderSettings({
+      openai: 'http://h/openai/v1',
+      anthropic: 'http://h/anthropic',
+      gemini: 'http://h/gemini/v1beta',
+    });
     expect(s.map((p) => [p.name, p.family, p.baseUrl])).toEqual([
       ['openai', 'openai-compatible', 'http://h/openai/v1'],
       ['anthropic', 'anthropic', 'http://h/anthropic'],
@@ -54,7 +85,20 @@ describe('pricing', () => {
   });
 
   it('prices every required model and every built-in remote model', () => {
-    const required = ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3-mini', 'claude-opus-4-1', 'claude-sonnet-4-5', 'claude-3-5-haiku-latest', 'gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.0-flash'];
+    const required = [
+      'gpt-4o',
+      'gpt-4o-mini',
+      'gpt-4.1',
+      'gpt-4.1-mini',
+      'gpt-4.1-nano',
+      'o3-mini',
+      'claude-opus-4-1',
+      'claude-sonnet-4-5',
+      'claude-3-5-haiku-latest',
+      'gemini-2.5-pro',
+      'gemini-2.5-flash',
+      'gemini-2.0-flash',
+    ];
     for (const m of required) expect(priceFor(m), m).toBeDefined();
     for (const p of PROVIDERS) {
       if (p.local) continue;
@@ -141,7 +185,8 @@ describe('capabilities', () => {
 
 describe('createAdapter', () => {
   it('picks the adapter by family', () => {
-    const mk = (family: 'openai-compatible' | 'anthropic' | 'gemini') => createAdapter({ name: 'x', family, baseUrl: 'http://h', builtinModels: [] });
+    const mk = (family: 'openai-compatible' | 'anthropic' | 'gemini') =>
+      createAdapter({ name: 'x', family, baseUrl: 'http://h', builtinModels: [] });
     expect(mk('openai-compatible')).toBeInstanceOf(OpenAICompatibleAdapter);
     expect(mk('anthropic')).toBeInstanceOf(AnthropicAdapter);
     expect(mk('gemini')).toBeInstanceOf(GeminiAdapter);

@@ -18,7 +18,10 @@ describe('gemini request translation', () => {
         { role: 'assistant', content: 'Meow.' },
         { role: 'user', content: 'Good cat.' },
       ],
-      temperature: 0.7, top_p: 0.9, max_tokens: 256, stop: ['END'],
+      temperature: 0.7,
+      top_p: 0.9,
+      max_tokens: 256,
+      stop: ['END'],
     });
     expect(body.systemInstruction).toEqual({ parts: [{ text: 'You are a cat.' }] });
     expect(body.contents).toEqual([
@@ -26,20 +29,27 @@ describe('gemini request translation', () => {
       { role: 'model', parts: [{ text: 'Meow.' }] },
       { role: 'user', parts: [{ text: 'Good cat.' }] },
     ]);
-    expect(body.generationConfig).toEqual({ temperature: 0.7, topP: 0.9, maxOutputTokens: 256, stopSequences: ['END'] });
+    expect(body.generationConfig).toEqual({
+      temperature: 0.7,
+      topP: 0.9,
+      maxOutputTokens: 256,
+      stopSequences: ['END'],
+    });
   });
 
   it('maps images to inlineData and fileData', () => {
     const body = toGeminiRequest({
       model: 'm',
-      messages: [{
-        role: 'user',
-        content: [
-          { type: 'text', text: 'Describe' },
-          { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQ' } },
-          { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
-        ],
-      }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Describe' },
+            { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQ' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+          ],
+        },
+      ],
     });
     expect(body.contents[0]!.parts).toEqual([
       { text: 'Describe' },
@@ -55,7 +65,8 @@ describe('gemini request translation', () => {
       messages: [
         { role: 'user', content: 'Weather in Paris and Rome?' },
         {
-          role: 'assistant', content: null,
+          role: 'assistant',
+          content: null,
           tool_calls: [
             { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } },
             { id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '{"location":"Rome"}' } },
@@ -70,7 +81,14 @@ describe('gemini request translation', () => {
       ],
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
     });
-    expect(body.tools).toEqual([{ functionDeclarations: [{ name: 'get_weather', description: 'Weather', parametersJsonSchema: params }, { name: 'get_time' }] }]);
+    expect(body.tools).toEqual([
+      {
+        functionDeclarations: [
+          { name: 'get_weather', description: 'Weather', parametersJsonSchema: params },
+          { name: 'get_time' },
+        ],
+      },
+    ]);
     expect(body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } });
     expect(body.contents[1]).toEqual({
       role: 'model',
@@ -88,8 +106,12 @@ describe('gemini request translation', () => {
     });
   });
 
-  it('pairs parallel results with their calls by id and puts them in the calls\' order, whatever order they came in', () => {
-    const call = (id: string, city: string) => ({ id, type: 'function' as const, function: { name: 'get', arguments: JSON.stringify({ city }) } });
+  it("pairs parallel results with their calls by id and puts them in the calls' order, whatever order they came in", () => {
+    const call = (id: string, city: string) => ({
+      id,
+      type: 'function' as const,
+      function: { name: 'get', arguments: JSON.stringify({ city }) },
+    });
     const body = toGeminiRequest({
       model: 'gemini-3-pro-preview',
       messages: [
@@ -115,25 +137,51 @@ describe('gemini request translation', () => {
   });
 
   it('maps tool_choice strings', () => {
-    const base = { model: 'm', messages: [{ role: 'user' as const, content: 'x' }], tools: [{ type: 'function' as const, function: { name: 'f' } }] };
-    expect(toGeminiRequest({ ...base, tool_choice: 'auto' }).toolConfig).toEqual({ functionCallingConfig: { mode: 'AUTO' } });
-    expect(toGeminiRequest({ ...base, tool_choice: 'none' }).toolConfig).toEqual({ functionCallingConfig: { mode: 'NONE' } });
-    expect(toGeminiRequest({ ...base, tool_choice: 'required' }).toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
+    const base = {
+      model: 'm',
+      messages: [{ role: 'user' as const, content: 'x' }],
+      tools: [{ type: 'function' as const, function: { name: 'f' } }],
+    };
+    expect(toGeminiRequest({ ...base, tool_choice: 'auto' }).toolConfig).toEqual({
+      functionCallingConfig: { mode: 'AUTO' },
+    });
+    expect(toGeminiRequest({ ...base, tool_choice: 'none' }).toolConfig).toEqual({
+      functionCallingConfig: { mode: 'NONE' },
+    });
+    expect(toGeminiRequest({ ...base, tool_choice: 'required' }).toolConfig).toEqual({
+      functionCallingConfig: { mode: 'ANY' },
+    });
   });
 
   it('maps JSON mode and response schema', () => {
     const schema = { type: 'object', properties: { n: { type: 'integer' } } };
-    expect(toGeminiRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_object' } }).generationConfig)
-      .toEqual({ responseMimeType: 'application/json' });
-    expect(toGeminiRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 'n', schema } } }).generationConfig)
-      .toEqual({ responseMimeType: 'application/json', responseJsonSchema: schema });
+    expect(
+      toGeminiRequest({
+        model: 'm',
+        messages: [{ role: 'user', content: 'x' }],
+        response_format: { type: 'json_object' },
+      }).generationConfig,
+    ).toEqual({ responseMimeType: 'application/json' });
+    expect(
+      toGeminiRequest({
+        model: 'm',
+        messages: [{ role: 'user', content: 'x' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'n', schema } },
+      }).generationConfig,
+    ).toEqual({ responseMimeType: 'application/json', responseJsonSchema: schema });
   });
 });
 
 describe('gemini response translation', () => {
   // Shaped like the generateContent REST example.
   const response: GeminiResponse = {
-    candidates: [{ content: { parts: [{ text: 'AI learns patterns from data.' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+    candidates: [
+      {
+        content: { parts: [{ text: 'AI learns patterns from data.' }], role: 'model' },
+        finishReason: 'STOP',
+        index: 0,
+      },
+    ],
     usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 7, totalTokenCount: 40, thoughtsTokenCount: 25 },
     modelVersion: 'gemini-2.5-flash',
     responseId: 'mAitaJeXL8yx',
@@ -143,15 +191,33 @@ describe('gemini response translation', () => {
     const c = fromGeminiResponse(response, 'gemini-2.5-flash');
     expect(c.id).toBe('chatcmpl-mAitaJeXL8yx');
     expect(c.model).toBe('gemini-2.5-flash');
-    expect(c.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: 'AI learns patterns from data.', refusal: null }, logprobs: null, finish_reason: 'stop' });
-    expect(c.usage).toEqual({ prompt_tokens: 8, completion_tokens: 32, total_tokens: 40, completion_tokens_details: { reasoning_tokens: 25 } });
+    expect(c.choices[0]).toEqual({
+      index: 0,
+      message: { role: 'assistant', content: 'AI learns patterns from data.', refusal: null },
+      logprobs: null,
+      finish_reason: 'stop',
+    });
+    expect(c.usage).toEqual({
+      prompt_tokens: 8,
+      completion_tokens: 32,
+      total_tokens: 40,
+      completion_tokens_details: { reasoning_tokens: 25 },
+    });
   });
 
   it('maps function calls to tool_calls with fresh ids', () => {
-    const c = fromGeminiResponse({
-      candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { location: 'Paris' } } }] }, finishReason: 'STOP' }],
-      usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 5, totalTokenCount: 25 },
-    }, 'gemini-2.5-pro');
+    const c = fromGeminiResponse(
+      {
+        candidates: [
+          {
+            content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { location: 'Paris' } } }] },
+            finishReason: 'STOP',
+          },
+        ],
+        usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 5, totalTokenCount: 25 },
+      },
+      'gemini-2.5-pro',
+    );
     expect(c.model).toBe('gemini-2.5-pro');
     expect(c.choices[0]!.finish_reason).toBe('tool_calls');
     expect(c.choices[0]!.message.content).toBeNull();
@@ -162,7 +228,10 @@ describe('gemini response translation', () => {
   });
 
   it('maps a blocked prompt to content_filter', () => {
-    const c = fromGeminiResponse({ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 } }, 'm');
+    const c = fromGeminiResponse(
+      { promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 } },
+      'm',
+    );
     expect(c.choices[0]!.finish_reason).toBe('content_filter');
     expect(c.choices[0]!.message.content).toBeNull();
   });
@@ -170,18 +239,40 @@ describe('gemini response translation', () => {
   it('maps finish reasons', () => {
     expect(mapFinishReason('STOP')).toBe('stop');
     expect(mapFinishReason('MAX_TOKENS')).toBe('length');
-    for (const r of ['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII']) expect(mapFinishReason(r)).toBe('content_filter');
+    for (const r of ['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII'])
+      expect(mapFinishReason(r)).toBe('content_filter');
   });
 });
 
 describe('gemini stream translation', () => {
   it('translates text frames with cumulative usage into chunks and a final usage chunk', () => {
     const chunks = run([
-      { candidates: [{ content: { parts: [{ text: 'The' }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 }, modelVersion: 'gemini-2.5-flash', responseId: 'r1' },
-      { candidates: [{ content: { parts: [{ text: ' answer' }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 2, totalTokenCount: 11 }, modelVersion: 'gemini-2.5-flash', responseId: 'r1' },
-      { candidates: [{ content: { parts: [{ text: ' is 42.' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 5, totalTokenCount: 14 }, modelVersion: 'gemini-2.5-flash', responseId: 'r1' },
+      {
+        candidates: [{ content: { parts: [{ text: 'The' }], role: 'model' }, index: 0 }],
+        usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 },
+        modelVersion: 'gemini-2.5-flash',
+        responseId: 'r1',
+      },
+      {
+        candidates: [{ content: { parts: [{ text: ' answer' }], role: 'model' }, index: 0 }],
+        usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 2, totalTokenCount: 11 },
+        modelVersion: 'gemini-2.5-flash',
+        responseId: 'r1',
+      },
+      {
+        candidates: [{ content: { parts: [{ text: ' is 42.' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 5, totalTokenCount: 14 },
+        modelVersion: 'gemini-2.5-flash',
+        responseId: 'r1',
+      },
     ]);
-    expect(chunks.map((c) => c.choices[0]?.delta)).toEqual([{ role: 'assistant', content: 'The' }, { content: ' answer' }, { content: ' is 42.' }, {}, undefined]);
+    expect(chunks.map((c) => c.choices[0]?.delta)).toEqual([
+      { role: 'assistant', content: 'The' },
+      { content: ' answer' },
+      { content: ' is 42.' },
+      {},
+      undefined,
+    ]);
     // The last frame's finish comes in a chunk of its own, as OpenAI sends it.
     expect(chunks[2]!.choices[0]!.finish_reason).toBeNull();
     expect(chunks[3]!.choices[0]!.finish_reason).toBe('stop');
@@ -192,11 +283,26 @@ describe('gemini stream translation', () => {
 
   it('translates a function call frame into one complete tool-call delta', () => {
     const chunks = run([
-      { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { location: 'Paris' } } }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 6, totalTokenCount: 36 } },
+      {
+        candidates: [
+          {
+            content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { location: 'Paris' } } }] },
+            finishReason: 'STOP',
+          },
+        ],
+        usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 6, totalTokenCount: 36 },
+      },
     ]);
     const d = chunks[0]!.choices[0]!.delta;
     expect(d.role).toBe('assistant');
-    expect(d.tool_calls).toEqual([{ index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }]);
+    expect(d.tool_calls).toEqual([
+      {
+        index: 0,
+        id: expect.stringMatching(/^call_/),
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"location":"Paris"}' },
+      },
+    ]);
     expect(chunks[0]!.choices[0]!.finish_reason).toBeNull();
     expect(chunks[1]!.choices).toEqual([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]);
     expect(chunks[2]!.usage).toEqual({ prompt_tokens: 30, completion_tokens: 6, total_tokens: 36 });
@@ -204,7 +310,14 @@ describe('gemini stream translation', () => {
 
   it('skips thought parts', () => {
     const chunks = run([
-      { candidates: [{ content: { role: 'model', parts: [{ text: 'thinking...', thought: true }, { text: 'Hi' }] }, finishReason: 'STOP' }] },
+      {
+        candidates: [
+          {
+            content: { role: 'model', parts: [{ text: 'thinking...', thought: true }, { text: 'Hi' }] },
+            finishReason: 'STOP',
+          },
+        ],
+      },
     ]);
     expect(chunks[0]!.choices[0]!.delta).toEqual({ role: 'assistant', content: 'Hi' });
   });
@@ -215,7 +328,9 @@ describe('gemini stream translation', () => {
     expect(() => tr.end()).toThrow(ProviderError);
     const tr2 = new GeminiStreamTranslator('gemini', 'm');
     try {
-      tr2.push({ data: JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }) });
+      tr2.push({
+        data: JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }),
+      });
       expect.unreachable();
     } catch (e) {
       expect((e as ProviderError).status).toBe(503);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { httpStatusError, parseRetryAfter, parseUpstreamError, ProviderAbortedError } from '../../server/providers/http-errors.js';
+import {
+  httpStatusError,
+  parseRetryAfter,
+  parseUpstreamError,
+  ProviderAbortedError,
+} from '../../server/providers/http-errors.js';
 import { settleStreamError } from '../../server/providers/stream-errors.js';
 import { countChatPromptTokens, countTokens, estimateTokens } from '../../server/providers/token-count.js';
 import { OpenAIStreamNormalizer } from '../../server/providers/openai-compatible/stream.js';
@@ -7,18 +12,31 @@ import { ProviderError } from '../../server/providers/types.js';
 
 describe('upstream error bodies', () => {
   it('extracts the message from each provider format', () => {
-    expect(parseUpstreamError('{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}').message)
-      .toBe('invalid_request_error: Incorrect API key provided.');
-    expect(parseUpstreamError('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}').message).toBe('overloaded_error: Overloaded');
-    expect(parseUpstreamError('{"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED"}}').message)
-      .toBe('RESOURCE_EXHAUSTED: Resource has been exhausted');
-    expect(parseUpstreamError('[{"error":{"code":400,"message":"Bad","status":"INVALID_ARGUMENT"}}]').message).toBe('INVALID_ARGUMENT: Bad');
-    expect(parseUpstreamError('{"object":"error","message":"Extra inputs are not permitted","type":"invalid_request_error"}').message).toBe('Extra inputs are not permitted');
+    expect(
+      parseUpstreamError(
+        '{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}',
+      ).message,
+    ).toBe('invalid_request_error: Incorrect API key provided.');
+    expect(
+      parseUpstreamError('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}').message,
+    ).toBe('overloaded_error: Overloaded');
+    expect(
+      parseUpstreamError('{"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED"}}')
+        .message,
+    ).toBe('RESOURCE_EXHAUSTED: Resource has been exhausted');
+    expect(parseUpstreamError('[{"error":{"code":400,"message":"Bad","status":"INVALID_ARGUMENT"}}]').message).toBe(
+      'INVALID_ARGUMENT: Bad',
+    );
+    expect(
+      parseUpstreamError('{"object":"error","message":"Extra inputs are not permitted","type":"invalid_request_error"}')
+        .message,
+    ).toBe('Extra inputs are not permitted');
     expect(parseUpstreamError('<html>Bad Gateway</html>').message).toBe('<html>Bad Gateway</html>');
   });
 
   it('reads the Gemini RetryInfo delay', () => {
-    const body = '{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37s"}]}}';
+    const body =
+      '{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37s"}]}}';
     expect(parseUpstreamError(body).retryDelayMs).toBe(37_000);
     expect(httpStatusError('gemini', 429, {}, body, []).retryAfterMs).toBe(37_000);
   });
@@ -39,7 +57,13 @@ describe('Retry-After', () => {
 
 describe('HTTP status mapping', () => {
   it('makes 429 and 5xx retryable and other 4xx not', () => {
-    const e429 = httpStatusError('openai', 429, { 'retry-after': '2' }, '{"error":{"message":"Rate limit reached"}}', []);
+    const e429 = httpStatusError(
+      'openai',
+      429,
+      { 'retry-after': '2' },
+      '{"error":{"message":"Rate limit reached"}}',
+      [],
+    );
     expect(e429).toMatchObject({ kind: 'http', status: 429, retryable: true, retryAfterMs: 2000, provider: 'openai' });
     expect(e429.message).toContain('Rate limit reached');
     expect(httpStatusError('anthropic', 529, {}, '', []).retryable).toBe(true);
@@ -87,7 +111,14 @@ describe('stream error settling', () => {
   it('makes a cut retryable before the first chunk, and never after', () => {
     expect(settleStreamError(cut, 'p', false)).toMatchObject({ kind: 'stream', retryable: true });
     expect(settleStreamError(cut, 'p', true)).toMatchObject({ kind: 'stream', retryable: false });
-    const e429 = new ProviderError({ provider: 'p', status: 429, retryable: true, kind: 'http', message: 'x', retryAfterMs: 5 });
+    const e429 = new ProviderError({
+      provider: 'p',
+      status: 429,
+      retryable: true,
+      kind: 'http',
+      message: 'x',
+      retryAfterMs: 5,
+    });
     expect(settleStreamError(e429, 'p', false)).toBe(e429);
     expect(settleStreamError(e429, 'p', true)).toMatchObject({ kind: 'stream', retryable: false, status: 429 });
     const aborted = new ProviderAbortedError('p');
@@ -101,14 +132,20 @@ describe('token counting', () => {
     expect(await countTokens('')).toBe(0);
     expect(await countTokens('<|endoftext|>')).toBeGreaterThan(1);
     expect(estimateTokens('abcdefgh')).toBe(2);
-    const n = await countChatPromptTokens([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello world' }]);
+    const n = await countChatPromptTokens([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hello world' },
+    ]);
     expect(n).toBeGreaterThan(10);
     expect(n).toBeLessThan(30);
   });
 
   it('counts long text in slices: the same count as whole, within a token per slice', async () => {
     const { countTokens: whole } = await import('gpt-tokenizer/encoding/o200k_base');
-    const words = Array.from({ length: 3_000 }, (_, i) => ['the', 'gateway', 'routes', 'each', 'request,', 'caches\n', 'and', 'logs', 'cost.'][i % 9]).join(' ');
+    const words = Array.from(
+      { length: 3_000 },
+      (_, i) => ['the', 'gateway', 'routes', 'each', 'request,', 'caches\n', 'and', 'logs', 'cost.'][i % 9],
+    ).join(' ');
     const exact = whole(words);
     const counted = await countTokens(words);
     expect(Math.abs(counted - exact)).toBeLessThanOrEqual(Math.ceil(words.length / 512));

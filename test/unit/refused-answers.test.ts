@@ -10,20 +10,41 @@ import type { ChatChunk, ChatCompletion } from '../../server/providers/types.js'
 // the model refused or that hold nothing are never served again from the cache.
 
 const explanation = 'This request asks for help with something the usage policy does not allow.';
-const refused = { id: 'msg_r', type: 'message', role: 'assistant', model: 'claude-sonnet-5-5', content: [], stop_reason: 'refusal', stop_details: { type: 'refusal', category: 'cyber', explanation }, usage: { input_tokens: 20, output_tokens: 0 } };
+const refused = {
+  id: 'msg_r',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-5-5',
+  content: [],
+  stop_reason: 'refusal',
+  stop_details: { type: 'refusal', category: 'cyber', explanation },
+  usage: { input_tokens: 20, output_tokens: 0 },
+};
 
 describe('Claude refusals', () => {
   it('carry the explanation in message.refusal, whole and streamed, with finish_reason content_filter', () => {
     const whole = fromAnthropicResponse(refused as never, false);
-    expect(whole.choices[0]).toMatchObject({ message: { content: null, refusal: explanation }, finish_reason: 'content_filter' });
+    expect(whole.choices[0]).toMatchObject({
+      message: { content: null, refusal: explanation },
+      finish_reason: 'content_filter',
+    });
     const noDetails = fromAnthropicResponse({ ...refused, stop_details: undefined } as never, false);
     expect(noDetails.choices[0]!.message.refusal).toMatch(/declined/);
-    expect(fromAnthropicResponse({ ...refused, stop_reason: 'end_turn', content: [{ type: 'text', text: 'Hi' }] } as never, false).choices[0]!.message.refusal).toBeNull();
+    expect(
+      fromAnthropicResponse(
+        { ...refused, stop_reason: 'end_turn', content: [{ type: 'text', text: 'Hi' }] } as never,
+        false,
+      ).choices[0]!.message.refusal,
+    ).toBeNull();
 
     const tr = new AnthropicStreamTranslator('anthropic', 'claude-sonnet-5-5', false);
     const events: SseEvent[] = [
       { type: 'message_start', message: { ...refused, content: [], stop_reason: null, stop_details: null } },
-      { type: 'message_delta', delta: { stop_reason: 'refusal', stop_sequence: null, stop_details: refused.stop_details }, usage: { output_tokens: 0 } },
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'refusal', stop_sequence: null, stop_details: refused.stop_details },
+        usage: { output_tokens: 0 },
+      },
       { type: 'message_stop' },
     ].map((e) => ({ event: e.type, data: JSON.stringify(e) }));
     const chunks: ChatChunk[] = [];
@@ -37,9 +58,22 @@ describe('Claude refusals', () => {
 });
 
 describe('the exact cache', () => {
-  const answer = (message: Partial<ChatCompletion['choices'][number]['message']>, finish: ChatCompletion['choices'][number]['finish_reason'] = 'stop'): ChatCompletion => ({
-    id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm',
-    choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null, ...message }, logprobs: null, finish_reason: finish }],
+  const answer = (
+    message: Partial<ChatCompletion['choices'][number]['message']>,
+    finish: ChatCompletion['choices'][number]['finish_reason'] = 'stop',
+  ): ChatCompletion => ({
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'm',
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: null, refusal: null, ...message },
+        logprobs: null,
+        finish_reason: finish,
+      },
+    ],
   });
   const stored = (completion: ChatCompletion) => {
     const cache = new ExactCache();
@@ -49,10 +83,19 @@ describe('the exact cache', () => {
 
   it('keeps answers, tool calls and truncated answers with content', () => {
     expect(stored(answer({ content: 'Paris.' }))).toBe(true);
-    expect(stored(answer({ tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, 'tool_calls'))).toBe(true);
+    expect(
+      stored(
+        answer(
+          { tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+          'tool_calls',
+        ),
+      ),
+    ).toBe(true);
     expect(stored(answer({ content: 'A long answer cut' }, 'length'))).toBe(true);
     // OpenAI's legacy function calling: the call is the answer.
-    expect(stored(answer({ function_call: { name: 'f', arguments: '{}' } } as never, 'function_call' as never))).toBe(true);
+    expect(stored(answer({ function_call: { name: 'f', arguments: '{}' } } as never, 'function_call' as never))).toBe(
+      true,
+    );
   });
 
   it('does not keep a filtered or refused answer, nor an empty one', () => {

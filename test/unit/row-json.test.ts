@@ -24,9 +24,33 @@ const COLUMNS: Array<Column<Row>> = [
 const codec = new RowCodec<Row>('things', COLUMNS);
 
 const rows: Row[] = [
-  { id: 'req_1', createdAt: new Date('2026-11-22T04:00:00.123Z'), preview: 'quote " and \\ and é and \n and \u2028', tokens: 3, cost: 2.5e-7, cached: false, variant: null },
-  { id: 'req_2', createdAt: new Date('2026-11-22T04:00:01Z'), preview: null, tokens: 0, cost: 0.0135, cached: true, variant: 'b' },
-  { id: 'req_3', createdAt: new Date('2026-11-22T04:00:02Z'), preview: '', tokens: 1, cost: 0, cached: false, variant: null },
+  {
+    id: 'req_1',
+    createdAt: new Date('2026-11-22T04:00:00.123Z'),
+    preview: 'quote " and \\ and é and \n and \u2028',
+    tokens: 3,
+    cost: 2.5e-7,
+    cached: false,
+    variant: null,
+  },
+  {
+    id: 'req_2',
+    createdAt: new Date('2026-11-22T04:00:01Z'),
+    preview: null,
+    tokens: 0,
+    cost: 0.0135,
+    cached: true,
+    variant: 'b',
+  },
+  {
+    id: 'req_3',
+    createdAt: new Date('2026-11-22T04:00:02Z'),
+    preview: '',
+    tokens: 1,
+    cost: 0,
+    cached: false,
+    variant: null,
+  },
 ];
 
 const asArray = (r: Row) => [r.id, r.createdAt.getTime(), r.preview, r.tokens, r.cost, r.cached, r.variant];
@@ -40,7 +64,15 @@ describe('RowCodec', () => {
   });
 
   it('writes null for a missing value, an invalid date or a number JSON cannot hold', () => {
-    const odd = { id: 'req_4', createdAt: new Date(Number.NaN), preview: undefined, tokens: Number.NaN, cost: Number.POSITIVE_INFINITY, cached: false, variant: null } as unknown as Row;
+    const odd = {
+      id: 'req_4',
+      createdAt: new Date(Number.NaN),
+      preview: undefined,
+      tokens: Number.NaN,
+      cost: Number.POSITIVE_INFINITY,
+      cached: false,
+      variant: null,
+    } as unknown as Row;
     expect(codec.encode(odd)).toBe('["req_4",null,null,null,null,false,null]');
   });
 
@@ -78,7 +110,15 @@ describe('EncodeAhead', () => {
 
 describe('text PostgreSQL cannot take', () => {
   it('has NUL removed and lone surrogates replaced, so the batch is not refused; surrogate pairs stay', () => {
-    const row: Row = { id: 'req_\u0000x', createdAt: new Date(0), preview: 'lone \ud800 pair \ud83d\ude80', tokens: 0, cost: 0, cached: false, variant: 'b\udc00' };
+    const row: Row = {
+      id: 'req_\u0000x',
+      createdAt: new Date(0),
+      preview: 'lone \ud800 pair \ud83d\ude80',
+      tokens: 0,
+      cost: 0,
+      cached: false,
+      variant: 'b\udc00',
+    };
     const json = codec.encode(row);
     expect(json).not.toMatch(/\\u0000|\\ud8|\\udc/);
     expect(JSON.parse(json)).toEqual(['req_x', 0, 'lone \ufffd pair \u{1f680}', 0, 0, false, 'b\ufffd']);

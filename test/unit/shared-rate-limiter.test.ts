@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { SharedRateLimiter, type RateCount, type RateStore, type RateTotals } from '../../server/gateway/limits/shared-rate-limiter.js';
+import {
+  SharedRateLimiter,
+  type RateCount,
+  type RateStore,
+  type RateTotals,
+} from '../../server/gateway/limits/shared-rate-limiter.js';
 import { createLogger } from '../../server/lib/logger.js';
 
 // The shared limiter's bookkeeping against a store that behaves like the Redis one (counters per
@@ -37,15 +42,21 @@ const logger = createLogger('silent');
 function cluster(t: number, n = 2): { store: CounterStore; clock: { t: number }; nodes: SharedRateLimiter[] } {
   const store = new CounterStore();
   const clock = { t };
-  return { store, clock, nodes: Array.from({ length: n }, () => new SharedRateLimiter(store, { syncMs: 100, logger, now: () => clock.t })) };
+  return {
+    store,
+    clock,
+    nodes: Array.from({ length: n }, () => new SharedRateLimiter(store, { syncMs: 100, logger, now: () => clock.t })),
+  };
 }
 
 const admitted = (limiter: SharedRateLimiter, key: string, limit: number, tries: number) =>
   Array.from({ length: tries }, () => limiter.take(key, limit)).filter((s) => s.allowed).length;
 
 describe('SharedRateLimiter', () => {
-  it('makes every request that comes during a token\'s first exchange wait for it, not only the first', async () => {
-    const { nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
+  it("makes every request that comes during a token's first exchange wait for it, not only the first", async () => {
+    const {
+      nodes: [a, b],
+    } = cluster(1000 * MINUTE + 1_000);
     expect(admitted(a!, 'tok_burst', 5, 5)).toBe(5);
     await a!.sync();
     // A burst reaches b before its first exchange for the token has come back.
@@ -56,7 +67,10 @@ describe('SharedRateLimiter', () => {
   });
 
   it('shares one limit between nodes once they have synced', async () => {
-    const { store, nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
+    const {
+      store,
+      nodes: [a, b],
+    } = cluster(1000 * MINUTE + 1_000);
     expect(admitted(a!, 'tok_1', 10, 6)).toBe(6);
     await a!.sync();
     // b has not seen the token yet: made ready, its first decision already counts a's six.
@@ -77,7 +91,10 @@ describe('SharedRateLimiter', () => {
   });
 
   it('decides a token it was not made ready for on its own counts, and learns the others at once', async () => {
-    const { store, nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
+    const {
+      store,
+      nodes: [a, b],
+    } = cluster(1000 * MINUTE + 1_000);
     expect(admitted(a!, 'tok_1', 3, 3)).toBe(3);
     await a!.sync();
     expect(b!.take('tok_1', 3).remaining).toBe(2);
@@ -88,7 +105,10 @@ describe('SharedRateLimiter', () => {
   });
 
   it('counts on its own while the store is down and hands over what it admitted when it is back', async () => {
-    const { store, nodes: [a, b] } = cluster(1000 * MINUTE + 1_000);
+    const {
+      store,
+      nodes: [a, b],
+    } = cluster(1000 * MINUTE + 1_000);
     store.down = true;
     expect(admitted(a!, 'tok_1', 5, 8)).toBe(5);
     await a!.sync();
@@ -102,7 +122,10 @@ describe('SharedRateLimiter', () => {
   });
 
   it('reports the store unreachable by its connection, also while no limited token is in use', async () => {
-    const { store, nodes: [a] } = cluster(1000 * MINUTE + 1_000);
+    const {
+      store,
+      nodes: [a],
+    } = cluster(1000 * MINUTE + 1_000);
     expect(a!.storeReachable).toBe(true);
     store.down = true;
     // No token has been used: nothing to exchange, and still the health check must see the outage.
@@ -127,7 +150,11 @@ describe('SharedRateLimiter', () => {
   });
 
   it('sends admissions queued when a minute ends to that minute, and weights the minute before', async () => {
-    const { store, clock, nodes: [a, b] } = cluster(1000 * MINUTE + 50_000);
+    const {
+      store,
+      clock,
+      nodes: [a, b],
+    } = cluster(1000 * MINUTE + 50_000);
     await a!.sync();
     expect(admitted(a!, 'tok_1', 10, 10)).toBe(10);
     // The minute ends before a syncs: the 10 belong to minute 1000, not 1001.
@@ -145,14 +172,20 @@ describe('SharedRateLimiter', () => {
   });
 
   it('makes many tokens new to it ready in one or two exchanges, not one each', async () => {
-    const { store, nodes: [a] } = cluster(1000 * MINUTE, 1);
+    const {
+      store,
+      nodes: [a],
+    } = cluster(1000 * MINUTE, 1);
     await Promise.all(Array.from({ length: 100 }, (_, i) => a!.ready(`tok_${i}`)));
     expect(store.exchanges).toBeLessThanOrEqual(2);
     expect(a!.ready('tok_5')).toBeUndefined();
   });
 
   it('pushes what is left when it closes', async () => {
-    const { store, nodes: [a] } = cluster(1000 * MINUTE, 1);
+    const {
+      store,
+      nodes: [a],
+    } = cluster(1000 * MINUTE, 1);
     await a!.sync();
     a!.take('tok_1', 100);
     a!.take('tok_1', 100);
@@ -163,7 +196,11 @@ describe('SharedRateLimiter', () => {
 
 describe('SharedRateLimiter at a minute boundary', () => {
   it('sends what a window queued in the minute that ended in the first exchange after it', async () => {
-    const { store, clock, nodes: [a] } = cluster(1000 * MINUTE + 59_000, 1);
+    const {
+      store,
+      clock,
+      nodes: [a],
+    } = cluster(1000 * MINUTE + 59_000, 1);
     await a!.ready('tok_1');
     a!.take('tok_1', 100);
     a!.take('tok_1', 100);

@@ -21,7 +21,11 @@ describe('simulated token log probabilities', () => {
 
   it('give OpenAI entries with UTF-8 bytes', () => {
     const [e] = openaiLogprobs(['Hé'], 1);
-    expect(e).toMatchObject({ token: 'Hé', bytes: [72, 195, 169], top_logprobs: [{ token: 'Hé', bytes: [72, 195, 169] }] });
+    expect(e).toMatchObject({
+      token: 'Hé',
+      bytes: [72, 195, 169],
+      top_logprobs: [{ token: 'Hé', bytes: [72, 195, 169] }],
+    });
   });
 
   it('give Gemini top candidates only when a number of them is asked for', () => {

@@ -4,8 +4,17 @@ import { plan, splitPieces, type GenRequest } from '../../server/simulator/text.
 import { FaultEngine } from '../../server/simulator/faults.js';
 
 const gen = (over: Partial<GenRequest> = {}): GenRequest => ({
-  model: 'm', promptChars: 40, messageCount: 1, imageCount: 0, toolsChars: 0, lastText: 'one two three',
-  lastIsToolResult: false, stop: [], tools: [], toolMode: 'auto', ...over,
+  model: 'm',
+  promptChars: 40,
+  messageCount: 1,
+  imageCount: 0,
+  toolsChars: 0,
+  lastText: 'one two three',
+  lastIsToolResult: false,
+  stop: [],
+  tools: [],
+  toolMode: 'auto',
+  ...over,
 });
 
 describe('schema sampling', () => {
@@ -16,7 +25,9 @@ describe('schema sampling', () => {
       properties: {
         p: { $ref: '#/$defs/Pt' },
         u: { anyOf: [{ type: 'null' }, { type: 'integer', exclusiveMinimum: 5 }] },
-        a: { allOf: [{ type: 'object', properties: { q: { type: 'boolean' } } }, { properties: { r: { const: 'k' } } }] },
+        a: {
+          allOf: [{ type: 'object', properties: { q: { type: 'boolean' } } }, { properties: { r: { const: 'k' } } }],
+        },
         n: { type: ['null', 'string'], format: 'date-time' },
         l: { type: 'array', items: { type: 'string', maxLength: 3 }, minItems: 2 },
         self: { $ref: '#' },
@@ -56,7 +67,11 @@ describe('reply planning', () => {
 describe('fault engine', () => {
   it('skips non-firing rules and honours times', () => {
     const f = new FaultEngine(1);
-    f.set([{ rate: 0, status: 500 }, { status: 429, times: 1 }, { status: 503, format: 'gemini' }]);
+    f.set([
+      { rate: 0, status: 500 },
+      { status: 429, times: 1 },
+      { status: 503, format: 'gemini' },
+    ]);
     expect(f.match('openai', 'chat', 'x')?.status).toBe(429);
     expect(f.match('openai', 'chat', 'x')).toBeUndefined();
     expect(f.match('gemini', 'stream', 'x')?.status).toBe(503);

@@ -8,12 +8,34 @@ import type { ChatChunk } from '../../server/providers/types.js';
 
 const usage = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 };
 const calls = (toolCalls: unknown[], finish: ChatChunk['choices'][number]['finish_reason'] = null): ChatChunk => ({
-  id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'qwen2.5-coder:7b',
-  choices: [{ index: 0, delta: { role: 'assistant', content: '', tool_calls: toolCalls } as ChatChunk['choices'][number]['delta'], finish_reason: finish }],
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'qwen2.5-coder:7b',
+  choices: [
+    {
+      index: 0,
+      delta: { role: 'assistant', content: '', tool_calls: toolCalls } as ChatChunk['choices'][number]['delta'],
+      finish_reason: finish,
+    },
+  ],
 });
-const finish = (): ChatChunk => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'qwen2.5-coder:7b', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
-const fn = (name: string | undefined, args: string | undefined) => ({ ...(name === undefined ? {} : { name }), ...(args === undefined ? {} : { arguments: args }) });
-const toolCall = (id: string, name: string, args: string) => ({ id, type: 'function', function: { name, arguments: args } });
+const finish = (): ChatChunk => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'qwen2.5-coder:7b',
+  choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }],
+});
+const fn = (name: string | undefined, args: string | undefined) => ({
+  ...(name === undefined ? {} : { name }),
+  ...(args === undefined ? {} : { arguments: args }),
+});
+const toolCall = (id: string, name: string, args: string) => ({
+  id,
+  type: 'function',
+  function: { name, arguments: args },
+});
 
 function toolCallsOf(chunks: ChatChunk[]) {
   const acc = new StreamAccumulator();
@@ -46,7 +68,10 @@ describe('StreamAccumulator tool calls', () => {
       finish(),
     ]);
     expect(completion!.choices[0]!.message.tool_calls).toHaveLength(1);
-    expect(completion!.choices[0]!.message.tool_calls![0]).toMatchObject({ id: 'call_1', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } });
+    expect(completion!.choices[0]!.message.tool_calls![0]).toMatchObject({
+      id: 'call_1',
+      function: { name: 'get_weather', arguments: '{"city":"Oslo"}' },
+    });
   });
 
   it('continues a call whose every delta repeats its id', () => {
@@ -64,11 +89,17 @@ describe('StreamAccumulator tool calls', () => {
       calls([{ id: 'call_b2', index: 0, type: 'function', function: fn('file_write', '{"filePath":"world.py"}') }]),
       finish(),
     ]);
-    const expected = [toolCall('call_a1', 'file_write', '{"filePath":"hello.py"}'), toolCall('call_b2', 'file_write', '{"filePath":"world.py"}')];
+    const expected = [
+      toolCall('call_a1', 'file_write', '{"filePath":"hello.py"}'),
+      toolCall('call_b2', 'file_write', '{"filePath":"world.py"}'),
+    ];
     expect(completion!.choices[0]!.message.tool_calls).toEqual(expected);
     expect(acc.producedText()).toBe('file_write{"filePath":"hello.py"}file_write{"filePath":"world.py"}');
     // A replay from the cache numbers the calls as OpenAI would.
-    expect(completionToChunks(completion!)[1]!.choices[0]!.delta.tool_calls).toEqual([{ index: 0, ...expected[0] }, { index: 1, ...expected[1] }]);
+    expect(completionToChunks(completion!)[1]!.choices[0]!.delta.tool_calls).toEqual([
+      { index: 0, ...expected[0] },
+      { index: 1, ...expected[1] },
+    ]);
   });
 
   it('keeps calls whose deltas carry no index: a new id starts a call, a delta without one continues the last', () => {
@@ -82,12 +113,15 @@ describe('StreamAccumulator tool calls', () => {
     expect(completion!.choices[0]!.message).toEqual({
       role: 'assistant',
       content: null,
-      tool_calls: [toolCall('call_c3', 'file_write', '{"filePath":"x.py"}'), toolCall('call_d4', 'file_read', '{"filePath":"y.py"}')],
+      tool_calls: [
+        toolCall('call_c3', 'file_write', '{"filePath":"x.py"}'),
+        toolCall('call_d4', 'file_read', '{"filePath":"y.py"}'),
+      ],
     });
     expect(acc.producedText()).toBe('file_write{"filePath":"x.py"}file_read{"filePath":"y.py"}');
   });
 
-  it('takes an id that comes after the first delta of an index as that call\'s own', () => {
+  it("takes an id that comes after the first delta of an index as that call's own", () => {
     const { completion } = toolCallsOf([
       calls([{ index: 0, function: fn('f', '') }]),
       calls([{ index: 0, id: 'call_late', function: fn(undefined, '{}') }]),

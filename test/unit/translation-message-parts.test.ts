@@ -25,10 +25,17 @@ function refusal(translate: (req: ChatRequest) => unknown, messages: ChatMessage
 describe.each(Object.entries(translators))('%s', (provider, translate) => {
   it('refuses an image in a system or developer message instead of dropping it', () => {
     for (const role of ['system', 'developer'] as const) {
-      const err = refusal(translate, [{ role, content: [{ type: 'text', text: 'Describe the reference image.' }, image] as never }, { role: 'user', content: 'Go.' }]);
+      const err = refusal(translate, [
+        { role, content: [{ type: 'text', text: 'Describe the reference image.' }, image] as never },
+        { role: 'user', content: 'Go.' },
+      ]);
       expect(err).toBeInstanceOf(ProviderError);
       expect(err).toMatchObject({ kind: 'request', status: 0 });
-      expect(err.message).toMatch(new RegExp(`^${role} message content: ${provider === 'anthropic' ? 'Anthropic' : 'Gemini'} takes text only in ${role} messages, not 'image_url' parts`));
+      expect(err.message).toMatch(
+        new RegExp(
+          `^${role} message content: ${provider === 'anthropic' ? 'Anthropic' : 'Gemini'} takes text only in ${role} messages, not 'image_url' parts`,
+        ),
+      );
     }
   });
 
@@ -42,12 +49,19 @@ describe.each(Object.entries(translators))('%s', (provider, translate) => {
       ],
     });
     expect(JSON.stringify(body)).toContain('I cannot help with that.');
-    const turns = provider === 'anthropic' ? (body as { messages: unknown[] }).messages : (body as { contents: unknown[] }).contents;
+    const turns =
+      provider === 'anthropic'
+        ? (body as { messages: unknown[] }).messages
+        : (body as { contents: unknown[] }).contents;
     expect(turns).toHaveLength(3);
   });
 
   it('refuses an assistant part it cannot send', () => {
-    const err = refusal(translate, [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [image] as never }, { role: 'user', content: 'And?' }]);
+    const err = refusal(translate, [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: [image] as never },
+      { role: 'user', content: 'And?' },
+    ]);
     expect(err.message).toMatch(/^assistant message content: .* not 'image_url' parts/);
   });
 });
@@ -66,7 +80,9 @@ describe('anthropic tool ids', () => {
         { role: 'tool', tool_call_id: 'toolu_ok-1', content: 'c' },
       ],
     }).body;
-    const blocks = (body.messages as Array<{ content: Array<Record<string, string>> }>).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+    const blocks = (body.messages as Array<{ content: Array<Record<string, string>> }>).flatMap((m) =>
+      Array.isArray(m.content) ? m.content : [],
+    );
     const uses = blocks.filter((b) => b['type'] === 'tool_use').map((b) => b['id']!);
     const results = blocks.filter((b) => b['type'] === 'tool_result').map((b) => b['tool_use_id']!);
     expect(new Set(uses).size).toBe(3);
@@ -78,12 +94,18 @@ describe('anthropic tool ids', () => {
 });
 
 describe('tool_choice allowed_tools', () => {
-  const fn = (name: string) => ({ type: 'function' as const, function: { name, parameters: { type: 'object', properties: {} } } });
+  const fn = (name: string) => ({
+    type: 'function' as const,
+    function: { name, parameters: { type: 'object', properties: {} } },
+  });
   const req = (mode: string, names: string[]): ChatRequest => ({
     model: 'm',
     messages: [{ role: 'user', content: 'Weather?' }],
     tools: [fn('get_weather'), fn('delete_all')],
-    tool_choice: { type: 'allowed_tools', allowed_tools: { mode, tools: names.map((name) => ({ type: 'function', function: { name } })) } },
+    tool_choice: {
+      type: 'allowed_tools',
+      allowed_tools: { mode, tools: names.map((name) => ({ type: 'function', function: { name } })) },
+    },
   });
 
   it('sends Anthropic only the allowed tools, with the plain choice', () => {
@@ -99,12 +121,16 @@ describe('tool_choice allowed_tools', () => {
     const required = toGeminiRequest(req('required', ['get_weather']));
     expect(required.tools![0]!.functionDeclarations.map((d) => d['name'])).toEqual(['get_weather']);
     expect(required.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
-    expect(toGeminiRequest(req('auto', ['get_weather'])).toolConfig).toEqual({ functionCallingConfig: { mode: 'AUTO' } });
+    expect(toGeminiRequest(req('auto', ['get_weather'])).toolConfig).toEqual({
+      functionCallingConfig: { mode: 'AUTO' },
+    });
   });
 
   it('refuses an unknown mode or a list naming none of the tools', () => {
     for (const translate of Object.values(translators)) {
-      expect(refusalOf(() => translate(req('sometimes', ['get_weather']))).message).toMatch(/mode must be 'auto' or 'required'/);
+      expect(refusalOf(() => translate(req('sometimes', ['get_weather']))).message).toMatch(
+        /mode must be 'auto' or 'required'/,
+      );
       expect(refusalOf(() => translate(req('auto', ['nope']))).message).toMatch(/at least one function of `tools`/);
     }
   });
@@ -125,8 +151,13 @@ describe('fields that ask for another kind of answer, and top_k', () => {
   it('refuses audio output and web search, which would come back as plain text', () => {
     for (const [provider, translate] of Object.entries(translators)) {
       const who = provider === 'anthropic' ? 'Anthropic' : 'Gemini';
-      expect(refusalOf(() => translate({ ...base, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } })).message).toBe(`modalities/audio: ${who} answers in text only through this endpoint; leave out "audio"`);
-      expect(refusalOf(() => translate({ ...base, web_search_options: {} })).message).toMatch(new RegExp(`^web_search_options: ${who} has no web search`));
+      expect(
+        refusalOf(() => translate({ ...base, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }))
+          .message,
+      ).toBe(`modalities/audio: ${who} answers in text only through this endpoint; leave out "audio"`);
+      expect(refusalOf(() => translate({ ...base, web_search_options: {} })).message).toMatch(
+        new RegExp(`^web_search_options: ${who} has no web search`),
+      );
       // Text only, asked explicitly, is what they give.
       expect(() => translate({ ...base, modalities: ['text'] })).not.toThrow();
     }

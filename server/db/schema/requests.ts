@@ -102,5 +102,10 @@ export const analyticsRequestTotals = pgTable(
     feedbackCount: count('feedback_count'),
     feedbackScoreSum: count('feedback_score_sum'),
   },
-  (t) => [primaryKey({ name: 'analytics_request_totals_pk', columns: [t.tenantId, t.provider, t.model, t.routedBy, t.taskType, t.complexity] })],
+  (t) => [
+    primaryKey({
+      name: 'analytics_request_totals_pk',
+      columns: [t.tenantId, t.provider, t.model, t.routedBy, t.taskType, t.complexity],
+    }),
+  ],
 );

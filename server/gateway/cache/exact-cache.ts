@@ -21,7 +21,19 @@ export interface ExactCacheOptions {
 }
 
 /** Fields that never change the answer, left out of the key. */
-const NOT_IN_KEY = new Set(['model', 'stream', 'stream_options', 'cache', 'user', 'metadata', 'routing_hint', 'complexity_hint', 'requires_structured_output', 'prompt_version_id', 'store']);
+const NOT_IN_KEY = new Set([
+  'model',
+  'stream',
+  'stream_options',
+  'cache',
+  'user',
+  'metadata',
+  'routing_hint',
+  'complexity_hint',
+  'requires_structured_output',
+  'prompt_version_id',
+  'store',
+]);
 
 export class ExactCache {
   private readonly lru: LRUCache<string, CachedCompletion>;

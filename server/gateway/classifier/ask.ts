@@ -32,22 +32,48 @@ export class Para {
   readonly task = new Float64Array(N_TASKS);
 
   reset(): void {
-    this.proseChars = 0; this.cx = 0; this.hard = 0; this.commas = 0; this.sentences = 0; this.questions = 0; this.listItems = 0;
-    this.lines = 0; this.req = 0; this.lastChar = 0;
+    this.proseChars = 0;
+    this.cx = 0;
+    this.hard = 0;
+    this.commas = 0;
+    this.sentences = 0;
+    this.questions = 0;
+    this.listItems = 0;
+    this.lines = 0;
+    this.req = 0;
+    this.lastChar = 0;
     const t = this.task; // five elements: plain stores beat fill()
-    t[0] = 0; t[1] = 0; t[2] = 0; t[3] = 0; t[4] = 0;
+    t[0] = 0;
+    t[1] = 0;
+    t[2] = 0;
+    t[3] = 0;
+    t[4] = 0;
   }
 
   add(o: Para): void {
-    this.proseChars += o.proseChars; this.cx += o.cx; this.hard += o.hard; this.commas += o.commas; this.sentences += o.sentences;
-    this.questions += o.questions; this.listItems += o.listItems; this.lines += o.lines; this.req += o.req;
+    this.proseChars += o.proseChars;
+    this.cx += o.cx;
+    this.hard += o.hard;
+    this.commas += o.commas;
+    this.sentences += o.sentences;
+    this.questions += o.questions;
+    this.listItems += o.listItems;
+    this.lines += o.lines;
+    this.req += o.req;
     if (o.proseChars > 0) this.lastChar = o.lastChar;
     for (let k = 0; k < N_TASKS; k++) this.task[k]! += o.task[k]!;
   }
 
   sub(o: Para): void {
-    this.proseChars -= o.proseChars; this.cx -= o.cx; this.hard -= o.hard; this.commas -= o.commas; this.sentences -= o.sentences;
-    this.questions -= o.questions; this.listItems -= o.listItems; this.lines -= o.lines; this.req -= o.req;
+    this.proseChars -= o.proseChars;
+    this.cx -= o.cx;
+    this.hard -= o.hard;
+    this.commas -= o.commas;
+    this.sentences -= o.sentences;
+    this.questions -= o.questions;
+    this.listItems -= o.listItems;
+    this.lines -= o.lines;
+    this.req -= o.req;
     for (let k = 0; k < N_TASKS; k++) this.task[k]! -= o.task[k]!;
   }
 
@@ -88,23 +114,36 @@ export interface Layout {
 export function pickAsk(l: Layout, ask: Para): void {
   const { firstLine, lastLine, firstPara, lastPara } = l;
   const headSplit = splitsOff(firstPara, firstLine, firstLine.lastChar === 58 || firstPara.req === firstLine.req);
-  const tailSplit = l.proseLineCount > 1 && splitsOff(lastPara, lastLine,
-    l.paraCount > 1 ? lastPara.req === lastLine.req : lastPara.req === lastLine.req + (headSplit ? firstLine.req : 0));
+  const tailSplit =
+    l.proseLineCount > 1 &&
+    splitsOff(
+      lastPara,
+      lastLine,
+      l.paraCount > 1 ? lastPara.req === lastLine.req : lastPara.req === lastLine.req + (headSplit ? firstLine.req : 0),
+    );
   if (l.complete && l.total.proseChars + l.codeChars <= WHOLE_ASK_CHARS) {
-    if (l.spoken.proseChars === 0) { ask.copy(l.total); return; } // nothing reads as pasted after all
+    if (l.spoken.proseChars === 0) {
+      ask.copy(l.total);
+      return;
+    } // nothing reads as pasted after all
     ask.copy(l.spoken);
     if (headSplit || (tailSplit && l.paraCount === 1)) {
       ask.sub(firstPara);
       if (headSplit) ask.add(firstLine);
       if (tailSplit && l.paraCount === 1) ask.add(lastLine);
     }
-    if (tailSplit && l.paraCount > 1) { ask.sub(lastPara); ask.add(lastLine); }
+    if (tailSplit && l.paraCount > 1) {
+      ask.sub(lastPara);
+      ask.add(lastLine);
+    }
     return;
   }
   let headWhole = false;
   if (headSplit) ask.add(firstLine);
-  else if (firstPara.proseChars <= ASK_PARA_CHARS && firstPara.isRequest()) { ask.add(firstPara); headWhole = true; }
-  else if (firstLine.proseChars <= ASK_LINE_CHARS && firstLine.isRequest()) ask.add(firstLine);
+  else if (firstPara.proseChars <= ASK_PARA_CHARS && firstPara.isRequest()) {
+    ask.add(firstPara);
+    headWhole = true;
+  } else if (firstLine.proseChars <= ASK_LINE_CHARS && firstLine.isRequest()) ask.add(firstLine);
   if (l.paraCount > 1) {
     if (tailSplit) ask.add(lastLine);
     else if (lastPara.proseChars <= ASK_PARA_CHARS && lastPara.isRequest()) ask.add(lastPara);
@@ -116,6 +155,11 @@ export function pickAsk(l: Layout, ask: Para): void {
 
 /** A request line at the edge of a paragraph whose other lines are a long paste. */
 function splitsOff(para: Para, edge: Para, restHasNoRequest: boolean): boolean {
-  return para.lines > 1 && edge.isRequest() && para.listItems === 0 && restHasNoRequest
-    && para.proseChars - edge.proseChars > PASTE_CHARS;
+  return (
+    para.lines > 1 &&
+    edge.isRequest() &&
+    para.listItems === 0 &&
+    restHasNoRequest &&
+    para.proseChars - edge.proseChars > PASTE_CHARS
+  );
 }

@@ -61,8 +61,15 @@ export function complexityOf(score: number): { complexity: Complexity; confidenc
   const { simpleBelow, complexFrom } = THRESHOLDS;
   let complexity: Complexity;
   let d: number;
-  if (score < simpleBelow) { complexity = 'simple'; d = simpleBelow - score; }
-  else if (score >= complexFrom) { complexity = 'complex'; d = score - complexFrom; }
-  else { complexity = 'medium'; d = Math.min(score - simpleBelow, complexFrom - score); }
+  if (score < simpleBelow) {
+    complexity = 'simple';
+    d = simpleBelow - score;
+  } else if (score >= complexFrom) {
+    complexity = 'complex';
+    d = score - complexFrom;
+  } else {
+    complexity = 'medium';
+    d = Math.min(score - simpleBelow, complexFrom - score);
+  }
   return { complexity, confidence: BOUNDARY_CONFIDENCE + (1 - BOUNDARY_CONFIDENCE - 0.05) * Math.tanh(d / 1.5) };
 }

@@ -27,7 +27,8 @@ export function textOf(content: ChatMessage['content']): string {
   if (!Array.isArray(content)) return '';
   let text = '';
   for (const part of content) {
-    if (part && part.type === 'text' && typeof part.text === 'string') text = text.length === 0 ? part.text : `${text}\n\n${part.text}`;
+    if (part && part.type === 'text' && typeof part.text === 'string')
+      text = text.length === 0 ? part.text : `${text}\n\n${part.text}`;
   }
   return text;
 }

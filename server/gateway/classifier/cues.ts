@@ -3,8 +3,24 @@
 // typed arrays, so a lookup is one or two array reads. Built once, at module load.
 
 import {
-  CODE_EXTENSIONS, CODING, CODING_CUES, COMPLEXITY_CUES, CREATIVE, CREATIVE_CUES, ERROR_WORDS, GENERAL, GENERAL_CUES,
-  HARD_ASK_CUES, LINE_START_KEYWORDS, QA, QA_CUES, QA_START_CUES, REQUEST_CUES, SUMMARIZATION, SUMMARIZATION_CUES, TEXT_TASKS,
+  CODE_EXTENSIONS,
+  CODING,
+  CODING_CUES,
+  COMPLEXITY_CUES,
+  CREATIVE,
+  CREATIVE_CUES,
+  ERROR_WORDS,
+  GENERAL,
+  GENERAL_CUES,
+  HARD_ASK_CUES,
+  LINE_START_KEYWORDS,
+  QA,
+  QA_CUES,
+  QA_START_CUES,
+  REQUEST_CUES,
+  SUMMARIZATION,
+  SUMMARIZATION_CUES,
+  TEXT_TASKS,
 } from './lexicon.js';
 
 export const N_TASKS = TEXT_TASKS.length;
@@ -40,7 +56,7 @@ export const FNV_PRIME = 0x01000193;
 export const HASH_SEED = 0x811c9dc5 | 0;
 /** Keys stay in the small-integer range and are never 0 (0 marks an empty table slot). */
 export function finishKey(h: number): number {
-  return (h & 0x3fffffff) || 1;
+  return h & 0x3fffffff || 1;
 }
 export function pairKey(a: number, b: number): number {
   return (Math.imul(a, 0x9e3779b1) ^ b) & 0x3fffffff || 1;
@@ -131,7 +147,20 @@ const biMap = new Map<number, Cue>();
 const triMap = new Map<number, Cue>();
 
 function emptyCue(): Cue {
-  return { task: null, startQa: 0, cx: 0, hard: 0, lineStart: 0, ext: false, req: false, err: false, tail: false, head2: false, head3: false, mid3: false };
+  return {
+    task: null,
+    startQa: 0,
+    cx: 0,
+    hard: 0,
+    lineStart: 0,
+    ext: false,
+    req: false,
+    err: false,
+    tail: false,
+    head2: false,
+    head3: false,
+    mid3: false,
+  };
 }
 
 function unigram(key: number): Cue {

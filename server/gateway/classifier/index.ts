@@ -82,10 +82,21 @@ export function classify(messages: readonly ChatMessage[]): Classification {
     let cap: number;
     let head = CONTEXT_HEAD;
     let tail = CONTEXT_TAIL;
-    if (m.role === 'user') { weight = EARLIER_USER_WEIGHT * CONTEXT_DECAY ** users++; cap = EARLIER_USER_CAP; }
-    else if (m.role === 'assistant') { weight = ASSISTANT_WEIGHT * CONTEXT_DECAY ** assistants++; cap = ASSISTANT_CAP; }
-    else if (m.role === 'system' || m.role === 'developer') { weight = SYSTEM_WEIGHT; cap = SYSTEM_CAP; head = SYSTEM_HEAD; tail = 0; }
-    else { weight = TOOL_WEIGHT; cap = TOOL_CAP; }
+    if (m.role === 'user') {
+      weight = EARLIER_USER_WEIGHT * CONTEXT_DECAY ** users++;
+      cap = EARLIER_USER_CAP;
+    } else if (m.role === 'assistant') {
+      weight = ASSISTANT_WEIGHT * CONTEXT_DECAY ** assistants++;
+      cap = ASSISTANT_CAP;
+    } else if (m.role === 'system' || m.role === 'developer') {
+      weight = SYSTEM_WEIGHT;
+      cap = SYSTEM_CAP;
+      head = SYSTEM_HEAD;
+      tail = 0;
+    } else {
+      weight = TOOL_WEIGHT;
+      cap = TOOL_CAP;
+    }
     const text = textOf(m.content);
     if (text.length === 0) continue;
     const signals = scanText(text, head, tail);
@@ -95,16 +106,30 @@ export function classify(messages: readonly ChatMessage[]): Classification {
     read++;
   }
 
-  const cx = complexityOf(complexityScore(latest, {
-    previousScore: previousUser ? complexityScore(previousUser, { previousScore: 0, images: 0, codeContext: false }) : 0,
-    images,
-    codeContext,
-  }));
+  const cx = complexityOf(
+    complexityScore(latest, {
+      previousScore: previousUser
+        ? complexityScore(previousUser, { previousScore: 0, images: 0, codeContext: false })
+        : 0,
+      images,
+      codeContext,
+    }),
+  );
   if (images > 0) {
-    return { taskType: 'vision', complexity: cx.complexity, taskConfidence: VISION_CONFIDENCE, complexityConfidence: cx.confidence };
+    return {
+      taskType: 'vision',
+      complexity: cx.complexity,
+      taskConfidence: VISION_CONFIDENCE,
+      complexityConfidence: cx.confidence,
+    };
   }
   const task = scoreTask(latest, turns);
-  return { taskType: task.taskType, complexity: cx.complexity, taskConfidence: task.confidence, complexityConfidence: cx.confidence };
+  return {
+    taskType: task.taskType,
+    complexity: cx.complexity,
+    taskConfidence: task.confidence,
+    complexityConfidence: cx.confidence,
+  };
 }
 
 /** The eval-target output form: `<taskType>/<complexity> (conf=<a>/<b>)`, e.g. `coding/complex (conf=0.91/0.78)`. */

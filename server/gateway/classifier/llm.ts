@@ -44,21 +44,30 @@ function render(m: ChatMessage, latest: boolean): string {
   const text = textOf(m.content);
   const body = latest
     ? shorten(text, LATEST_HEAD, LATEST_TAIL)
-    : m.role === 'system' || m.role === 'developer' ? shorten(text, SYSTEM_HEAD, 0) : shorten(text, OTHER_HEAD, OTHER_TAIL);
+    : m.role === 'system' || m.role === 'developer'
+      ? shorten(text, SYSTEM_HEAD, 0)
+      : shorten(text, OTHER_HEAD, OTHER_TAIL);
   const imageNote = images > 0 ? ` (with ${images} image${images === 1 ? '' : 's'})` : '';
   return `[${m.role}${latest ? ', latest' : ''}${imageNote}]\n${body.length > 0 ? body : '(no text)'}`;
 }
 
 export function llmClassifierPrompt(messages: readonly ChatMessage[]): { system: string; user: string } {
   let latest = -1;
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'user') { latest = i; break; }
+  for (let i = messages.length - 1; i >= 0; i--)
+    if (messages[i]!.role === 'user') {
+      latest = i;
+      break;
+    }
   if (latest < 0) latest = messages.length - 1;
   const parts: string[] = [];
   let budget = CONTEXT_BUDGET;
   let omitted = 0;
   for (let i = latest - 1; i >= 0; i--) {
     const block = render(messages[i]!, false);
-    if (block.length > budget) { omitted = i + 1; break; }
+    if (block.length > budget) {
+      omitted = i + 1;
+      break;
+    }
     budget -= block.length;
     parts.push(block);
   }
@@ -69,7 +78,12 @@ export function llmClassifierPrompt(messages: readonly ChatMessage[]): { system:
   return { system: SYSTEM, user: `Conversation:\n\n${parts.join('\n\n')}\n\nClassification:` };
 }
 
-const TASK_ALIASES: Record<string, TaskType> = { summarisation: 'summarization', summary: 'summarization', 'q&a': 'qa', code: 'coding' };
+const TASK_ALIASES: Record<string, TaskType> = {
+  summarisation: 'summarization',
+  summary: 'summarization',
+  'q&a': 'qa',
+  code: 'coding',
+};
 
 function asTask(v: unknown): TaskType | undefined {
   if (typeof v !== 'string') return undefined;

@@ -10,8 +10,22 @@
 
 import { type Layout, Para, PASTE_CHARS } from './ask.js';
 import {
-  APOS, CHAR_CLASS, FNV_PRIME, HASH_SEED, LOWER, NON_WORD, N_TASKS, UNDERSCORE, UPPER, bigrams, type Cue,
-  isWordCode, pairKey, trigrams, unigrams, wideClass,
+  APOS,
+  CHAR_CLASS,
+  FNV_PRIME,
+  HASH_SEED,
+  LOWER,
+  NON_WORD,
+  N_TASKS,
+  UNDERSCORE,
+  UPPER,
+  bigrams,
+  type Cue,
+  isWordCode,
+  pairKey,
+  trigrams,
+  unigrams,
+  wideClass,
 } from './cues.js';
 import { QA } from './lexicon.js';
 import type { TextSignals } from './signals.js';
@@ -30,7 +44,16 @@ const spoken = new Para();
 const colonHead = new Para();
 const codeTask = new Float64Array(N_TASKS);
 const layout: Layout = {
-  firstLine, lastLine, firstPara, lastPara, total, spoken, paraCount: 0, proseLineCount: 0, codeChars: 0, complete: true,
+  firstLine,
+  lastLine,
+  firstPara,
+  lastPara,
+  total,
+  spoken,
+  paraCount: 0,
+  proseLineCount: 0,
+  codeChars: 0,
+  complete: true,
 };
 let paraCount = 0;
 /** The previous paragraph was a request ending in a colon: what follows is what it is about. */
@@ -72,7 +95,13 @@ let extPending = false;
 function applyCue(cue: Cue, pos: number): void {
   const t = line.task;
   const w = cue.task;
-  if (w !== null) { t[0]! += w[0]!; t[1]! += w[1]!; t[2]! += w[2]!; t[3]! += w[3]!; t[4]! += w[4]!; }
+  if (w !== null) {
+    t[0]! += w[0]!;
+    t[1]! += w[1]!;
+    t[2]! += w[2]!;
+    t[3]! += w[3]!;
+    t[4]! += w[4]!;
+  }
   if (cue.startQa !== 0) t[QA]! += pos <= 1 ? cue.startQa : cue.startQa * 0.33;
   line.cx += cue.cx;
   line.hard += cue.hard;
@@ -80,7 +109,15 @@ function applyCue(cue: Cue, pos: number): void {
   if (cue.err) out.errorWords++;
 }
 
-function endWord(text: string, key: number, start: number, len: number, firstLower: boolean, camel: boolean, underscore: boolean): void {
+function endWord(
+  text: string,
+  key: number,
+  start: number,
+  len: number,
+  firstLower: boolean,
+  camel: boolean,
+  underscore: boolean,
+): void {
   if (!inTick && ((underscore && len > 2) || (camel && firstLower && len >= 4))) lineIdents++;
   extPending = false;
   let head2 = false;
@@ -143,8 +180,10 @@ function endLine(end: number): void {
   out.operators += lineOps >> 1;
   out.calls += lineCalls;
   // How much the line looks like code. A file name alone does not make a line code.
-  let score = 0.5 * lineOps + 0.7 * lineCalls + 0.6 * lineIdents + lineKw + 0.8 * lineRefs + lineLineRefs + 0.3 * lineBraces;
-  if (lastNonSpace === 59 || lastNonSpace === 123 || lastNonSpace === 125) score += 1; // ; { }
+  let score =
+    0.5 * lineOps + 0.7 * lineCalls + 0.6 * lineIdents + lineKw + 0.8 * lineRefs + lineLineRefs + 0.3 * lineBraces;
+  if (lastNonSpace === 59 || lastNonSpace === 123 || lastNonSpace === 125)
+    score += 1; // ; { }
   else if (lastNonSpace === 41) score += 0.4; // )
   if (lineIndent >= 2) score += lineKeyColon ? 1.5 : lastNonSpace === 58 ? 1.2 : 0.7; // YAML `key:`, Python `for x in y:`
   if (inFence || lineIsSpecial || score >= 1.5) {
@@ -234,26 +273,33 @@ function lineHead(text: string, i: number, to: number): number {
   if (c0 === 10) return j;
   const c1 = text.charCodeAt(j + 1);
   const c2 = text.charCodeAt(j + 2);
-  if ((c0 === 96 && c1 === 96 && c2 === 96) || (c0 === 126 && c1 === 126 && c2 === 126)) { // ``` ~~~
+  if ((c0 === 96 && c1 === 96 && c2 === 96) || (c0 === 126 && c1 === 126 && c2 === 126)) {
+    // ``` ~~~
     out.fences++;
     inFence = !inFence;
     lineIsSpecial = true;
     lineHasText = true;
     return j + 3;
   }
-  if ((c0 === 45 || c0 === 42 || c0 === 0x2022) && c1 === 32) lineIsList = true; // - * •
-  else if (c0 >= 48 && c0 <= 57) { // 1. 2)
+  if ((c0 === 45 || c0 === 42 || c0 === 0x2022) && c1 === 32)
+    lineIsList = true; // - * •
+  else if (c0 >= 48 && c0 <= 57) {
+    // 1. 2)
     let k = j + 1;
     while (k < to && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) k++;
     const d = text.charCodeAt(k);
     if ((d === 46 || d === 41) && text.charCodeAt(k + 1) === 32) lineIsList = true;
-  } else if ((c0 === 36 && c1 === 32) || (c0 === 62 && c1 === 62 && c2 === 62)) { // "$ " ">>>"
+  } else if ((c0 === 36 && c1 === 32) || (c0 === 62 && c1 === 62 && c2 === 62)) {
+    // "$ " ">>>"
     out.shellLines++;
     lineIsSpecial = true;
-  } else if ((c0 === 64 && c1 === 64) // @@
-    || (c0 === 43 && c1 === 43 && c2 === 43) // +++
-    || (c0 === 45 && c1 === 45 && c2 === 45 && text.charCodeAt(j + 3) === 32) // "--- "
-    || (c0 === 100 && c1 === 105 && c2 === 102 && text.charCodeAt(j + 3) === 102 && text.charCodeAt(j + 4) === 32)) { // "diff "
+  } else if (
+    (c0 === 64 && c1 === 64) || // @@
+    (c0 === 43 && c1 === 43 && c2 === 43) || // +++
+    (c0 === 45 && c1 === 45 && c2 === 45 && text.charCodeAt(j + 3) === 32) || // "--- "
+    (c0 === 100 && c1 === 105 && c2 === 102 && text.charCodeAt(j + 3) === 102 && text.charCodeAt(j + 4) === 32)
+  ) {
+    // "diff "
     out.diffLines++;
     lineIsSpecial = true;
   }
@@ -309,10 +355,13 @@ export function scanRange(text: string, from: number, to: number): void {
       }
       lineHasText = true;
       lastNonSpace = text.charCodeAt(i - 1);
-      endWord(text, (hash & 0x3fffffff) || 1, start, i - start, cls === lower, camel, underscore); // finishKey, inlined
+      endWord(text, hash & 0x3fffffff || 1, start, i - start, cls === lower, camel, underscore); // finishKey, inlined
       continue;
     }
-    if (raw === 32) { i++; continue; } // the commonest character, and nothing to do
+    if (raw === 32) {
+      i++;
+      continue;
+    } // the commonest character, and nothing to do
     const next = i + 1 < to ? text.charCodeAt(i + 1) : 0;
     if (inTick && raw !== 96 && raw !== 10) {
       lineHasText = true;
@@ -325,30 +374,51 @@ export function scanRange(text: string, from: number, to: number): void {
         endLine(i + 1);
         atLineStart = true;
         break;
-      case 9: case 13:
+      case 9:
+      case 13:
         break;
       case 63: // ?
         line.questions++;
         endSentence();
         break;
       case 46: // .
-        if (next === 32 || next === 10 || next === 0 || next === 13 || next === 34 || next === 41 || next === 39) endSentence();
-        else if (i > 0 && ((next >= 97 && next <= 122) || (next >= 65 && next <= 90)) && isWordCode(text.charCodeAt(i - 1)) && isWordCode(text.charCodeAt(i + 2))) lineIdents++; // a.member
+        if (next === 32 || next === 10 || next === 0 || next === 13 || next === 34 || next === 41 || next === 39)
+          endSentence();
+        else if (
+          i > 0 &&
+          ((next >= 97 && next <= 122) || (next >= 65 && next <= 90)) &&
+          isWordCode(text.charCodeAt(i - 1)) &&
+          isWordCode(text.charCodeAt(i + 2))
+        )
+          lineIdents++; // a.member
         break;
       case 33: // !
         if (next === 61) lineOps += 2;
         else endSentence();
         break;
-      case 44: line.commas++; break;
+      case 44:
+        line.commas++;
+        break;
       case 40: // (
         if (i > 0 && isWordCode(text.charCodeAt(i - 1))) lineCalls++;
         break;
-      case 123: case 125: case 59: lineBraces++; break;
-      case 96: // `
-        if (next === 96 && text.charCodeAt(i + 2) === 96) { out.fences++; inFence = !inFence; i += 2; }
-        else { out.inlineCode += 0.5; inTick = !inTick; }
+      case 123:
+      case 125:
+      case 59:
+        lineBraces++;
         break;
-      case 61: { // = == =>
+      case 96: // `
+        if (next === 96 && text.charCodeAt(i + 2) === 96) {
+          out.fences++;
+          inFence = !inFence;
+          i += 2;
+        } else {
+          out.inlineCode += 0.5;
+          inTick = !inTick;
+        }
+        break;
+      case 61: {
+        // = == =>
         const prev = text.charCodeAt(i - 1);
         if (next === 61 || next === 62) lineOps += 2;
         else if (prev !== 61 && prev !== 60 && prev !== 62 && prev !== 33) lineOps += 1;
@@ -366,14 +436,29 @@ export function scanRange(text: string, from: number, to: number): void {
           colonAt = i + 1;
         }
         if (next === 58 || next === 61) lineOps += 2;
-        else if (extPending && ((next >= 48 && next <= 57) || next === 108)) { out.fileLineRefs++; lineLineRefs++; } // :12, :line 12
+        else if (extPending && ((next >= 48 && next <= 57) || next === 108)) {
+          out.fileLineRefs++;
+          lineLineRefs++;
+        } // :12, :line 12
         break;
-      case 45: if (next === 62) lineOps += 2; break; // ->
-      case 38: if (next === 38) lineOps += 2; break; // &&
-      case 124: if (next === 124) lineOps += 2; break; // ||
-      case 43: if (next === 61) lineOps += 2; break; // +=
-      case 60: if (next === 47) lineOps += 2; break; // </
-      case 47: if (next === 62) lineOps += 2; break; // />
+      case 45:
+        if (next === 62) lineOps += 2;
+        break; // ->
+      case 38:
+        if (next === 38) lineOps += 2;
+        break; // &&
+      case 124:
+        if (next === 124) lineOps += 2;
+        break; // ||
+      case 43:
+        if (next === 61) lineOps += 2;
+        break; // +=
+      case 60:
+        if (next === 47) lineOps += 2;
+        break; // </
+      case 47:
+        if (next === 62) lineOps += 2;
+        break; // />
     }
     if (raw !== 9 && raw !== 13 && raw !== 10) {
       lineHasText = true;
@@ -388,7 +473,13 @@ export function scanRange(text: string, from: number, to: number): void {
 /** Starts reading a new text; counts go to `signals`. */
 export function beginScan(signals: TextSignals): void {
   out = signals;
-  firstLine.reset(); lastLine.reset(); firstPara.reset(); lastPara.reset(); cur.reset(); total.reset(); spoken.reset();
+  firstLine.reset();
+  lastLine.reset();
+  firstPara.reset();
+  lastPara.reset();
+  cur.reset();
+  total.reset();
+  spoken.reset();
   codeTask.fill(0);
   paraCount = 0;
   introduced = false;

@@ -53,7 +53,6 @@ export class TextSignals {
   endsWithQuestion = false;
 }
 
-
 /** The request's prose statistics, reused across calls. */
 const ask = new Para();
 

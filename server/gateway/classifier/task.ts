@@ -62,7 +62,7 @@ export function scoreTask(latest: TextSignals, turns: readonly Turn[]): TaskResu
     const f = i === 0 ? 1 : contextFactor;
     for (let k = 0; k < N; k++) {
       const v = t.weight * (s.task[k]! + (k === CODING ? shape : 0));
-      scores[k]! += f * (v < t.cap ? v : t.cap);
+      scores[k]! += f * Math.min(v, t.cap);
     }
   }
   scores[GENERAL]! += GENERAL_PRIOR;

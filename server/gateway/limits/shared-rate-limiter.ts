@@ -88,7 +88,10 @@ export class SharedRateLimiter implements RateLimit {
     if (pending) return pending;
     if (this.windows.has(key)) return undefined;
     this.addWindow(key, this.now());
-    const wait = Promise.race([this.nextSync(), new Promise<void>((resolve) => setTimeout(resolve, FIRST_SIGHT_WAIT_MS).unref())]).finally(() => this.firstSight.delete(key));
+    const wait = Promise.race([
+      this.nextSync(),
+      new Promise<void>((resolve) => setTimeout(resolve, FIRST_SIGHT_WAIT_MS).unref()),
+    ]).finally(() => this.firstSight.delete(key));
     this.firstSight.set(key, wait);
     return wait;
   }
@@ -179,7 +182,11 @@ export class SharedRateLimiter implements RateLimit {
       totals = await this.store.sync(sent.map((s) => s.count));
     } catch (err) {
       this.requeue(sent, minuteOf(this.now()).minute);
-      if (!this.storeDown) this.opts.logger.warn({ err: (err as Error).message }, 'rate limit store unreachable: each node enforces limits on its own until it is back');
+      if (!this.storeDown)
+        this.opts.logger.warn(
+          { err: (err as Error).message },
+          'rate limit store unreachable: each node enforces limits on its own until it is back',
+        );
       this.storeDown = true;
       return;
     }
@@ -220,7 +227,14 @@ export class SharedRateLimiter implements RateLimit {
 
   private addWindow(key: string, t: number): SharedWindow {
     if (this.windows.size >= MAX_KEYS) this.forgetIdle(t, 0);
-    const w: SharedWindow = { minute: minuteOf(t).minute, current: 0, previous: 0, unsynced: 0, queued: 0, lastUsed: t };
+    const w: SharedWindow = {
+      minute: minuteOf(t).minute,
+      current: 0,
+      previous: 0,
+      unsynced: 0,
+      queued: 0,
+      lastUsed: t,
+    };
     this.windows.set(key, w);
     return w;
   }

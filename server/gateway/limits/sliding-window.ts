@@ -28,7 +28,12 @@ export function minuteOf(t: number): { minute: number; elapsed: number } {
 export function decide(limit: number, current: number, previous: number, elapsed: number): RateState {
   const used = previous * (1 - elapsed) + current;
   if (used + 1 > limit) {
-    return { limit, remaining: 0, allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(Math.round(waitMs(limit, current, previous, elapsed)) / 1000)) };
+    return {
+      limit,
+      remaining: 0,
+      allowed: false,
+      retryAfterSeconds: Math.max(1, Math.ceil(Math.round(waitMs(limit, current, previous, elapsed)) / 1000)),
+    };
   }
   return { limit, remaining: Math.max(0, Math.floor(limit - used - 1)), allowed: true, retryAfterSeconds: 0 };
 }

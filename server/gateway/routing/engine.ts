@@ -1,6 +1,6 @@
 import { GatewayError } from '../../lib/errors.js';
 import type { Classification } from '../classifier/index.js';
-import { type ChatCall, type Complexity, type RoutedBy, type RoutingDecision, type Target, type TaskType } from '../types.js';
+import type { ChatCall, Complexity, RoutedBy, RoutingDecision, Target, TaskType } from '../types.js';
 import type { ChatMessage } from '../../providers/types.js';
 import { weightedIndex, type Random } from '../../lib/random.js';
 import { hasEvidence, rank, type Scored, type ScoringPolicy } from './scoring.js';
@@ -12,10 +12,11 @@ import { satisfies, type Needs } from './targets.js';
 // routing hint / pre-label headers, classifier (optionally an LLM when unsure), structured-output
 // narrowing, A/B test on the cell, adaptive score-based pick, exploration.
 
-export interface LlmClassifier {
-  /** Asks a model for the cell; undefined when it cannot tell (the classifier's answer stands). */
-  (call: ChatCall, messages: readonly ChatMessage[]): Promise<{ taskType: TaskType; complexity: Complexity } | undefined>;
-}
+/** Asks a model for the cell; undefined when it cannot tell (the classifier's answer stands). */
+export type LlmClassifier = (
+  call: ChatCall,
+  messages: readonly ChatMessage[],
+) => Promise<{ taskType: TaskType; complexity: Complexity } | undefined>;
 
 export interface RoutingEngineOptions {
   state: RoutingState;
@@ -46,9 +47,17 @@ const UNPRICED_WEIGHT = 0.25;
  * weigh fully, pricier ones in proportion to how much cheaper `top` is, and an unpriced one as if it
  * cost four times what `top` does.
  */
-export function explorationWeight(candidate: Pick<Scored, 'samples' | 'price'>, top: Pick<Scored, 'price'>, minSamples: number): number {
+export function explorationWeight(
+  candidate: Pick<Scored, 'samples' | 'price'>,
+  top: Pick<Scored, 'price'>,
+  minSamples: number,
+): number {
   const need = candidate.samples < minSamples ? 1 : 0.25 / (1 + candidate.samples / minSamples);
-  const price = !Number.isFinite(candidate.price) ? UNPRICED_WEIGHT : candidate.price > 0 && Number.isFinite(top.price) ? Math.min(1, top.price / candidate.price) : 1;
+  const price = !Number.isFinite(candidate.price)
+    ? UNPRICED_WEIGHT
+    : candidate.price > 0 && Number.isFinite(top.price)
+      ? Math.min(1, top.price / candidate.price)
+      : 1;
   return need * price;
 }
 
@@ -60,7 +69,12 @@ export class RoutingEngine implements RoutingStrategy {
     const candidates = targets.filter((t) => satisfies(t, needs));
     if (candidates.length === 0) {
       call.failedCell = cell;
-      if (needs.structured) throw new GatewayError('no_capable_provider', 'This request needs structured output and no registered provider has a model in STRUCTURED_OUTPUT_RELIABLE', { retryable: false });
+      if (needs.structured)
+        throw new GatewayError(
+          'no_capable_provider',
+          'This request needs structured output and no registered provider has a model in STRUCTURED_OUTPUT_RELIABLE',
+          { retryable: false },
+        );
       throw new GatewayError('provider_error', 'No registered provider has a model that can serve this request');
     }
 
@@ -71,27 +85,47 @@ export class RoutingEngine implements RoutingStrategy {
     const ab = this.abTestPick(call.tenantId, cell, candidates);
     if (ab && (this.opts.abTestPreempts || !adaptiveHasEvidence)) {
       // SPEC.md: the classifier counts as bypassed for A/B-routed requests, so task fields are null.
-      return { ...ab.target, routedBy: 'ab-test', taskType: null, complexity: null, usedFallback: false, usedLlmFallback: cell.usedLlmFallback, abTestId: ab.test.id, variant: `${ab.target.provider}/${ab.target.model}` };
+      return {
+        ...ab.target,
+        routedBy: 'ab-test',
+        taskType: null,
+        complexity: null,
+        usedFallback: false,
+        usedLlmFallback: cell.usedLlmFallback,
+        abTestId: ab.test.id,
+        variant: `${ab.target.provider}/${ab.target.model}`,
+      };
     }
 
     const top = ranked[0]!;
     const explored = this.explore(ranked);
     const routedBy: RoutedBy = explored ? 'exploration' : adaptiveHasEvidence ? 'adaptive' : cell.routedBy;
     const chosen = explored ?? top;
-    return { provider: chosen.provider, model: chosen.model, routedBy, taskType: cell.taskType, complexity: cell.complexity, usedFallback: false, usedLlmFallback: cell.usedLlmFallback };
+    return {
+      provider: chosen.provider,
+      model: chosen.model,
+      routedBy,
+      taskType: cell.taskType,
+      complexity: cell.complexity,
+      usedFallback: false,
+      usedLlmFallback: cell.usedLlmFallback,
+    };
   }
 
   /** The request's routing cell: hints first (each dimension on its own), the classifier for the rest. */
   private async cell(call: ChatCall): Promise<Cell> {
     const hintedTask = call.body.routing_hint ?? call.headerHints.taskType;
     const hintedComplexity = call.body.complexity_hint ?? call.headerHints.complexity;
-    if (hintedTask && hintedComplexity) return { taskType: hintedTask, complexity: hintedComplexity, routedBy: 'routing-hint', usedLlmFallback: false };
+    if (hintedTask && hintedComplexity)
+      return { taskType: hintedTask, complexity: hintedComplexity, routedBy: 'routing-hint', usedLlmFallback: false };
 
     const c = this.opts.classify(call.messages);
     let taskType = c.taskType;
     let complexity = c.complexity;
     let usedLlmFallback = false;
-    const unsure = (!hintedTask && c.taskConfidence < this.opts.lowConfidence) || (!hintedComplexity && c.complexityConfidence < this.opts.lowConfidence);
+    const unsure =
+      (!hintedTask && c.taskConfidence < this.opts.lowConfidence) ||
+      (!hintedComplexity && c.complexityConfidence < this.opts.lowConfidence);
     if (unsure && this.opts.llmClassify) {
       const charged = call.extraCosts?.length ?? 0;
       const llm = await this.opts.llmClassify(call, call.messages).catch(() => undefined);
@@ -112,7 +146,11 @@ export class RoutingEngine implements RoutingStrategy {
   }
 
   /** The newest active test scoped to this cell, and a weighted pick among its available variants. */
-  private abTestPick(tenantId: string, cell: Cell, candidates: Target[]): { test: ActiveAbTest; target: Target } | undefined {
+  private abTestPick(
+    tenantId: string,
+    cell: Cell,
+    candidates: Target[],
+  ): { test: ActiveAbTest; target: Target } | undefined {
     const available = new Set(candidates.map((t) => `${t.provider}/${t.model}`));
     for (const test of this.opts.state.activeAbTests(tenantId)) {
       const variants = test.variants.filter(
@@ -122,7 +160,13 @@ export class RoutingEngine implements RoutingStrategy {
           available.has(`${v.provider}/${v.model}`),
       );
       if (variants.length === 0) continue;
-      const v = variants[weightedIndex(variants.map((x) => x.weight), this.opts.random)]!;
+      const v =
+        variants[
+          weightedIndex(
+            variants.map((x) => x.weight),
+            this.opts.random,
+          )
+        ]!;
       return { test, target: { provider: v.provider, model: v.model } };
     }
     return undefined;
@@ -136,7 +180,8 @@ export class RoutingEngine implements RoutingStrategy {
    * the top pick's price would be, not as the cheapest.
    */
   private explore(ranked: Scored[]): Scored | undefined {
-    if (ranked.length < 2 || this.opts.explorationRate <= 0 || this.opts.random() >= this.opts.explorationRate) return undefined;
+    if (ranked.length < 2 || this.opts.explorationRate <= 0 || this.opts.random() >= this.opts.explorationRate)
+      return undefined;
     const top = ranked[0]!;
     const others = ranked.slice(1);
     const weights = others.map((s) => explorationWeight(s, top, this.opts.policy.minSamples));

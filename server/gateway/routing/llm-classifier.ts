@@ -30,12 +30,21 @@ export function llmClassifier(registry: ProviderRegistry, model: string): LlmCla
     const adapter = registry.get(target.provider)?.adapter;
     if (!adapter) return undefined;
     const prompt = llmClassifierPrompt(messages);
-    const request: ChatRequest = { model: target.model, messages: [{ role: 'system', content: prompt.system }, { role: 'user', content: prompt.user }], temperature: 0, max_tokens: MAX_TOKENS };
+    const request: ChatRequest = {
+      model: target.model,
+      messages: [
+        { role: 'system', content: prompt.system },
+        { role: 'user', content: prompt.user },
+      ],
+      temperature: 0,
+      max_tokens: MAX_TOKENS,
+    };
     // The call's scope bounds it by TIMEOUT_MS and aborts it with the client.
     const completion = await adapter.chat(request, { signal: call.signal, timeoutMs: TIMEOUT_MS });
     const text = completion.choices[0]?.message.content;
     // Counted like any call whose provider reports no usage.
-    const usage = reportedUsage(completion.usage) ?? (await estimateUsage(request, typeof text === 'string' ? text : ''));
+    const usage =
+      reportedUsage(completion.usage) ?? (await estimateUsage(request, typeof text === 'string' ? text : ''));
     (call.extraCosts ??= []).push(costRow(call, target, usage, 'ok'));
     return typeof text === 'string' ? parseLlmClassification(text) : undefined;
   };

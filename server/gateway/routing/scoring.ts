@@ -35,7 +35,15 @@ export const DEFAULT_POLICY: ScoringPolicy = {
 /** The default policy with its tolerances scaled (GATEWAY_ROUTING_TOLERANCE). */
 export function policyWith(minSamples: number, toleranceScale: number): ScoringPolicy {
   const t = DEFAULT_POLICY.tolerance;
-  return { ...DEFAULT_POLICY, minSamples, tolerance: { simple: t.simple * toleranceScale, medium: t.medium * toleranceScale, complex: t.complex * toleranceScale } };
+  return {
+    ...DEFAULT_POLICY,
+    minSamples,
+    tolerance: {
+      simple: t.simple * toleranceScale,
+      medium: t.medium * toleranceScale,
+      complex: t.complex * toleranceScale,
+    },
+  };
 }
 
 /** Spread of feedback scores around a model's true quality, used before we can measure it. */
@@ -79,7 +87,16 @@ export function score(t: Target, complexity: Complexity, stat: QualityStat | und
   const quality = evidence ? (p * policy.priorStrength + stat!.sum) / weight : p;
   // A measured mean is known to within its standard error; a prior is a guess (see rank()).
   const margin = evidence ? (policy.caution * SCORE_SD) / Math.sqrt(weight) : 0;
-  return { provider: t.provider, model: t.model, quality, assured: quality - margin, possible: quality + margin, samples: n, evidence, price: blendedPrice(t) };
+  return {
+    provider: t.provider,
+    model: t.model,
+    quality,
+    assured: quality - margin,
+    possible: quality + margin,
+    samples: n,
+    evidence,
+    price: blendedPrice(t),
+  };
 }
 
 /**
@@ -102,7 +119,13 @@ function barOf(s: Scored, cellHasEvidence: boolean, policy: ScoringPolicy): numb
  * as the best is otherwise kept out for hundreds of ratings: its mean is shrunk toward its tier's
  * (lower) prior while the best's rests on many scores; chosen, it gets the scores that settle it.
  */
-export function rank(candidates: Target[], complexity: Complexity, stats: Map<string, QualityStat> | undefined, policy: ScoringPolicy, latencyMs?: (t: Target) => number): Scored[] {
+export function rank(
+  candidates: Target[],
+  complexity: Complexity,
+  stats: Map<string, QualityStat> | undefined,
+  policy: ScoringPolicy,
+  latencyMs?: (t: Target) => number,
+): Scored[] {
   const scored = candidates.map((t) => score(t, complexity, stats?.get(targetKey(t.provider, t.model)), policy));
   if (scored.length === 0) return scored;
   const cellHasEvidence = hasEvidence(scored);
@@ -111,7 +134,9 @@ export function rank(candidates: Target[], complexity: Complexity, stats: Map<st
   const floor = best - policy.tolerance[complexity] - 1e-9;
   const lat = latencyMs ?? (() => 0);
   const byQualityThenPrice = (a: Scored, b: Scored) => b.quality - a.quality || a.price - b.price || lat(a) - lat(b);
-  const eligible = scored.filter((s) => s.possible >= floor).sort((a, b) => a.price - b.price || lat(a) - lat(b) || b.quality - a.quality);
+  const eligible = scored
+    .filter((s) => s.possible >= floor)
+    .sort((a, b) => a.price - b.price || lat(a) - lat(b) || b.quality - a.quality);
   const chosen = eligible[0]!;
   return [chosen, ...scored.filter((s) => s !== chosen).sort(byQualityThenPrice)];
 }

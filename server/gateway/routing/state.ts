@@ -80,9 +80,13 @@ export class RoutingState {
 
   async start(): Promise<void> {
     // LISTEN before the first load, so a change committed in between is not missed.
-    await this.listener?.listen(ROUTING_CHANNEL, (tenantId) => this.scheduleReload(tenantId), () => {
-      if (!this.closed) void this.reloadAll().catch(() => undefined);
-    });
+    await this.listener?.listen(
+      ROUTING_CHANNEL,
+      (tenantId) => this.scheduleReload(tenantId),
+      () => {
+        if (!this.closed) void this.reloadAll().catch(() => undefined);
+      },
+    );
     await this.reloadAll();
     this.timer = setInterval(() => void this.reloadAll().catch(() => undefined), FULL_RELOAD_MS);
     this.timer.unref();
@@ -114,7 +118,17 @@ export class RoutingState {
   }
 
   /** Record feedback in memory at once (this process), before the notification round trip. */
-  addFeedback(tenantId: string, f: { taskType: string | null; complexity: string | null; provider: string | null; model: string | null; score: number; previousScore?: number }): void {
+  addFeedback(
+    tenantId: string,
+    f: {
+      taskType: string | null;
+      complexity: string | null;
+      provider: string | null;
+      model: string | null;
+      score: number;
+      previousScore?: number;
+    },
+  ): void {
     // Feedback of requests without a cell (overrides, A/B tests) is not learned from (SPEC.md).
     if (!f.taskType || !f.complexity || !f.provider || !f.model) return;
     let state = this.tenants.get(tenantId);
@@ -142,7 +156,11 @@ export class RoutingState {
    * Tell every process to reload a workspace's routing state. This process reloads at once unless
    * the caller already updated memory (`local: false`, as feedback does).
    */
-  async announce(db: { query: (text: string, values: unknown[]) => Promise<unknown> }, tenantId: string, opts: { local?: boolean } = {}): Promise<void> {
+  async announce(
+    db: { query: (text: string, values: unknown[]) => Promise<unknown> },
+    tenantId: string,
+    opts: { local?: boolean } = {},
+  ): Promise<void> {
     await notify(db, ROUTING_CHANNEL, tenantId);
     if (opts.local !== false) await this.reloadTenant(tenantId);
   }
@@ -152,7 +170,9 @@ export class RoutingState {
     if (this.closed || this.pendingReloads.has(tenantId)) return;
     const t = setTimeout(() => {
       this.pendingReloads.delete(tenantId);
-      void this.reloadTenant(tenantId).catch((err: unknown) => this.logger.warn({ err: (err as Error).message }, 'routing state reload failed'));
+      void this.reloadTenant(tenantId).catch((err: unknown) =>
+        this.logger.warn({ err: (err as Error).message }, 'routing state reload failed'),
+      );
     }, RELOAD_DEBOUNCE_MS);
     t.unref();
     this.pendingReloads.set(tenantId, t);
@@ -162,7 +182,8 @@ export class RoutingState {
     const started = ++this.seq;
     const next = new Map<string, TenantState>();
     await this.load(next, null);
-    for (const tenantId of new Set([...this.tenants.keys(), ...next.keys()])) this.apply(tenantId, next.get(tenantId), started);
+    for (const tenantId of new Set([...this.tenants.keys(), ...next.keys()]))
+      this.apply(tenantId, next.get(tenantId), started);
   }
 
   async reloadTenant(tenantId: string): Promise<void> {
@@ -187,25 +208,56 @@ export class RoutingState {
     };
     const filter = tenantId === null ? '' : 'and tenant_id = $1';
     // A number of this process's own configuration, not input: written into the query as it is.
-    const weight = this.halfLifeDays > 0 ? `power(0.5, greatest(0, extract(epoch from now() - f.updated_at)) / ${this.halfLifeDays * 86_400})` : '1';
+    const weight =
+      this.halfLifeDays > 0
+        ? `power(0.5, greatest(0, extract(epoch from now() - f.updated_at)) / ${this.halfLifeDays * 86_400})`
+        : '1';
     const params = tenantId === null ? [] : [tenantId];
     const [tests, quality, judges] = await Promise.all([
-      this.pool.query<{ id: string; tenant_id: string; name: string; task_type: string | null; complexity: string | null; variants: AbVariant[]; created_at: Date }>(
+      this.pool.query<{
+        id: string;
+        tenant_id: string;
+        name: string;
+        task_type: string | null;
+        complexity: string | null;
+        variants: AbVariant[];
+        created_at: Date;
+      }>(
         `select id, tenant_id, name, task_type, complexity, variants, created_at from ab_tests where status = 'active' ${filter} order by created_at desc`,
         params,
       ),
-      this.pool.query<{ tenant_id: string; task_type: string; complexity: string; provider: string; model: string; sum: number; count: number; scores: number }>(
+      this.pool.query<{
+        tenant_id: string;
+        task_type: string;
+        complexity: string;
+        provider: string;
+        model: string;
+        sum: number;
+        count: number;
+        scores: number;
+      }>(
         `select tenant_id, task_type, complexity, provider, model, sum(score * ${weight})::float8 as sum, sum(${weight})::float8 as count, count(*)::int as scores
            from feedback f where task_type is not null and complexity is not null and provider is not null and model is not null ${filter}
             and ${countedFeedback('f')}
           group by tenant_id, task_type, complexity, provider, model`,
         params,
       ),
-      this.pool.query<{ tenant_id: string; enabled: boolean; model: string | null; sample_rate: number }>(`select tenant_id, enabled, model, sample_rate from judge_config where true ${filter}`, params),
+      this.pool.query<{ tenant_id: string; enabled: boolean; model: string | null; sample_rate: number }>(
+        `select tenant_id, enabled, model, sample_rate from judge_config where true ${filter}`,
+        params,
+      ),
     ]);
-    for (const j of judges.rows) get(j.tenant_id).judge = { enabled: j.enabled, model: j.model, sampleRate: j.sample_rate };
+    for (const j of judges.rows)
+      get(j.tenant_id).judge = { enabled: j.enabled, model: j.model, sampleRate: j.sample_rate };
     for (const t of tests.rows) {
-      get(t.tenant_id).abTests.push({ id: t.id, name: t.name, taskType: t.task_type, complexity: t.complexity, variants: t.variants, createdAt: t.created_at });
+      get(t.tenant_id).abTests.push({
+        id: t.id,
+        name: t.name,
+        taskType: t.task_type,
+        complexity: t.complexity,
+        variants: t.variants,
+        createdAt: t.created_at,
+      });
     }
     for (const q of quality.rows) {
       const s = get(q.tenant_id);

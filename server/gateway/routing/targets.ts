@@ -1,4 +1,9 @@
-import { capabilitiesFor, isReasoningModel, isStructuredOutputReliable, modelTier } from '../../providers/capabilities.js';
+import {
+  capabilitiesFor,
+  isReasoningModel,
+  isStructuredOutputReliable,
+  modelTier,
+} from '../../providers/capabilities.js';
 import { priceFor } from '../../providers/pricing.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { GatewayError } from '../../lib/errors.js';
@@ -30,7 +35,11 @@ export function resolvePinned(registry: ProviderRegistry, model: string): Target
     }
   }
   const serving = registry.providersFor(model);
-  if (serving.length === 0) throw new GatewayError('not_found_error', `Model '${model}' is not served by any registered provider (GET /v1/models lists them)`);
+  if (serving.length === 0)
+    throw new GatewayError(
+      'not_found_error',
+      `Model '${model}' is not served by any registered provider (GET /v1/models lists them)`,
+    );
   return { provider: serving[0]!.name, model };
 }
 

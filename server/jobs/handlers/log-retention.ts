@@ -13,10 +13,14 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Deletes a workspace's request log and cost log rows older than the retention period. */
 export function logRetentionJob(opts: LogRetentionOptions): JobDefinition {
   const days = opts.retentionDays;
-  if (!Number.isInteger(days) || days < 0) throw new Error(`retentionDays must be a whole number of days >= 0 (got ${days})`);
+  if (!Number.isInteger(days) || days < 0)
+    throw new Error(`retentionDays must be a whole number of days >= 0 (got ${days})`);
   return {
     name: JOB_NAMES.logRetention,
-    description: days > 0 ? `Deletes request and cost log rows older than ${days} days` : 'Deletes old request and cost log rows (off: GATEWAY_RETENTION_DAYS=0 keeps everything)',
+    description:
+      days > 0
+        ? `Deletes request and cost log rows older than ${days} days`
+        : 'Deletes old request and cost log rows (off: GATEWAY_RETENTION_DAYS=0 keeps everything)',
     schedule: opts.schedule === undefined ? DEFAULT_SCHEDULES['log-retention'] : opts.schedule,
     async handler({ db, signal }, { tenantId }) {
       if (days === 0) return { summary: 'retention is off (GATEWAY_RETENTION_DAYS=0): nothing deleted' };
@@ -27,7 +31,9 @@ export function logRetentionJob(opts: LogRetentionOptions): JobDefinition {
       await retentionRepository.deleteJudgeSamplesBefore(db, tenantId, cutoff);
       // Told to stop (out of time, or shutting down) between batches: the next run goes on.
       const stopped = signal.aborted ? '; stopped before the end, the next run goes on' : '';
-      return { summary: `deleted ${deletedRequests} requests and ${deletedCosts} cost log rows older than ${days} days${stopped}` };
+      return {
+        summary: `deleted ${deletedRequests} requests and ${deletedCosts} cost log rows older than ${days} days${stopped}`,
+      };
     },
   };
 }

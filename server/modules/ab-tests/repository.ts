@@ -7,11 +7,19 @@ const AB_ACTIVATION_LOCK = 0x61_62_74; // 'abt'
 
 export const abTestsRepository = {
   list(db: Executor, tenantId: string): Promise<AbTestRow[]> {
-    return db.select().from(abTests).where(eq(abTests.tenantId, tenantId)).orderBy(desc(abTests.createdAt), desc(abTests.id));
+    return db
+      .select()
+      .from(abTests)
+      .where(eq(abTests.tenantId, tenantId))
+      .orderBy(desc(abTests.createdAt), desc(abTests.id));
   },
 
   async get(db: Executor, tenantId: string, id: string): Promise<AbTestRow | undefined> {
-    const rows = await db.select().from(abTests).where(and(eq(abTests.tenantId, tenantId), eq(abTests.id, id))).limit(1);
+    const rows = await db
+      .select()
+      .from(abTests)
+      .where(and(eq(abTests.tenantId, tenantId), eq(abTests.id, id)))
+      .limit(1);
     return rows[0];
   },
 
@@ -20,7 +28,12 @@ export const abTestsRepository = {
    * race another (two status changes, or a change and a delete). Undefined once deleted.
    */
   async getForUpdate(db: Executor, tenantId: string, id: string): Promise<AbTestRow | undefined> {
-    const rows = await db.select().from(abTests).where(and(eq(abTests.tenantId, tenantId), eq(abTests.id, id))).limit(1).for('update');
+    const rows = await db
+      .select()
+      .from(abTests)
+      .where(and(eq(abTests.tenantId, tenantId), eq(abTests.id, id)))
+      .limit(1)
+      .for('update');
     return rows[0];
   },
 
@@ -29,13 +42,25 @@ export const abTestsRepository = {
     return created!;
   },
 
-  async update(db: Executor, tenantId: string, id: string, patch: Partial<typeof abTests.$inferInsert>): Promise<AbTestRow | undefined> {
-    const rows = await db.update(abTests).set({ ...patch, updatedAt: new Date() }).where(and(eq(abTests.tenantId, tenantId), eq(abTests.id, id))).returning();
+  async update(
+    db: Executor,
+    tenantId: string,
+    id: string,
+    patch: Partial<typeof abTests.$inferInsert>,
+  ): Promise<AbTestRow | undefined> {
+    const rows = await db
+      .update(abTests)
+      .set({ ...patch, updatedAt: new Date() })
+      .where(and(eq(abTests.tenantId, tenantId), eq(abTests.id, id)))
+      .returning();
     return rows[0];
   },
 
   async remove(db: Executor, tenantId: string, id: string): Promise<AbTestRow | undefined> {
-    const rows = await db.delete(abTests).where(and(eq(abTests.tenantId, tenantId), eq(abTests.id, id))).returning();
+    const rows = await db
+      .delete(abTests)
+      .where(and(eq(abTests.tenantId, tenantId), eq(abTests.id, id)))
+      .returning();
     return rows[0];
   },
 
@@ -49,7 +74,12 @@ export const abTestsRepository = {
   },
 
   /** Active tests of a workspace whose cell overlaps this one (a null dimension is "any", on either side). */
-  async activeOverlapping(db: Executor, tenantId: string, taskType: string | null, complexity: string | null): Promise<AbTestRow[]> {
+  async activeOverlapping(
+    db: Executor,
+    tenantId: string,
+    taskType: string | null,
+    complexity: string | null,
+  ): Promise<AbTestRow[]> {
     return db
       .select()
       .from(abTests)

@@ -8,7 +8,9 @@ const tag = 'A/B tests';
 
 export const TaskTypeSchema = z.enum(TASK_TYPES);
 export const ComplexitySchema = z.enum(COMPLEXITIES);
-export const AbTestStatus = z.enum(['active', 'paused', 'completed']).describe('Only active tests take part in routing');
+export const AbTestStatus = z
+  .enum(['active', 'paused', 'completed'])
+  .describe('Only active tests take part in routing');
 
 export const AbTestVariant = z.object({
   provider: z.string().min(1).describe('Provider name, as in GET /v1/providers'),
@@ -36,12 +38,29 @@ export const VariantResult = z.object({
   provider: z.string(),
   model: z.string(),
   weight: z.number(),
-  requests: z.number().int().describe('Requests the test routed to this variant that the variant answered itself (not those a fallback model answered)'),
-  errors: z.number().int().describe('Requests the test routed to this variant that it failed: a fallback model answered them, or nothing did'),
+  requests: z
+    .number()
+    .int()
+    .describe(
+      'Requests the test routed to this variant that the variant answered itself (not those a fallback model answered)',
+    ),
+  errors: z
+    .number()
+    .int()
+    .describe(
+      'Requests the test routed to this variant that it failed: a fallback model answered them, or nothing did',
+    ),
   avgLatencyMs: z.number().nullable().describe('Average latency of the requests the variant answered'),
-  totalCostUsd: z.number().describe('Cost of the upstream calls made to the variant\'s model for the test\'s requests (a fallback\'s cost is not included)'),
-  avgCostUsd: z.number().nullable().describe('Total cost divided by the variant\'s cost rows (real upstream calls)'),
-  avgScore: z.number().nullable().describe('Average feedback score (1-5) of the requests the variant answered; null without feedback'),
+  totalCostUsd: z
+    .number()
+    .describe(
+      "Cost of the upstream calls made to the variant's model for the test's requests (a fallback's cost is not included)",
+    ),
+  avgCostUsd: z.number().nullable().describe("Total cost divided by the variant's cost rows (real upstream calls)"),
+  avgScore: z
+    .number()
+    .nullable()
+    .describe('Average feedback score (1-5) of the requests the variant answered; null without feedback'),
   feedbackCount: z.number().int(),
 });
 
@@ -51,7 +70,9 @@ export const AbTestDetail = AbTest.extend({ results: z.array(VariantResult) });
 // not silently dropped to create something the caller did not ask for.
 const AbTestVariantInput = z.strictObject({
   ...AbTestVariant.shape,
-  weight: AbTestVariant.shape.weight.default(1).describe('Relative share of the cell traffic (default 1: an even split)'),
+  weight: AbTestVariant.shape.weight
+    .default(1)
+    .describe('Relative share of the cell traffic (default 1: an even split)'),
 });
 
 export const CreateAbTestInput = z.strictObject({
@@ -72,8 +93,23 @@ export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) });
 
 export const abTestMeta = {
   list: rest('GET', '/v1/ab-tests', tag, 'List A/B tests, newest first'),
-  create: rest('POST', '/v1/ab-tests', tag, 'Create an A/B test on a routing cell', { admin: true, errors: [409], description: 'A test that overlaps an active test of the workspace (same cell, or any cell with a wildcard) answers 409.' }),
+  create: rest('POST', '/v1/ab-tests', tag, 'Create an A/B test on a routing cell', {
+    admin: true,
+    errors: [409],
+    description:
+      'A test that overlaps an active test of the workspace (same cell, or any cell with a wildcard) answers 409.',
+  }),
   get: rest('GET', '/v1/ab-tests/{id}', tag, 'An A/B test with per-variant results'),
-  update: rest('PATCH', '/v1/ab-tests/{id}', tag, 'Pause, resume or complete a test (completed is final), or rename it', { admin: true, errors: [409], description: 'Changing a completed test, or resuming one that overlaps an active test, answers 409.' }),
+  update: rest(
+    'PATCH',
+    '/v1/ab-tests/{id}',
+    tag,
+    'Pause, resume or complete a test (completed is final), or rename it',
+    {
+      admin: true,
+      errors: [409],
+      description: 'Changing a completed test, or resuming one that overlaps an active test, answers 409.',
+    },
+  ),
   remove: rest('DELETE', '/v1/ab-tests/{id}', tag, 'Delete a test', { admin: true }),
 };

@@ -135,7 +135,8 @@ export interface WindowParams {
 }
 
 /** Epoch ms of a timestamptz expression, grouped down to $unit ms. */
-const bucketOf = (expr: string, unitParam: string) => `(floor(extract(epoch from ${expr}) * 1000 / ${unitParam}) * ${unitParam})::float8`;
+const bucketOf = (expr: string, unitParam: string) =>
+  `(floor(extract(epoch from ${expr}) * 1000 / ${unitParam}) * ${unitParam})::float8`;
 
 const SQL = {
   overview: `
@@ -216,7 +217,9 @@ export const analyticsRepository = {
 
   /** All-time request measures grouped by `dimensions` (the rollup has a few hundred rows per tenant at most). */
   async requestTotals(db: Queryable, tenantId: string, dimensions: TotalsDimension[]): Promise<RequestTotalsRow[]> {
-    const keys = (Object.keys(DIMENSION_COLUMNS) as TotalsDimension[]).map((d) => `${dimensions.includes(d) ? DIMENSION_COLUMNS[d] : "''"} as "${d}"`);
+    const keys = (Object.keys(DIMENSION_COLUMNS) as TotalsDimension[]).map(
+      (d) => `${dimensions.includes(d) ? DIMENSION_COLUMNS[d] : "''"} as "${d}"`,
+    );
     const groupBy = dimensions.map((d) => DIMENSION_COLUMNS[d]);
     const text = `
       select ${keys.join(', ')},
@@ -246,11 +249,13 @@ export const analyticsRepository = {
   },
 
   async timeseries(db: Queryable, tenantId: string, w: WindowParams): Promise<TimeseriesRow[]> {
-    return (await db.query<TimeseriesRow>(SQL.timeseries, [tenantId, w.start, w.rollupFrom, w.lastHour, w.unitMs])).rows;
+    return (await db.query<TimeseriesRow>(SQL.timeseries, [tenantId, w.start, w.rollupFrom, w.lastHour, w.unitMs]))
+      .rows;
   },
 
   async costSeries(db: Queryable, tenantId: string, w: WindowParams): Promise<CostSeriesRow[]> {
-    return (await db.query<CostSeriesRow>(SQL.costSeries, [tenantId, w.start, w.rollupFrom, w.lastHour, w.unitMs])).rows;
+    return (await db.query<CostSeriesRow>(SQL.costSeries, [tenantId, w.start, w.rollupFrom, w.lastHour, w.unitMs]))
+      .rows;
   },
 
   async compare(db: Queryable, tenantId: string, start: Date, rollupFrom: Date): Promise<CompareRow[]> {

@@ -7,23 +7,43 @@ const tag = 'Analytics';
 // Inputs. Query values arrive as strings over REST: numbers use z.coerce, enums list their
 // accepted values in the 400 message. Every input object may be omitted over tRPC (prefault).
 
-
 const Range = (def: (typeof RANGES)[number]) =>
-  z.enum(RANGES).default(def).describe(`Window ending now: 1h, 6h, 24h (hourly buckets), 7d or 30d (daily buckets, UTC); default ${def}. The start is inclusive.`);
+  z
+    .enum(RANGES)
+    .default(def)
+    .describe(
+      `Window ending now: 1h, 6h, 24h (hourly buckets), 7d or 30d (daily buckets, UTC); default ${def}. The start is inclusive.`,
+    );
 
 // Strict, as every control-plane input: an unknown field (`from`, a typo) is a 400 naming it, not a
 // silently different window.
-export const TimeseriesInput = z.object({ range: Range('24h') }).strict().prefault({});
-export const ModelsCompareInput = z.object({ range: Range('7d') }).strict().prefault({});
+export const TimeseriesInput = z
+  .object({ range: Range('24h') })
+  .strict()
+  .prefault({});
+export const ModelsCompareInput = z
+  .object({ range: Range('7d') })
+  .strict()
+  .prefault({});
 
 export const REQUEST_ORDER_BY = ['createdAt', 'latencyMs'] as const;
 export const ListRequestsInput = z
   .object({
-    endpoint: z.enum(['chat', 'embeddings']).default('chat').describe('Calls of POST /v1/chat/completions (default) or of POST /v1/embeddings'),
-    orderBy: z.enum(REQUEST_ORDER_BY).default('createdAt').describe('Sort key: createdAt (default) or latencyMs; ties are broken by request id'),
+    endpoint: z
+      .enum(['chat', 'embeddings'])
+      .default('chat')
+      .describe('Calls of POST /v1/chat/completions (default) or of POST /v1/embeddings'),
+    orderBy: z
+      .enum(REQUEST_ORDER_BY)
+      .default('createdAt')
+      .describe('Sort key: createdAt (default) or latencyMs; ties are broken by request id'),
     order: z.enum(['asc', 'desc']).default('desc').describe('Sort direction (default desc: newest or slowest first)'),
     limit: z.coerce.number().int().min(1).max(500).default(50).describe('Page size, 1-500 (default 50)'),
-    cursor: z.string().min(1).optional().describe('nextCursor of the previous page (only valid with the same orderBy and order)'),
+    cursor: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('nextCursor of the previous page (only valid with the same orderBy and order)'),
   })
   .strict()
   .prefault({});
@@ -56,7 +76,7 @@ const CacheModelSavings = z.object({
   tokensSavedInput: count('Input tokens saved'),
   tokensSavedOutput: count('Output tokens saved'),
   tokensSaved: count('Input plus output tokens saved'),
-  estimatedSavingsUsd: usd('The saved tokens at this model\'s list price (0 for models without a price)'),
+  estimatedSavingsUsd: usd("The saved tokens at this model's list price (0 for models without a price)"),
 });
 
 export const CacheSavings = z.object({
@@ -84,7 +104,9 @@ const CostFigures = {
 
 export const CostsByProvider = z.object({
   totalCostUsd: usd('All-time spend of this workspace'),
-  items: z.array(z.object({ provider: z.string().describe('Provider name'), ...CostFigures })).describe('All time, highest spend first'),
+  items: z
+    .array(z.object({ provider: z.string().describe('Provider name'), ...CostFigures }))
+    .describe('All time, highest spend first'),
 });
 
 export const CostsByModel = z.object({
@@ -115,7 +137,11 @@ export const CostTimeseries = z.object({
   buckets: z
     .array(
       z.object({
-        bucketStart: z.string().describe('ISO 8601 start of the bucket (aligned to the UTC hour or day); the first bucket only counts rows at or after start'),
+        bucketStart: z
+          .string()
+          .describe(
+            'ISO 8601 start of the bucket (aligned to the UTC hour or day); the first bucket only counts rows at or after start',
+          ),
         totalCostUsd: usd('Spend in the bucket'),
         byProvider: z.record(z.string(), z.number()).describe('Spend in the bucket per provider, USD (0 when none)'),
       }),
@@ -128,7 +154,11 @@ export const Timeseries = z.object({
   buckets: z
     .array(
       z.object({
-        bucketStart: z.string().describe('ISO 8601 start of the bucket (aligned to the UTC hour or day); the first bucket only counts rows at or after start'),
+        bucketStart: z
+          .string()
+          .describe(
+            'ISO 8601 start of the bucket (aligned to the UTC hour or day); the first bucket only counts rows at or after start',
+          ),
         requests: count('Request rows created in the bucket'),
         avgLatencyMs: z.number().describe('Mean latency in the bucket (cache hits count as 0); 0 for an empty bucket'),
         p50LatencyMs: z.number().describe('Approximation: the mean latency'),
@@ -174,10 +204,16 @@ const DistributionEntry = (key: z.ZodType, what: string) =>
 
 export const RoutingDistribution = z.object({
   totalRequests: count('All request rows of this workspace'),
-  byTaskType: z.array(DistributionEntry(z.string().nullable(), 'Task type; null when the classifier was bypassed')).describe('Most requests first'),
-  byComplexity: z.array(DistributionEntry(z.string().nullable(), 'Complexity; null when the classifier was bypassed')).describe('Most requests first'),
+  byTaskType: z
+    .array(DistributionEntry(z.string().nullable(), 'Task type; null when the classifier was bypassed'))
+    .describe('Most requests first'),
+  byComplexity: z
+    .array(DistributionEntry(z.string().nullable(), 'Complexity; null when the classifier was bypassed'))
+    .describe('Most requests first'),
   byRoutedBy: z.array(DistributionEntry(z.string(), 'Routing decision source')).describe('Most requests first'),
-  byProvider: z.array(DistributionEntry(z.string().nullable(), 'Provider that served (null when none was reached)')).describe('Most requests first'),
+  byProvider: z
+    .array(DistributionEntry(z.string().nullable(), 'Provider that served (null when none was reached)'))
+    .describe('Most requests first'),
   byModel: z
     .array(
       z.object({
@@ -220,7 +256,9 @@ export const Pipeline = z.object({
       adaptive: Stage.describe('routed_by adaptive; active once any feedback has been submitted'),
       exploration: Stage.describe('routed_by exploration; active when the exploration rate is above 0'),
       fallback: Stage.describe('Requests with used_fallback; always active'),
-      providers: Stage.describe('The final upstream call: requests not answered from the cache that reached a provider; always active'),
+      providers: Stage.describe(
+        'The final upstream call: requests not answered from the cache that reached a provider; always active',
+      ),
     })
     .describe('Per routing stage'),
   explorationRate: z.number().describe('Configured exploration rate (GATEWAY_EXPLORATION_RATE)'),
@@ -268,7 +306,7 @@ export const RequestItem = z.object({
   inputTokens: count('Input tokens of the served call'),
   outputTokens: count('Output tokens of the served call'),
   tokensSaved: count('Input plus output tokens saved (cache hits only)'),
-  costUsd: usd('Sum of the cost of this request\'s upstream calls'),
+  costUsd: usd("Sum of the cost of this request's upstream calls"),
   abTestId: nullableText('A/B test that routed it'),
   variant: nullableText('A/B variant'),
   endpoint: z.enum(['chat', 'embeddings']).describe('The endpoint called'),
@@ -276,19 +314,77 @@ export const RequestItem = z.object({
 
 export const RequestPage = z.object({
   items: z.array(RequestItem).describe('One page in the requested order'),
-  nextCursor: z.string().nullable().describe('Pass as cursor (with the same orderBy and order) for the next page; null at the end'),
+  nextCursor: z
+    .string()
+    .nullable()
+    .describe('Pass as cursor (with the same orderBy and order) for the next page; null at the end'),
 });
 
 export const analyticsMeta = {
-  overview: rest('GET', '/v1/analytics/overview', tag, 'Totals: requests, cost, average latency, active providers, tokens saved'),
-  cacheSavings: rest('GET', '/v1/analytics/cache/savings', tag, 'Cache hit rates (exact and semantic) and savings by model'),
-  costsByProvider: rest('GET', '/v1/analytics/costs/by-provider', tag, 'All-time spend, tokens and upstream calls per provider'),
-  costsByModel: rest('GET', '/v1/analytics/costs/by-model', tag, 'All-time spend, tokens, upstream calls and average cost per (provider, model)'),
-  costTimeseries: rest('GET', '/v1/analytics/timeseries/cost-by-provider', tag, 'Spend per bucket per provider over a range'),
-  timeseries: rest('GET', '/v1/analytics/timeseries', tag, 'Per bucket: requests, average and approximate percentile latency, spend'),
-  routingStats: rest('GET', '/v1/analytics/routing/stats', tag, 'Routing statistics: decision sources, fallback, cache and classifier shares'),
-  routingDistribution: rest('GET', '/v1/analytics/routing/distribution', tag, 'Requests grouped by task type, complexity, routed by, provider and model'),
-  pipeline: rest('GET', '/v1/analytics/pipeline', tag, 'Per routing stage: whether active, request count and average latency'),
-  modelsCompare: rest('GET', '/v1/analytics/models/compare', tag, 'Per (provider, model) over a range: requests, latency, spend and feedback quality'),
-  requests: rest('GET', '/v1/analytics/requests', tag, 'Request log, keyset-paged, ordered by createdAt or latencyMs, with each request\'s cost'),
+  overview: rest(
+    'GET',
+    '/v1/analytics/overview',
+    tag,
+    'Totals: requests, cost, average latency, active providers, tokens saved',
+  ),
+  cacheSavings: rest(
+    'GET',
+    '/v1/analytics/cache/savings',
+    tag,
+    'Cache hit rates (exact and semantic) and savings by model',
+  ),
+  costsByProvider: rest(
+    'GET',
+    '/v1/analytics/costs/by-provider',
+    tag,
+    'All-time spend, tokens and upstream calls per provider',
+  ),
+  costsByModel: rest(
+    'GET',
+    '/v1/analytics/costs/by-model',
+    tag,
+    'All-time spend, tokens, upstream calls and average cost per (provider, model)',
+  ),
+  costTimeseries: rest(
+    'GET',
+    '/v1/analytics/timeseries/cost-by-provider',
+    tag,
+    'Spend per bucket per provider over a range',
+  ),
+  timeseries: rest(
+    'GET',
+    '/v1/analytics/timeseries',
+    tag,
+    'Per bucket: requests, average and approximate percentile latency, spend',
+  ),
+  routingStats: rest(
+    'GET',
+    '/v1/analytics/routing/stats',
+    tag,
+    'Routing statistics: decision sources, fallback, cache and classifier shares',
+  ),
+  routingDistribution: rest(
+    'GET',
+    '/v1/analytics/routing/distribution',
+    tag,
+    'Requests grouped by task type, complexity, routed by, provider and model',
+  ),
+  pipeline: rest(
+    'GET',
+    '/v1/analytics/pipeline',
+    tag,
+    'Per routing stage: whether active, request count and average latency',
+  ),
+  modelsCompare: rest(
+    'GET',
+    '/v1/analytics/models/compare',
+    tag,
+    'Per (provider, model) over a range: requests, latency, spend and feedback quality',
+  ),
+  requests: rest(
+    'GET',
+    '/v1/analytics/requests',
+    tag,
+    "Request log, keyset-paged, ordered by createdAt or latencyMs, with each request's cost",
+  ),
 };

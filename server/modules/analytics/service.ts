@@ -2,7 +2,12 @@ import type { z } from 'zod';
 import { GatewayError } from '../../lib/errors.js';
 import { isStorableTime } from '../../lib/cursor.js';
 import { costUsd } from '../../providers/pricing.js';
-import { analyticsRepository as repo, type Queryable, type RequestListRow, type RequestTotalsRow } from './repository.js';
+import {
+  analyticsRepository as repo,
+  type Queryable,
+  type RequestListRow,
+  type RequestTotalsRow,
+} from './repository.js';
 import type {
   CacheSavings,
   CostsByModel,
@@ -87,7 +92,17 @@ export class AnalyticsService {
       const key = `${r.provider}\u0000${r.model}`;
       let m = byModel.get(key);
       if (!m) {
-        m = { provider: nullIfEmpty(r.provider), model: nullIfEmpty(r.model), hits: 0, exactHits: 0, semanticHits: 0, tokensSavedInput: 0, tokensSavedOutput: 0, tokensSaved: 0, estimatedSavingsUsd: 0 };
+        m = {
+          provider: nullIfEmpty(r.provider),
+          model: nullIfEmpty(r.model),
+          hits: 0,
+          exactHits: 0,
+          semanticHits: 0,
+          tokensSavedInput: 0,
+          tokensSavedOutput: 0,
+          tokensSaved: 0,
+          estimatedSavingsUsd: 0,
+        };
         byModel.set(key, m);
       }
       m.exactHits += r.exactHits;
@@ -98,7 +113,10 @@ export class AnalyticsService {
       m.tokensSaved += r.tokensSavedInput + r.tokensSavedOutput;
     }
     const items = [...byModel.values()];
-    for (const m of items) m.estimatedSavingsUsd = usd(m.model ? (costUsd(m.model, m.tokensSavedInput, m.tokensSavedOutput, m.provider ?? undefined) ?? 0) : 0);
+    for (const m of items)
+      m.estimatedSavingsUsd = usd(
+        m.model ? (costUsd(m.model, m.tokensSavedInput, m.tokensSavedOutput, m.provider ?? undefined) ?? 0) : 0,
+      );
     items.sort((a, b) => b.hits - a.hits || byName(a, b));
     const exactHits = sum(rows, (r) => r.exactHits);
     const semanticHits = sum(rows, (r) => r.semanticHits);
@@ -125,7 +143,18 @@ export class AnalyticsService {
     const byProvider = new Map<string, Out<typeof CostsByProvider>['items'][number]>();
     for (const r of rows) {
       let p = byProvider.get(r.provider);
-      if (!p) byProvider.set(r.provider, (p = { provider: r.provider, totalCostUsd: 0, inputTokens: 0, outputTokens: 0, upstreamCalls: 0, failedCalls: 0 }));
+      if (!p)
+        byProvider.set(
+          r.provider,
+          (p = {
+            provider: r.provider,
+            totalCostUsd: 0,
+            inputTokens: 0,
+            outputTokens: 0,
+            upstreamCalls: 0,
+            failedCalls: 0,
+          }),
+        );
       p.totalCostUsd += r.cost;
       p.inputTokens += r.inputTokens;
       p.outputTokens += r.outputTokens;
@@ -149,7 +178,10 @@ export class AnalyticsService {
       failedCalls: r.errors,
       avgCostUsd: usd(ratio(r.cost, r.calls)),
     }));
-    items.sort((a, b) => b.totalCostUsd - a.totalCostUsd || a.provider.localeCompare(b.provider) || a.model.localeCompare(b.model));
+    items.sort(
+      (a, b) =>
+        b.totalCostUsd - a.totalCostUsd || a.provider.localeCompare(b.provider) || a.model.localeCompare(b.model),
+    );
     return { totalCostUsd: usd(sum(rows, (r) => r.cost)), items };
   }
 
@@ -158,7 +190,8 @@ export class AnalyticsService {
     const rows = await repo.costSeries(this.db, tenantId, windowParams(w));
     const providers = [...new Set(rows.filter((r) => r.cost !== 0).map((r) => r.provider))].sort();
     const buckets = new Map<number, { total: number; byProvider: Record<string, number> }>();
-    for (const b of w.buckets) buckets.set(b, { total: 0, byProvider: Object.fromEntries(providers.map((p) => [p, 0])) });
+    for (const b of w.buckets)
+      buckets.set(b, { total: 0, byProvider: Object.fromEntries(providers.map((p) => [p, 0])) });
     for (const r of rows) {
       const b = buckets.get(r.bucket);
       if (!b || r.cost === 0) continue;
@@ -221,7 +254,14 @@ export class AnalyticsService {
     }
     const byRoutedBy = [...by.entries()]
       .filter(([, g]) => g.requests !== 0)
-      .map(([routedBy, g]) => ({ routedBy, requests: g.requests, share: rate(ratio(g.requests, total)), avgLatencyMs: ms(ratio(g.lat, g.requests)), fallbackCount: g.fallback, cacheHits: g.hits }))
+      .map(([routedBy, g]) => ({
+        routedBy,
+        requests: g.requests,
+        share: rate(ratio(g.requests, total)),
+        avgLatencyMs: ms(ratio(g.lat, g.requests)),
+        fallbackCount: g.fallback,
+        cacheHits: g.hits,
+      }))
       .sort((a, b) => b.requests - a.requests || a.routedBy.localeCompare(b.routedBy));
     const classified = sum(rows, (r) => r.classifiedRequests);
     const fallbackCount = sum(rows, (r) => r.fallbackCount);
@@ -232,7 +272,12 @@ export class AnalyticsService {
       byRoutedBy,
       classifiedRequests: classified,
       unclassifiedRequests: total - classified,
-      classifierShare: rate(ratio(sum(rows, (r) => (CLASSIFIER.has(r.routedBy) ? r.requests : 0)), total)),
+      classifierShare: rate(
+        ratio(
+          sum(rows, (r) => (CLASSIFIER.has(r.routedBy) ? r.requests : 0)),
+          total,
+        ),
+      ),
       fallbackCount,
       fallbackRate: rate(ratio(fallbackCount, total)),
       llmFallbackCount: sum(rows, (r) => r.llmFallbackCount),
@@ -245,7 +290,9 @@ export class AnalyticsService {
   }
 
   async routingDistribution(tenantId: string): Promise<Out<typeof RoutingDistribution>> {
-    const rows = (await repo.requestTotals(this.db, tenantId, ['provider', 'model', 'routedBy', 'taskType', 'complexity'])).filter((r) => r.requests !== 0);
+    const rows = (
+      await repo.requestTotals(this.db, tenantId, ['provider', 'model', 'routedBy', 'taskType', 'complexity'])
+    ).filter((r) => r.requests !== 0);
     const total = sum(rows, (r) => r.requests);
     const share = (n: number) => rate(ratio(n, total));
     const group = <V extends string | null>(keyOf: (r: RequestTotalsRow) => V) => {
@@ -268,7 +315,9 @@ export class AnalyticsService {
       byComplexity: group((r) => nullIfEmpty(r.complexity)),
       byRoutedBy: group((r) => r.routedBy),
       byProvider: group((r) => nullIfEmpty(r.provider)),
-      byModel: [...models.values()].map((m) => ({ ...m, share: share(m.requests) })).sort((a, b) => b.requests - a.requests || byName(a, b)),
+      byModel: [...models.values()]
+        .map((m) => ({ ...m, share: share(m.requests) }))
+        .sort((a, b) => b.requests - a.requests || byName(a, b)),
       cells: rows
         .map((r) => ({
           taskType: nullIfEmpty(r.taskType),
@@ -287,7 +336,10 @@ export class AnalyticsService {
   async pipeline(tenantId: string): Promise<Out<typeof Pipeline>> {
     // Feedback is counted on its own table: the rollups drop the feedback of deleted requests
     // (retention), while the feedback rows, and the adaptive routing they feed, remain.
-    const [rows, { activeAbTests, feedbackCount }] = await Promise.all([repo.requestTotals(this.db, tenantId, ['routedBy']), repo.pipelineCounts(this.db, tenantId)]);
+    const [rows, { activeAbTests, feedbackCount }] = await Promise.all([
+      repo.requestTotals(this.db, tenantId, ['routedBy']),
+      repo.pipelineCounts(this.db, tenantId),
+    ]);
     const explorationRate = this.runtime.explorationRate();
     const stage = (active: boolean, pick: (r: RequestTotalsRow) => { n: number; lat: number }) => {
       let n = 0;
@@ -299,7 +351,10 @@ export class AnalyticsService {
       }
       return { active, count: n, avgLatencyMs: ms(ratio(lat, n)) };
     };
-    const routedBy = (...names: string[]) => (r: RequestTotalsRow) => (names.includes(r.routedBy) ? { n: r.requests, lat: r.latencySum } : { n: 0, lat: 0 });
+    const routedBy =
+      (...names: string[]) =>
+      (r: RequestTotalsRow) =>
+        names.includes(r.routedBy) ? { n: r.requests, lat: r.latencySum } : { n: 0, lat: 0 };
     return {
       totalRequests: sum(rows, (r) => r.requests),
       stages: {
@@ -323,11 +378,15 @@ export class AnalyticsService {
   async modelsCompare(tenantId: string, input: Out<typeof ModelsCompareInput>): Promise<Out<typeof ModelsCompare>> {
     const w = windowFor(input.range, this.now());
     const rows = await repo.compare(this.db, tenantId, w.start, w.rollupFrom);
-    const acc = new Map<string, { provider: string; model: string; n: number; lat: number; fc: number; fs: number; calls: number; cost: number }>();
+    const acc = new Map<
+      string,
+      { provider: string; model: string; n: number; lat: number; fc: number; fs: number; calls: number; cost: number }
+    >();
     for (const r of rows) {
       const key = `${r.provider}\u0000${r.model}`;
       let a = acc.get(key);
-      if (!a) acc.set(key, (a = { provider: r.provider, model: r.model, n: 0, lat: 0, fc: 0, fs: 0, calls: 0, cost: 0 }));
+      if (!a)
+        acc.set(key, (a = { provider: r.provider, model: r.model, n: 0, lat: 0, fc: 0, fs: 0, calls: 0, cost: 0 }));
       a.n += r.requests;
       a.lat += r.latencySum;
       a.fc += r.feedbackCount;
@@ -353,7 +412,13 @@ export class AnalyticsService {
 
   async requests(tenantId: string, input: Out<typeof ListRequestsInput>): Promise<Out<typeof RequestPage>> {
     const after = input.cursor ? decodeRequestCursor(input.cursor, input.orderBy, input.order) : undefined;
-    const rows = await repo.listRequests(this.db, tenantId, { endpoint: input.endpoint, orderBy: input.orderBy, order: input.order, limit: input.limit + 1, after });
+    const rows = await repo.listRequests(this.db, tenantId, {
+      endpoint: input.endpoint,
+      orderBy: input.orderBy,
+      order: input.order,
+      limit: input.limit + 1,
+      after,
+    });
     const page = rows.slice(0, input.limit);
     const last = page[page.length - 1];
     return {
@@ -377,11 +442,20 @@ function sum<T>(items: T[], pick: (item: T) => number): number {
   return s;
 }
 
-function byName(a: { provider: string | null; model: string | null }, b: { provider: string | null; model: string | null }): number {
+function byName(
+  a: { provider: string | null; model: string | null },
+  b: { provider: string | null; model: string | null },
+): number {
   return (a.provider ?? '').localeCompare(b.provider ?? '') || (a.model ?? '').localeCompare(b.model ?? '');
 }
 
-function cellKey(c: { taskType: string | null; complexity: string | null; routedBy: string; provider: string | null; model: string | null }): string {
+function cellKey(c: {
+  taskType: string | null;
+  complexity: string | null;
+  routedBy: string;
+  provider: string | null;
+  model: string | null;
+}): string {
   return [c.taskType, c.complexity, c.routedBy, c.provider, c.model].map((v) => v ?? '').join('\u0000');
 }
 
@@ -428,9 +502,14 @@ function decodeRequestCursor(cursor: string, orderBy: OrderBy, order: Order): { 
   } catch {
     parsed = undefined;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 4 || typeof parsed[3] !== 'string') throw new GatewayError('invalid_request_error', 'cursor is not valid');
+  if (!Array.isArray(parsed) || parsed.length !== 4 || typeof parsed[3] !== 'string')
+    throw new GatewayError('invalid_request_error', 'cursor is not valid');
   const [o, d, key, id] = parsed as [unknown, unknown, unknown, string];
-  if (o !== orderBy || d !== order) throw new GatewayError('invalid_request_error', `cursor was issued for orderBy=${String(o)}&order=${String(d)}; pass the same orderBy and order`);
+  if (o !== orderBy || d !== order)
+    throw new GatewayError(
+      'invalid_request_error',
+      `cursor was issued for orderBy=${String(o)}&order=${String(d)}; pass the same orderBy and order`,
+    );
   const keyValid = orderBy === 'createdAt' ? isCreatedKey(key) : isLatencyKey(key);
   if (!keyValid || !REQUEST_ID.test(id)) throw new GatewayError('invalid_request_error', 'cursor is not valid');
   return { value: key as string | number, id };

@@ -9,7 +9,13 @@ export type Range = (typeof RANGES)[number];
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
 
-const RANGE_MS: Record<Range, number> = { '1h': HOUR_MS, '6h': 6 * HOUR_MS, '24h': DAY_MS, '7d': 7 * DAY_MS, '30d': 30 * DAY_MS };
+const RANGE_MS: Record<Range, number> = {
+  '1h': HOUR_MS,
+  '6h': 6 * HOUR_MS,
+  '24h': DAY_MS,
+  '7d': 7 * DAY_MS,
+  '30d': 30 * DAY_MS,
+};
 
 export type BucketUnit = 'hour' | 'day';
 

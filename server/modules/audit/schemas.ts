@@ -34,5 +34,6 @@ export const AuditLogPage = z.object({
 export const listAuditLogsMeta = rest('GET', '/v1/audit-logs', 'Audit', 'List configuration changes, newest first', {
   admin: true,
   errors: [402],
-  description: 'Admin tokens only (the log shows token ids, names, admin flags and limits); needs the team tier or above.',
+  description:
+    'Admin tokens only (the log shows token ids, names, admin flags and limits); needs the team tier or above.',
 });

@@ -45,7 +45,9 @@ export const judgeJob: JobDefinition<Services> = {
     if (!config.enabled) {
       // Samples hold whole prompts: a judge switched off keeps none of them waiting.
       const dropped = await ctx.db.execute(sql`delete from judge_samples where tenant_id = ${tenantId}`);
-      return { summary: dropped.rowCount ? `judge disabled; ${dropped.rowCount} queued samples removed` : 'judge disabled' };
+      return {
+        summary: dropped.rowCount ? `judge disabled; ${dropped.rowCount} queued samples removed` : 'judge disabled',
+      };
     }
     if (!config.effectiveModel) return { summary: 'no judge model available' };
     const { rows } = await ctx.db.execute<{ request_id: string; prompt: ChatMessage[]; answer: string }>(
@@ -78,11 +80,16 @@ export const judgeJob: JobDefinition<Services> = {
         ctx.logger.warn({ err: (err as Error).message }, 'judge call failed; sample kept for the next run');
         continue;
       }
-      await ctx.db.execute(sql`delete from judge_samples where tenant_id = ${tenantId} and request_id = ${sample.request_id}`);
+      await ctx.db.execute(
+        sql`delete from judge_samples where tenant_id = ${tenantId} and request_id = ${sample.request_id}`,
+      );
     }
     // Nothing graded and every call failed (the judge model gone, its provider down): a failed run,
     // which the scheduler's status shows, not a quiet "graded 0".
-    if (failed > 0 && graded === 0 && unreadable === 0) throw new Error(`every judge call failed (${failed} of ${rows.length}); the first: ${firstFailure}`);
-    return { summary: `graded ${graded} of ${rows.length} sampled requests${unreadable ? ` (${unreadable} unreadable grades)` : ''}${failed ? ` (${failed} calls failed, kept for the next run)` : ''}` };
+    if (failed > 0 && graded === 0 && unreadable === 0)
+      throw new Error(`every judge call failed (${failed} of ${rows.length}); the first: ${firstFailure}`);
+    return {
+      summary: `graded ${graded} of ${rows.length} sampled requests${unreadable ? ` (${unreadable} unreadable grades)` : ''}${failed ? ` (${failed} calls failed, kept for the next run)` : ''}`,
+    };
   },
 };

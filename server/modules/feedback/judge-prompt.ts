@@ -4,8 +4,10 @@ import type { ChatMessage } from '../../providers/types.js';
 
 const MAX_CHARS = 6_000;
 
-export const JUDGE_SYSTEM = "You grade the quality of an AI assistant's answer to a user. Consider correctness, helpfulness, completeness and following the instructions.";
-const JUDGE_FORMAT = 'Reply with a single line of the form "Score: N" where N is an integer from 1 (useless or wrong) to 5 (excellent). No other text.';
+export const JUDGE_SYSTEM =
+  "You grade the quality of an AI assistant's answer to a user. Consider correctness, helpfulness, completeness and following the instructions.";
+const JUDGE_FORMAT =
+  'Reply with a single line of the form "Score: N" where N is an integer from 1 (useless or wrong) to 5 (excellent). No other text.';
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max / 2)}\n[...]\n${text.slice(-max / 2)}` : text;
@@ -13,11 +15,17 @@ function clip(text: string, max: number): string {
 
 export function judgeMessages(prompt: ChatMessage[], answer: string): ChatMessage[] {
   const conversation = prompt
-    .map((m) => `${m.role.toUpperCase()}: ${typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => (p.type === 'text' ? (p as { text: string }).text : `[${p.type}]`)).join(' ')}`)
+    .map(
+      (m) =>
+        `${m.role.toUpperCase()}: ${typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => (p.type === 'text' ? (p as { text: string }).text : `[${p.type}]`)).join(' ')}`,
+    )
     .join('\n\n');
   return [
     { role: 'system', content: JUDGE_SYSTEM },
-    { role: 'user', content: `CONVERSATION:\n${clip(conversation, MAX_CHARS)}\n\nASSISTANT ANSWER:\n${clip(answer, MAX_CHARS)}\n\nGrade the answer. ${JUDGE_FORMAT}` },
+    {
+      role: 'user',
+      content: `CONVERSATION:\n${clip(conversation, MAX_CHARS)}\n\nASSISTANT ANSWER:\n${clip(answer, MAX_CHARS)}\n\nGrade the answer. ${JUDGE_FORMAT}`,
+    },
   ];
 }
 

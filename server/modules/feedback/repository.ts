@@ -1,6 +1,13 @@
 import { and, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { abTests, feedback, judgeConfig, requests, type FeedbackRow, type JudgeConfigRow } from '../../db/schema/index.js';
+import {
+  abTests,
+  feedback,
+  judgeConfig,
+  requests,
+  type FeedbackRow,
+  type JudgeConfigRow,
+} from '../../db/schema/index.js';
 import { exactTime, olderThan, type Cursor, type KeysetRow } from '../../lib/cursor.js';
 
 /** The rated target, as grouped by the quality reports. */
@@ -47,13 +54,20 @@ export const feedbackRepository = {
    * were both counted in routing until the next reload).
    */
   async holdRequest(tx: Executor, tenantId: string, requestId: string): Promise<boolean> {
-    const rows = await tx.select({ id: requests.id }).from(requests).where(and(eq(requests.tenantId, tenantId), eq(requests.id, requestId))).for('no key update');
+    const rows = await tx
+      .select({ id: requests.id })
+      .from(requests)
+      .where(and(eq(requests.tenantId, tenantId), eq(requests.id, requestId)))
+      .for('no key update');
     return rows.length > 0;
   },
 
   /** A request's scores, one per source at most (a user's, the judge's). */
   async findForRequest(db: Executor, tenantId: string, requestId: string): Promise<FeedbackRow[]> {
-    return db.select().from(feedback).where(and(eq(feedback.tenantId, tenantId), eq(feedback.requestId, requestId)));
+    return db
+      .select()
+      .from(feedback)
+      .where(and(eq(feedback.tenantId, tenantId), eq(feedback.requestId, requestId)));
   },
 
   /** One score per request and source: rating again replaces the score. */
@@ -61,12 +75,19 @@ export const feedbackRepository = {
     const [saved] = await db
       .insert(feedback)
       .values(row)
-      .onConflictDoUpdate({ target: [feedback.tenantId, feedback.requestId, feedback.source], set: { score: row.score, comment: row.comment ?? null, updatedAt: new Date() } })
+      .onConflictDoUpdate({
+        target: [feedback.tenantId, feedback.requestId, feedback.source],
+        set: { score: row.score, comment: row.comment ?? null, updatedAt: new Date() },
+      })
       .returning();
     return saved!;
   },
 
-  list(db: Executor, tenantId: string, q: { limit: number; requestId?: string; source?: string; before?: Cursor }): Promise<Array<FeedbackRow & KeysetRow>> {
+  list(
+    db: Executor,
+    tenantId: string,
+    q: { limit: number; requestId?: string; source?: string; before?: Cursor },
+  ): Promise<Array<FeedbackRow & KeysetRow>> {
     const filters: SQL[] = [eq(feedback.tenantId, tenantId)];
     if (q.requestId) filters.push(eq(feedback.requestId, q.requestId));
     if (q.source) filters.push(eq(feedback.source, q.source));
@@ -90,22 +111,43 @@ export const feedbackRepository = {
 
   async byCell(db: Executor, tenantId: string) {
     return db
-      .select({ taskType: sql<string>`${feedback.taskType}`, complexity: sql<string>`${feedback.complexity}`, ...targetColumns, ...qualityColumns })
+      .select({
+        taskType: sql<string>`${feedback.taskType}`,
+        complexity: sql<string>`${feedback.complexity}`,
+        ...targetColumns,
+        ...qualityColumns,
+      })
       .from(feedback)
-      .where(and(eq(feedback.tenantId, tenantId), sql`${feedback.taskType} is not null and ${feedback.complexity} is not null`))
+      .where(
+        and(
+          eq(feedback.tenantId, tenantId),
+          sql`${feedback.taskType} is not null and ${feedback.complexity} is not null`,
+        ),
+      )
       .groupBy(feedback.taskType, feedback.complexity, feedback.provider, feedback.model)
       .orderBy(feedback.taskType, feedback.complexity, feedback.provider, feedback.model);
   },
 
-  async trend(db: Executor, tenantId: string, q: { unit: 'hour' | 'day'; since: Date; provider?: string; model?: string }) {
-    const filters: SQL[] = [eq(feedback.tenantId, tenantId), sql`${feedback.createdAt} >= ${q.since.toISOString()}::timestamptz`];
+  async trend(
+    db: Executor,
+    tenantId: string,
+    q: { unit: 'hour' | 'day'; since: Date; provider?: string; model?: string },
+  ) {
+    const filters: SQL[] = [
+      eq(feedback.tenantId, tenantId),
+      sql`${feedback.createdAt} >= ${q.since.toISOString()}::timestamptz`,
+    ];
     if (q.provider) filters.push(eq(feedback.provider, q.provider));
     if (q.model) filters.push(eq(feedback.model, q.model));
     // The unit is inlined (it is one of two literals): a bound parameter would make the SELECT and
     // GROUP BY expressions differ in Postgres's eyes.
     const bucket = sql`date_trunc(${sql.raw(`'${q.unit === 'hour' ? 'hour' : 'day'}'`)}, ${feedback.createdAt} at time zone 'UTC')`;
     return db
-      .select({ bucket: sql<string>`to_char(${bucket}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`, avgScore: sql<number>`avg(${feedback.score})::float8`, feedbackCount: sql<number>`count(*)::int` })
+      .select({
+        bucket: sql<string>`to_char(${bucket}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`,
+        avgScore: sql<number>`avg(${feedback.score})::float8`,
+        feedbackCount: sql<number>`count(*)::int`,
+      })
       .from(feedback)
       .where(and(...filters))
       .groupBy(bucket)
@@ -121,7 +163,10 @@ export const feedbackRepository = {
     const [saved] = await db
       .insert(judgeConfig)
       .values(row)
-      .onConflictDoUpdate({ target: judgeConfig.tenantId, set: { enabled: row.enabled, model: row.model, sampleRate: row.sampleRate, updatedAt: new Date() } })
+      .onConflictDoUpdate({
+        target: judgeConfig.tenantId,
+        set: { enabled: row.enabled, model: row.model, sampleRate: row.sampleRate, updatedAt: new Date() },
+      })
       .returning();
     return saved!;
   },

@@ -12,7 +12,10 @@ export const SubmitFeedbackInput = z
     comment: z.string().max(2000).optional(),
   })
   .strict()
-  .refine((v) => (v.score === undefined) !== (v.thumbs === undefined), { message: 'give exactly one of score (1-5) or thumbs (up|down)', path: ['score'] });
+  .refine((v) => (v.score === undefined) !== (v.thumbs === undefined), {
+    message: 'give exactly one of score (1-5) or thumbs (up|down)',
+    path: ['score'],
+  });
 
 export const Feedback = z.object({
   id: z.string(),
@@ -22,7 +25,10 @@ export const Feedback = z.object({
   comment: z.string().nullable(),
   provider: z.string().nullable().describe('Provider that served the rated request'),
   model: z.string().nullable(),
-  taskType: z.string().nullable().describe('Routing cell of the request; null when the classifier was bypassed (such feedback is not learned from)'),
+  taskType: z
+    .string()
+    .nullable()
+    .describe('Routing cell of the request; null when the classifier was bypassed (such feedback is not learned from)'),
   complexity: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -44,10 +50,17 @@ const QualityRow = z.object({
   userCount: z.number().int(),
   judgeCount: z.number().int(),
 });
-export const QualityByModel = z.object({ items: z.array(QualityRow.extend({ provider: z.string(), model: z.string() })) });
+export const QualityByModel = z.object({
+  items: z.array(QualityRow.extend({ provider: z.string(), model: z.string() })),
+});
 export const QualityByCell = z.object({
-  items: z.array(QualityRow.extend({ taskType: z.string(), complexity: z.string(), provider: z.string(), model: z.string() })),
-  minSamples: z.number().int().describe('Feedback count from which a model\'s own scores drive adaptive routing in a cell'),
+  items: z.array(
+    QualityRow.extend({ taskType: z.string(), complexity: z.string(), provider: z.string(), model: z.string() }),
+  ),
+  minSamples: z
+    .number()
+    .int()
+    .describe("Feedback count from which a model's own scores drive adaptive routing in a cell"),
 });
 export const TrendInput = z
   .object({
@@ -59,7 +72,9 @@ export const TrendInput = z
 export const QualityTrend = z.object({
   range: z.string(),
   bucket: z.enum(['hour', 'day']),
-  points: z.array(z.object({ bucketStart: z.string(), avgScore: z.number().nullable(), feedbackCount: z.number().int() })),
+  points: z.array(
+    z.object({ bucketStart: z.string(), avgScore: z.number().nullable(), feedbackCount: z.number().int() }),
+  ),
 });
 
 export const JudgeConfig = z.object({
@@ -77,10 +92,16 @@ export const UpdateJudgeConfigInput = z
   .strict();
 
 export const feedbackMeta = {
-  submit: rest('POST', '/v1/feedback', tag, 'Rate a request 1-5 (or thumbs up/down); rating the same request again replaces the score', {
-    errors: [404],
-    description: 'A request id that is not one of this workspace\'s answers 404.',
-  }),
+  submit: rest(
+    'POST',
+    '/v1/feedback',
+    tag,
+    'Rate a request 1-5 (or thumbs up/down); rating the same request again replaces the score',
+    {
+      errors: [404],
+      description: "A request id that is not one of this workspace's answers 404.",
+    },
+  ),
   list: rest('GET', '/v1/feedback', tag, 'List feedback, newest first'),
   byModel: rest('GET', '/v1/feedback/quality/by-model', tag, 'Average score and count per (provider, model)'),
   byCell: rest('GET', '/v1/feedback/quality/by-cell', tag, 'Average score and count per routing cell and model'),

@@ -14,7 +14,18 @@ import { newId, timeOfId } from '../../lib/ids.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ActorRef, AuditService } from '../audit/service.js';
 import { feedbackRepository } from './repository.js';
-import type { Feedback, FeedbackPage, JudgeConfig, ListFeedbackInput, QualityByCell, QualityByModel, QualityTrend, SubmitFeedbackInput, TrendInput, UpdateJudgeConfigInput } from './schemas.js';
+import type {
+  Feedback,
+  FeedbackPage,
+  JudgeConfig,
+  ListFeedbackInput,
+  QualityByCell,
+  QualityByModel,
+  QualityTrend,
+  SubmitFeedbackInput,
+  TrendInput,
+  UpdateJudgeConfigInput,
+} from './schemas.js';
 
 type Dto = z.infer<typeof Feedback>;
 
@@ -84,15 +95,28 @@ export class FeedbackService {
   }
 
   /** Store a score (user or judge) and feed it to routing at once. 404 for unknown or foreign ids. */
-  async record(tenantId: string, requestId: string, score: number, source: 'user' | 'judge', comment: string | null): Promise<Dto> {
+  async record(
+    tenantId: string,
+    requestId: string,
+    score: number,
+    source: 'user' | 'judge',
+    comment: string | null,
+  ): Promise<Dto> {
     const request = await this.findRequest(tenantId, requestId);
     if (!request) throw notFound('Request', requestId);
     // A failed call has no answer: a score would be credited to a model that produced nothing.
     // A call the client left (client_closed) may have streamed part of one, and can be rated.
     if (request.status === 'error') {
-      throw new GatewayError('conflict_error', `Request '${requestId}' failed (${request.errorType ?? 'error'}): there is no answer to score`);
+      throw new GatewayError(
+        'conflict_error',
+        `Request '${requestId}' failed (${request.errorType ?? 'error'}): there is no answer to score`,
+      );
     }
-    if (request.endpoint !== 'chat') throw new GatewayError('conflict_error', `Request '${requestId}' is an embeddings call: there is no answer to score`);
+    if (request.endpoint !== 'chat')
+      throw new GatewayError(
+        'conflict_error',
+        `Request '${requestId}' is an embeddings call: there is no answer to score`,
+      );
     const cell = scoredCell(request);
     // The request row is held (see holdRequest) while the score is written: a deletion of it (log
     // retention) waits for this to commit, so its rollup triggers see the score and take it out;
@@ -125,7 +149,14 @@ export class FeedbackService {
     const counted = source === 'user' || !other;
     if (counted) {
       const replaced = previous?.score ?? (source === 'user' ? other?.score : undefined);
-      this.d.routing.addFeedback(tenantId, { taskType: cell.taskType, complexity: cell.complexity, provider: request.provider, model: request.model, score, previousScore: replaced });
+      this.d.routing.addFeedback(tenantId, {
+        taskType: cell.taskType,
+        complexity: cell.complexity,
+        provider: request.provider,
+        model: request.model,
+        score,
+        previousScore: replaced,
+      });
     }
     await this.d.routing.announce(this.d.pool, tenantId, { local: false });
     return toDto(saved);
@@ -176,16 +207,26 @@ export class FeedbackService {
   private modelFilter(provider: string | undefined, model: string | undefined): { provider?: string; model?: string } {
     if (provider !== undefined || model === undefined) return { provider, model };
     const slash = model.indexOf('/');
-    if (slash > 0 && this.d.registry.get(model.slice(0, slash))) return { provider: model.slice(0, slash), model: model.slice(slash + 1) };
+    if (slash > 0 && this.d.registry.get(model.slice(0, slash)))
+      return { provider: model.slice(0, slash), model: model.slice(slash + 1) };
     return { model };
   }
 
   async judgeConfig(tenantId: string): Promise<z.infer<typeof JudgeConfig>> {
     const row = (await feedbackRepository.getJudgeConfig(this.d.db, tenantId)) ?? DEFAULT_JUDGE;
-    return { enabled: row.enabled, model: row.model, sampleRate: row.sampleRate, effectiveModel: row.model ?? this.d.cheapestModel() };
+    return {
+      enabled: row.enabled,
+      model: row.model,
+      sampleRate: row.sampleRate,
+      effectiveModel: row.model ?? this.d.cheapestModel(),
+    };
   }
 
-  async updateJudgeConfig(tenantId: string, actor: ActorRef, input: z.infer<typeof UpdateJudgeConfigInput>): Promise<z.infer<typeof JudgeConfig>> {
+  async updateJudgeConfig(
+    tenantId: string,
+    actor: ActorRef,
+    input: z.infer<typeof UpdateJudgeConfigInput>,
+  ): Promise<z.infer<typeof JudgeConfig>> {
     if (input.model) this.checkJudgeModel(input.model);
     await this.d.db.transaction(async (tx) => {
       const before = (await feedbackRepository.getJudgeConfig(tx, tenantId)) ?? { ...DEFAULT_JUDGE };
@@ -215,15 +256,20 @@ export class FeedbackService {
    * call that pins one.
    */
   private checkJudgeModel(model: string): void {
-    if (!model.includes('/')) throw new GatewayError('invalid_request_error', 'model: use the form provider/model (see GET /v1/models)');
-    let target;
+    if (!model.includes('/'))
+      throw new GatewayError('invalid_request_error', 'model: use the form provider/model (see GET /v1/models)');
+    let target: ReturnType<typeof resolvePinned>;
     try {
       target = resolvePinned(this.d.registry, model);
     } catch (err) {
       if (err instanceof GatewayError) throw new GatewayError(err.type, `model: ${err.message}`);
       throw err;
     }
-    if (!isChatModel(target.model)) throw new GatewayError('invalid_request_error', `model: '${model}' is not a chat model; the judge grades with chat completions`);
+    if (!isChatModel(target.model))
+      throw new GatewayError(
+        'invalid_request_error',
+        `model: '${model}' is not a chat model; the judge grades with chat completions`,
+      );
   }
 }
 
@@ -250,8 +296,14 @@ function toDto(r: FeedbackRow): Dto {
  * test ran, and once an auto-ab test had found a decisive winner, routing went back to the loser.
  * A score with no cell (a pinned model, a test on "any") is not learned from.
  */
-function scoredCell(request: { taskType: string | null; complexity: string | null; abTestTaskType: string | null; abTestComplexity: string | null }): { taskType: string | null; complexity: string | null } {
+function scoredCell(request: {
+  taskType: string | null;
+  complexity: string | null;
+  abTestTaskType: string | null;
+  abTestComplexity: string | null;
+}): { taskType: string | null; complexity: string | null } {
   if (request.taskType && request.complexity) return { taskType: request.taskType, complexity: request.complexity };
-  if (request.abTestTaskType && request.abTestComplexity) return { taskType: request.abTestTaskType, complexity: request.abTestComplexity };
+  if (request.abTestTaskType && request.abTestComplexity)
+    return { taskType: request.abTestTaskType, complexity: request.abTestComplexity };
   return { taskType: null, complexity: null };
 }

@@ -6,15 +6,31 @@ import { adminProcedure, noInput, tenantProcedure } from '../../trpc/procedures.
 import { ModelStatsList, OpenAiModel, OpenAiModelList, PricingTable, ProviderList, providerMeta } from './schemas.js';
 
 export const providersRouter = router({
-  list: tenantProcedure.meta(providerMeta.list).input(noInput).output(ProviderList).query(({ ctx }) => ctx.services.providers.list()),
+  list: tenantProcedure
+    .meta(providerMeta.list)
+    .input(noInput)
+    .output(ProviderList)
+    .query(({ ctx }) => ctx.services.providers.list()),
   reload: adminProcedure
     .meta(providerMeta.reload)
     .input(noInput)
     .output(ProviderList)
     .mutation(({ ctx }) => ctx.services.providers.reload(ctx.tenantId, actorOf(ctx.principal))),
-  modelStats: tenantProcedure.meta(providerMeta.stats).input(noInput).output(ModelStatsList).query(({ ctx }) => ctx.services.providers.stats(ctx.tenantId)),
-  pricing: tenantProcedure.meta(providerMeta.pricing).input(noInput).output(PricingTable).query(({ ctx }) => ctx.services.providers.pricing()),
-  models: tenantProcedure.meta(providerMeta.models).input(noInput).output(OpenAiModelList).query(({ ctx }) => ctx.services.providers.openAiModels()),
+  modelStats: tenantProcedure
+    .meta(providerMeta.stats)
+    .input(noInput)
+    .output(ModelStatsList)
+    .query(({ ctx }) => ctx.services.providers.stats(ctx.tenantId)),
+  pricing: tenantProcedure
+    .meta(providerMeta.pricing)
+    .input(noInput)
+    .output(PricingTable)
+    .query(({ ctx }) => ctx.services.providers.pricing()),
+  models: tenantProcedure
+    .meta(providerMeta.models)
+    .input(noInput)
+    .output(OpenAiModelList)
+    .query(({ ctx }) => ctx.services.providers.openAiModels()),
   // After the static /v1/models/... paths: REST paths match in the order procedures are defined.
   model: tenantProcedure
     .meta(providerMeta.model)

@@ -6,15 +6,22 @@ const tag = 'Providers and models';
 export const Provider = z.object({
   name: z.string().describe('Registry name, usable as the provider part of `provider/model`'),
   family: z.enum(['openai-compatible', 'anthropic', 'gemini']).describe('Wire format spoken upstream'),
-  source: z.enum(['env', 'local', 'simulator']).describe('env: credential from the environment; local: a local model server; simulator: the built-in simulator'),
+  source: z
+    .enum(['env', 'local', 'simulator'])
+    .describe('env: credential from the environment; local: a local model server; simulator: the built-in simulator'),
   baseUrl: z.string(),
   active: z.boolean().describe('Has at least one model after discovery (a local server that is down has none)'),
   modelCount: z.number().int(),
   models: z.array(z.string()),
   discoveredAt: z.string().describe('ISO 8601 time of the last discovery'),
-  discoveryError: z.string().nullable().describe('Why discovery fell back to the built-in list (or found the server down)'),
+  discoveryError: z
+    .string()
+    .nullable()
+    .describe('Why discovery fell back to the built-in list (or found the server down)'),
   circuit: z.object({
-    state: z.enum(['closed', 'open', 'half-open']).describe('open: skipped after repeated failures until its cool-down ends'),
+    state: z
+      .enum(['closed', 'open', 'half-open'])
+      .describe('open: skipped after repeated failures until its cool-down ends'),
     consecutiveFailures: z.number().int(),
     openUntil: z.string().nullable(),
   }),
@@ -33,7 +40,9 @@ export const ModelPricing = z.object({
   vision: z.boolean(),
   tools: z.boolean(),
   json: z.boolean(),
-  structuredOutputReliable: z.boolean().describe('In STRUCTURED_OUTPUT_RELIABLE: eligible for structured-output routing'),
+  structuredOutputReliable: z
+    .boolean()
+    .describe('In STRUCTURED_OUTPUT_RELIABLE: eligible for structured-output routing'),
 });
 
 export const PricingTable = z.object({
@@ -73,9 +82,35 @@ export const ReloadResult = ProviderList;
 
 export const providerMeta = {
   list: rest('GET', '/v1/providers', tag, 'Registered providers, their models and circuit state'),
-  reload: rest('POST', '/v1/providers/reload', tag, 'Re-read provider credentials and rediscover models, without a restart', { admin: true }),
-  stats: rest('GET', '/v1/models/stats', tag, 'Per (provider, model): traffic, errors, latency, tokens and cost of this workspace'),
-  pricing: rest('GET', '/v1/models/pricing', tag, 'The static pricing table (USD per million tokens) and capability flags'),
-  model: rest('GET', '/v1/models/{model}', tag, 'One model of GET /v1/models, by `provider/model` (its slash URL-encoded, as the OpenAI SDKs send it) or a bare model id'),
-  models: rest('GET', '/v1/models', tag, 'OpenAI-compatible list of every model the providers serve (chat, embeddings and others; pin one as provider/model)'),
+  reload: rest(
+    'POST',
+    '/v1/providers/reload',
+    tag,
+    'Re-read provider credentials and rediscover models, without a restart',
+    { admin: true },
+  ),
+  stats: rest(
+    'GET',
+    '/v1/models/stats',
+    tag,
+    'Per (provider, model): traffic, errors, latency, tokens and cost of this workspace',
+  ),
+  pricing: rest(
+    'GET',
+    '/v1/models/pricing',
+    tag,
+    'The static pricing table (USD per million tokens) and capability flags',
+  ),
+  model: rest(
+    'GET',
+    '/v1/models/{model}',
+    tag,
+    'One model of GET /v1/models, by `provider/model` (its slash URL-encoded, as the OpenAI SDKs send it) or a bare model id',
+  ),
+  models: rest(
+    'GET',
+    '/v1/models',
+    tag,
+    'OpenAI-compatible list of every model the providers serve (chat, embeddings and others; pin one as provider/model)',
+  ),
 };

@@ -40,7 +40,15 @@ export class ProvidersService {
     await this.dataPlane.reload();
     const after = this.summary();
     await this.db.transaction(async (tx) => {
-      await this.audit.record(tx, { tenantId, actor, action: 'providers.reload', targetType: 'providers', targetId: null, before, after });
+      await this.audit.record(tx, {
+        tenantId,
+        actor,
+        action: 'providers.reload',
+        targetType: 'providers',
+        targetId: null,
+        before,
+        after,
+      });
       await this.dataPlane.announceReload(tx);
     });
     return this.list();
@@ -67,7 +75,10 @@ export class ProvidersService {
   }
 
   async stats(tenantId: string): Promise<z.infer<typeof ModelStatsList>> {
-    const [reqs, costs] = await Promise.all([modelStatsRepository.requestStats(this.db, tenantId), modelStatsRepository.costStats(this.db, tenantId)]);
+    const [reqs, costs] = await Promise.all([
+      modelStatsRepository.requestStats(this.db, tenantId),
+      modelStatsRepository.costStats(this.db, tenantId),
+    ]);
     const key = (p: string | null, m: string | null) => `${p ?? ''}\0${m ?? ''}`;
     const costBy = new Map(costs.map((c) => [key(c.provider, c.model), c]));
     const items = reqs.map((r) => {
@@ -89,7 +100,19 @@ export class ProvidersService {
     });
     // Models tried only as failed fallback attempts have cost rows but no request rows.
     for (const c of costBy.values()) {
-      items.push({ provider: c.provider, model: c.model, requests: 0, errors: 0, cacheHits: 0, avgLatencyMs: null, inputTokens: 0, outputTokens: 0, upstreamCalls: c.calls, totalCostUsd: c.cost, lastUsedAt: null });
+      items.push({
+        provider: c.provider,
+        model: c.model,
+        requests: 0,
+        errors: 0,
+        cacheHits: 0,
+        avgLatencyMs: null,
+        inputTokens: 0,
+        outputTokens: 0,
+        upstreamCalls: c.calls,
+        totalCostUsd: c.cost,
+        lastUsedAt: null,
+      });
     }
     return { items: items.sort((a, b) => b.requests - a.requests || a.model.localeCompare(b.model)) };
   }
@@ -104,7 +127,9 @@ export class ProvidersService {
     const created = Math.floor(Date.now() / 1000);
     return {
       object: 'list',
-      data: this.dataPlane.registry.servable().map((t) => ({ id: `${t.provider}/${t.model}`, object: 'model' as const, created, owned_by: t.provider })),
+      data: this.dataPlane.registry
+        .servable()
+        .map((t) => ({ id: `${t.provider}/${t.model}`, object: 'model' as const, created, owned_by: t.provider })),
     };
   }
 

@@ -31,7 +31,14 @@ export class TenantService {
     const adminTokenId = newId('tok');
     await this.db.transaction(async (tx) => {
       await tx.insert(tenants).values({ id: tenantId, name, tier });
-      await tx.insert(apiTokens).values({ id: adminTokenId, tenantId, name: 'admin', prefix: tokenDisplayPrefix(adminToken), hash: hashToken(adminToken), admin: true });
+      await tx.insert(apiTokens).values({
+        id: adminTokenId,
+        tenantId,
+        name: 'admin',
+        prefix: tokenDisplayPrefix(adminToken),
+        hash: hashToken(adminToken),
+        admin: true,
+      });
     });
     return { tenantId, adminTokenId, adminToken };
   }
@@ -49,11 +56,15 @@ export class TenantService {
    */
   async bootstrapSingle(tier: Tier, configuredToken?: string): Promise<{ generatedToken?: string }> {
     return this.db.transaction(async (tx) => {
-      await tx.insert(tenants).values({ id: DEFAULT_TENANT_ID, name: 'default', tier }).onConflictDoUpdate({ target: tenants.id, set: { tier } });
+      await tx
+        .insert(tenants)
+        .values({ id: DEFAULT_TENANT_ID, name: 'default', tier })
+        .onConflictDoUpdate({ target: tenants.id, set: { tier } });
       await tokensRepository.lockAdminChanges(tx, DEFAULT_TENANT_ID);
       const [existing] = await tx.select().from(apiTokens).where(eq(apiTokens.id, BOOTSTRAP_ADMIN_TOKEN_ID)).limit(1);
       if (configuredToken) {
-        if (existing?.hash !== hashToken(configuredToken)) await this.writeBootstrapToken(tx, configuredToken, 'admin (GATEWAY_ADMIN_TOKEN)', existing);
+        if (existing?.hash !== hashToken(configuredToken))
+          await this.writeBootstrapToken(tx, configuredToken, 'admin (GATEWAY_ADMIN_TOKEN)', existing);
         return {};
       }
       // '' excludes no token: every enabled admin token of the workspace counts.
@@ -65,14 +76,32 @@ export class TenantService {
   }
 
   /** Writes `tok_admin` with `secret`'s hash, enabled, audited; a replaced one is announced to every node. */
-  private async writeBootstrapToken(tx: Executor, secret: string, name: string, replaced: ApiTokenRow | undefined): Promise<void> {
-    const values = { tenantId: DEFAULT_TENANT_ID, name, prefix: tokenDisplayPrefix(secret), hash: hashToken(secret), enabled: true, admin: true };
+  private async writeBootstrapToken(
+    tx: Executor,
+    secret: string,
+    name: string,
+    replaced: ApiTokenRow | undefined,
+  ): Promise<void> {
+    const values = {
+      tenantId: DEFAULT_TENANT_ID,
+      name,
+      prefix: tokenDisplayPrefix(secret),
+      hash: hashToken(secret),
+      enabled: true,
+      admin: true,
+    };
     const [written] = await tx
       .insert(apiTokens)
       .values({ id: BOOTSTRAP_ADMIN_TOKEN_ID, ...values })
       .onConflictDoUpdate({ target: apiTokens.id, set: values })
       .returning();
-    const audit = { tenantId: DEFAULT_TENANT_ID, actor: SYSTEM_ACTOR, targetType: 'token', targetId: BOOTSTRAP_ADMIN_TOKEN_ID, after: summary(written!) };
+    const audit = {
+      tenantId: DEFAULT_TENANT_ID,
+      actor: SYSTEM_ACTOR,
+      targetType: 'token',
+      targetId: BOOTSTRAP_ADMIN_TOKEN_ID,
+      after: summary(written!),
+    };
     if (replaced) {
       await this.audit.record(tx, { ...audit, action: 'token.rotate', before: summary(replaced) });
       await tokensRepository.announceChange(tx, BOOTSTRAP_ADMIN_TOKEN_ID);

@@ -128,7 +128,11 @@ export class Authenticator {
     const listener = this.opts.listener;
     if (!listener || this.listening) return;
     this.listening = true;
-    await listener.listen(TOKENS_CHANNEL, () => this.invalidate(), () => this.unconfirmAll());
+    await listener.listen(
+      TOKENS_CHANNEL,
+      () => this.invalidate(),
+      () => this.unconfirmAll(),
+    );
   }
 
   /** Resolves an Authorization header to a principal or throws 401 auth_error. */
@@ -141,13 +145,17 @@ export class Authenticator {
 
   /** Counts a call's cost rows, as they are logged, against its token (see `spent`). */
   addSpend(principal: Principal, usd: number): void {
-    this.spent.set(principal.tokenId, { usd: this.spentOf(principal) + usd, at: this.now(), limited: principal.spendLimitUsd !== null });
+    this.spent.set(principal.tokenId, {
+      usd: this.spentOf(principal) + usd,
+      at: this.now(),
+      limited: principal.spendLimitUsd !== null,
+    });
   }
 
   /** What the token has spent, as far as this process knows (for its spend limit). */
   spentOf(principal: Principal): number {
     const counted = this.spent.get(principal.tokenId)?.usd ?? 0;
-    return counted > principal.spentUsd ? counted : principal.spentUsd;
+    return Math.max(counted, principal.spentUsd);
   }
 
   /** Forget every cached lookup (after a token change). */
@@ -212,7 +220,9 @@ export class Authenticator {
       // may take minutes to give up on it): the next call starts a read of its own instead of
       // waiting on this one, so the token works as soon as the database answers again.
       if (this.reading.get(hash) === read) this.reading.delete(hash);
-      throw new GatewayError('service_unavailable', 'API tokens cannot be checked: the database is unreachable', { cause: answer.error });
+      throw new GatewayError('service_unavailable', 'API tokens cannot be checked: the database is unreachable', {
+        cause: answer.error,
+      });
     }
     const fresh = await settleWithin(read, STALE_READ_WAIT_MS);
     if (fresh.ok) return fresh.value;

@@ -34,7 +34,11 @@ export const tokensRepository = {
   },
 
   async get(db: Executor, tenantId: string, id: string): Promise<ApiTokenRow | undefined> {
-    const rows = await db.select().from(apiTokens).where(and(eq(apiTokens.tenantId, tenantId), eq(apiTokens.id, id))).limit(1);
+    const rows = await db
+      .select()
+      .from(apiTokens)
+      .where(and(eq(apiTokens.tenantId, tenantId), eq(apiTokens.id, id)))
+      .limit(1);
     return rows[0];
   },
 
@@ -52,7 +56,14 @@ export const tokensRepository = {
     const rows = await db
       .select({ n: sql<number>`count(*)::int` })
       .from(apiTokens)
-      .where(and(eq(apiTokens.tenantId, tenantId), eq(apiTokens.admin, true), eq(apiTokens.enabled, true), sql`${apiTokens.id} <> ${exceptId}`));
+      .where(
+        and(
+          eq(apiTokens.tenantId, tenantId),
+          eq(apiTokens.admin, true),
+          eq(apiTokens.enabled, true),
+          sql`${apiTokens.id} <> ${exceptId}`,
+        ),
+      );
     return rows[0]?.n ?? 0;
   },
 
@@ -62,12 +73,19 @@ export const tokensRepository = {
   },
 
   async update(db: Executor, tenantId: string, id: string, patch: TokenPatch): Promise<ApiTokenRow | undefined> {
-    const rows = await db.update(apiTokens).set(patch).where(and(eq(apiTokens.tenantId, tenantId), eq(apiTokens.id, id))).returning();
+    const rows = await db
+      .update(apiTokens)
+      .set(patch)
+      .where(and(eq(apiTokens.tenantId, tenantId), eq(apiTokens.id, id)))
+      .returning();
     return rows[0];
   },
 
   async remove(db: Executor, tenantId: string, id: string): Promise<ApiTokenRow | undefined> {
-    const rows = await db.delete(apiTokens).where(and(eq(apiTokens.tenantId, tenantId), eq(apiTokens.id, id))).returning();
+    const rows = await db
+      .delete(apiTokens)
+      .where(and(eq(apiTokens.tenantId, tenantId), eq(apiTokens.id, id)))
+      .returning();
     if (rows[0]) await db.delete(tokenSpend).where(eq(tokenSpend.tokenId, id));
     return rows[0];
   },
@@ -79,13 +97,15 @@ export const tokensRepository = {
 
   /** findByHash for many hashes in one query (the auth cache's periodic refresh). */
   findByHashes(db: Executor, hashes: string[]) {
-    return db
-      .select({ token: apiTokens, tier: tenants.tier, spentUsd: tokenSpend.spentUsd })
-      .from(apiTokens)
-      .innerJoin(tenants, eq(tenants.id, apiTokens.tenantId))
-      .leftJoin(tokenSpend, eq(tokenSpend.tokenId, apiTokens.id))
-      // One array parameter, not one parameter per hash: the refresh may ask for thousands.
-      .where(sql`${apiTokens.hash} = any(${sql.param(hashes)}::text[])`);
+    return (
+      db
+        .select({ token: apiTokens, tier: tenants.tier, spentUsd: tokenSpend.spentUsd })
+        .from(apiTokens)
+        .innerJoin(tenants, eq(tenants.id, apiTokens.tenantId))
+        .leftJoin(tokenSpend, eq(tokenSpend.tokenId, apiTokens.id))
+        // One array parameter, not one parameter per hash: the refresh may ask for thousands.
+        .where(sql`${apiTokens.hash} = any(${sql.param(hashes)}::text[])`)
+    );
   },
 
   /** Tells every gateway process (TOKENS_CHANNEL) that a token changed, when `tx` commits. */
@@ -100,6 +120,8 @@ export const tokensRepository = {
       entries.map((e) => sql`(${e.id}, ${e.at.toISOString()}::timestamptz)`),
       sql`, `,
     );
-    await db.execute(sql`update api_tokens set last_used_at = v.at from (values ${values}) as v(id, at) where api_tokens.id = v.id and (api_tokens.last_used_at is null or api_tokens.last_used_at < v.at)`);
+    await db.execute(
+      sql`update api_tokens set last_used_at = v.at from (values ${values}) as v(id, at) where api_tokens.id = v.id and (api_tokens.last_used_at is null or api_tokens.last_used_at < v.at)`,
+    );
   },
 };

@@ -1,7 +1,16 @@
 import { router } from '../../trpc/init.js';
 import { adminProcedure, noInput } from '../../trpc/procedures.js';
 import { actorOf } from '../../trpc/actor.js';
-import { ApiToken, CreateTokenInput, CreatedApiToken, Deleted, TokenIdInput, TokenList, UpdateTokenInput, tokenMeta } from './schemas.js';
+import {
+  ApiToken,
+  CreateTokenInput,
+  CreatedApiToken,
+  Deleted,
+  TokenIdInput,
+  TokenList,
+  UpdateTokenInput,
+  tokenMeta,
+} from './schemas.js';
 
 export const tokensRouter = router({
   list: adminProcedure

@@ -12,11 +12,16 @@ export const ApiToken = z.object({
   spendLimitUsd: z
     .number()
     .nullable()
-    .describe('Spend cap in USD for calls made with this token, all time; once spentUsd reaches it, chat calls get 402 spend_limit_error. null for none'),
+    .describe(
+      'Spend cap in USD for calls made with this token, all time; once spentUsd reaches it, chat calls get 402 spend_limit_error. null for none',
+    ),
   spentUsd: z.number().describe('USD spent by calls made with this token, all time (the sum of their cost rows)'),
   rateLimitPerMinute: z.number().int().nullable().describe('Requests per minute for this token; null for none'),
   createdAt: z.string().describe('ISO 8601 timestamp'),
-  lastUsedAt: z.string().nullable().describe('ISO 8601 timestamp of the last authenticated call (updated every few seconds)'),
+  lastUsedAt: z
+    .string()
+    .nullable()
+    .describe('ISO 8601 timestamp of the last authenticated call (updated every few seconds)'),
 });
 
 export const CreatedApiToken = ApiToken.extend({
@@ -51,11 +56,14 @@ export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) });
 const tag = 'API tokens';
 export const tokenMeta = {
   list: rest('GET', '/v1/admin/tokens', tag, 'List API tokens', { admin: true }),
-  create: rest('POST', '/v1/admin/tokens', tag, 'Create an API token (the response alone carries the secret)', { admin: true }),
+  create: rest('POST', '/v1/admin/tokens', tag, 'Create an API token (the response alone carries the secret)', {
+    admin: true,
+  }),
   update: rest('PATCH', '/v1/admin/tokens/{id}', tag, 'Rename, enable, disable or change limits of a token', {
     admin: true,
     errors: [409],
-    description: 'Whether a token is an admin token is fixed when it is created: `admin` is refused here (400). Disabling the last enabled admin token is a 409.',
+    description:
+      'Whether a token is an admin token is fixed when it is created: `admin` is refused here (400). Disabling the last enabled admin token is a 409.',
   }),
   remove: rest('DELETE', '/v1/admin/tokens/{id}', tag, 'Delete a token; it is refused at once', {
     admin: true,

@@ -22,7 +22,11 @@ export class TokenService {
     return (await tokensRepository.list(this.db, tenantId)).map((r) => toDto(r.token, r.spentUsd));
   }
 
-  async create(tenantId: string, actor: ActorRef, input: z.infer<typeof CreateTokenInput>): Promise<z.infer<typeof CreatedApiToken>> {
+  async create(
+    tenantId: string,
+    actor: ActorRef,
+    input: z.infer<typeof CreateTokenInput>,
+  ): Promise<z.infer<typeof CreatedApiToken>> {
     const secret = generateToken();
     const row = await this.db.transaction(async (tx) => {
       const created = await tokensRepository.insert(tx, {
@@ -35,7 +39,14 @@ export class TokenService {
         spendLimitUsd: input.spendLimitUsd ?? null,
         rateLimitPerMinute: input.rateLimitPerMinute ?? null,
       });
-      await this.audit.record(tx, { tenantId, actor, action: 'token.create', targetType: 'token', targetId: created.id, after: summary(created) });
+      await this.audit.record(tx, {
+        tenantId,
+        actor,
+        action: 'token.create',
+        targetType: 'token',
+        targetId: created.id,
+        after: summary(created),
+      });
       return created;
     });
     return { ...toDto(row, 0), token: secret };
@@ -48,13 +59,22 @@ export class TokenService {
       if (patch.enabled === false) await tokensRepository.lockAdminChanges(tx, tenantId);
       const before = await tokensRepository.get(tx, tenantId, id);
       if (!before) throw notFound('Token', id);
-      if (patch.enabled === false && before.enabled) await this.assertAnotherAdminRemains(tx, tenantId, before, 'disable');
+      if (patch.enabled === false && before.enabled)
+        await this.assertAnotherAdminRemains(tx, tenantId, before, 'disable');
       // An empty patch changes nothing: no audit entry, no announcement, every cache kept.
       if (Object.keys(patch).length === 0) return { row: before, changed: false };
       const after = await tokensRepository.update(tx, tenantId, id, patch);
       // Deleted meanwhile, by a delete that committed between the read and this write.
       if (!after) throw notFound('Token', id);
-      await this.audit.record(tx, { tenantId, actor, action: 'token.update', targetType: 'token', targetId: id, before: summary(before), after: summary(after) });
+      await this.audit.record(tx, {
+        tenantId,
+        actor,
+        action: 'token.update',
+        targetType: 'token',
+        targetId: id,
+        before: summary(before),
+        after: summary(after),
+      });
       await tokensRepository.announceChange(tx, id);
       return { row: after, changed: true };
     });
@@ -70,7 +90,14 @@ export class TokenService {
       if (existing.enabled) await this.assertAnotherAdminRemains(tx, tenantId, existing, 'delete');
       const removed = await tokensRepository.remove(tx, tenantId, id);
       if (!removed) throw notFound('Token', id);
-      await this.audit.record(tx, { tenantId, actor, action: 'token.delete', targetType: 'token', targetId: id, before: summary(removed) });
+      await this.audit.record(tx, {
+        tenantId,
+        actor,
+        action: 'token.delete',
+        targetType: 'token',
+        targetId: id,
+        before: summary(removed),
+      });
       await tokensRepository.announceChange(tx, id);
     });
     this.auth.invalidate();
@@ -81,10 +108,18 @@ export class TokenService {
    * A workspace keeps at least one enabled admin token: without one nobody could manage tokens
    * again, re-enable this one included (409). The caller holds lockAdminChanges.
    */
-  private async assertAnotherAdminRemains(tx: Executor, tenantId: string, token: ApiTokenRow, change: 'disable' | 'delete'): Promise<void> {
+  private async assertAnotherAdminRemains(
+    tx: Executor,
+    tenantId: string,
+    token: ApiTokenRow,
+    change: 'disable' | 'delete',
+  ): Promise<void> {
     if (!token.admin) return;
     if ((await tokensRepository.countOtherEnabledAdmins(tx, tenantId, token.id)) > 0) return;
-    throw new GatewayError('conflict_error', `Token '${token.id}' is the workspace's last enabled admin token; create or enable another admin token before you ${change} it`);
+    throw new GatewayError(
+      'conflict_error',
+      `Token '${token.id}' is the workspace's last enabled admin token; create or enable another admin token before you ${change} it`,
+    );
   }
 }
 
@@ -106,5 +141,11 @@ function toDto(r: ApiTokenRow, spentUsd: number): Dto {
 /** What the audit log keeps of a token: never the hash or the secret. */
 /** What the audit log keeps of a token (never its hash). */
 export function summary(r: ApiTokenRow) {
-  return { name: r.name, enabled: r.enabled, admin: r.admin, spendLimitUsd: r.spendLimitUsd, rateLimitPerMinute: r.rateLimitPerMinute };
+  return {
+    name: r.name,
+    enabled: r.enabled,
+    admin: r.admin,
+    spendLimitUsd: r.spendLimitUsd,
+    rateLimitPerMinute: r.rateLimitPerMinute,
+  };
 }

@@ -25,14 +25,23 @@ export class AnthropicAdapter extends HttpAdapter implements ProviderAdapter {
   private readonly secrets: readonly string[];
 
   constructor(settings: ProviderSettings) {
-    super(settings, { 'anthropic-version': ANTHROPIC_VERSION, ...(settings.apiKey ? { 'x-api-key': settings.apiKey } : {}) });
+    super(settings, {
+      'anthropic-version': ANTHROPIC_VERSION,
+      ...(settings.apiKey ? { 'x-api-key': settings.apiKey } : {}),
+    });
     this.secrets = settings.apiKey ? [settings.apiKey] : [];
   }
 
   listModels(opts: CallOptions): Promise<string[]> {
     return this.discover(async () => {
-      const res = await getJson<{ data?: Array<{ id?: unknown }> }>(`${this.baseUrl}/v1/models?limit=1000`, this.headers, this.http(opts));
-      return (Array.isArray(res?.data) ? res.data : []).map((m) => m?.id).filter((id): id is string => typeof id === 'string');
+      const res = await getJson<{ data?: Array<{ id?: unknown }> }>(
+        `${this.baseUrl}/v1/models?limit=1000`,
+        this.headers,
+        this.http(opts),
+      );
+      return (Array.isArray(res?.data) ? res.data : [])
+        .map((m) => m?.id)
+        .filter((id): id is string => typeof id === 'string');
     });
   }
 
@@ -40,7 +49,13 @@ export class AnthropicAdapter extends HttpAdapter implements ProviderAdapter {
     const { body, jsonTool } = toAnthropicRequest(req, this.name);
     const res = await postJson<AnthropicResponse>(`${this.baseUrl}/v1/messages`, this.headers, body, this.http(opts));
     if (!res || !Array.isArray(res.content)) {
-      throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned a message without content` });
+      throw new ProviderError({
+        provider: this.name,
+        status: 200,
+        retryable: false,
+        kind: 'parse',
+        message: `${this.name} returned a message without content`,
+      });
     }
     return fromAnthropicResponse(res, jsonTool, req.model);
   }

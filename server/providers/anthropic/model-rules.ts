@@ -24,7 +24,8 @@ function versionOf(model: string): ClaudeVersion | undefined {
 }
 
 /** At least major.minor. */
-const atLeast = (v: ClaudeVersion, major: number, minor = 0): boolean => v.major > major || (v.major === major && v.minor >= minor);
+const atLeast = (v: ClaudeVersion, major: number, minor = 0): boolean =>
+  v.major > major || (v.major === major && v.minor >= minor);
 
 /** Whether the model takes temperature, top_p and top_k (newer ones refuse any of them). */
 export function takesSampling(model: string): boolean {
@@ -48,10 +49,14 @@ export function takesEffort(model: string): boolean {
   const v = versionOf(model);
   if (!v) return false;
   switch (v.family) {
-    case 'opus': return atLeast(v, 4, 5);
-    case 'sonnet': return atLeast(v, 4, 6);
-    case 'haiku': return atLeast(v, 5);
-    default: return true;
+    case 'opus':
+      return atLeast(v, 4, 5);
+    case 'sonnet':
+      return atLeast(v, 4, 6);
+    case 'haiku':
+      return atLeast(v, 5);
+    default:
+      return true;
   }
 }
 
@@ -63,7 +68,8 @@ export function anthropicEffort(model: string, effort: ReasoningEffort): string 
   if (effort === 'none' || effort === 'minimal') return 'low';
   if (effort !== 'xhigh') return effort;
   const v = versionOf(model);
-  const beforeXhigh = v !== undefined && (v.family === 'opus' || v.family === 'sonnet') && v.major === 4 && v.minor <= 6;
+  const beforeXhigh =
+    v !== undefined && (v.family === 'opus' || v.family === 'sonnet') && v.major === 4 && v.minor <= 6;
   return beforeXhigh ? 'high' : effort;
 }
 

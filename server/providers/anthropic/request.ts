@@ -34,9 +34,34 @@
 //   Text of whitespace only (a "\n\n" before a tool call) is left out: Anthropic refuses such blocks.
 import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { imageSource, isRecord, mediaTypeOf, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, textOf, type Refuse } from '../util.js';
-import { askedEffort, narrowedTools, refuseOtherAnswerKinds, textOnlyContent, type ReasoningEffort } from '../translation-rules.js';
-import { anthropicEffort, canDisableThinking, takesEffort, takesForcedTool, takesSampling, thinkingSwitch, thinksByDefault } from './model-rules.js';
+import {
+  imageSource,
+  isRecord,
+  mediaTypeOf,
+  parseArgs,
+  parseDataUrl,
+  refuseLegacyFunctionCalling,
+  refuser,
+  stopList,
+  textOf,
+  type Refuse,
+} from '../util.js';
+import {
+  askedEffort,
+  narrowedTools,
+  refuseOtherAnswerKinds,
+  textOnlyContent,
+  type ReasoningEffort,
+} from '../translation-rules.js';
+import {
+  anthropicEffort,
+  canDisableThinking,
+  takesEffort,
+  takesForcedTool,
+  takesSampling,
+  thinkingSwitch,
+  thinksByDefault,
+} from './model-rules.js';
 import { thinkingToSend } from './thinking.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -47,7 +72,10 @@ export const JSON_TOOL_NAME = 'json_response';
 export const HISTORY_TOOL_DESCRIPTION = 'Called earlier in this conversation; not available now.';
 
 type Block = Record<string, unknown>;
-export interface AnthropicMessage { role: 'user' | 'assistant'; content: string | Block[] }
+export interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: string | Block[];
+}
 export interface AnthropicRequest {
   model: string;
   messages: AnthropicMessage[];
@@ -88,7 +116,12 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
       continue;
     }
     const role = m.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = m.role === 'assistant' ? assistantBlocks(m, called, refuse, req.model) : m.role === 'tool' ? [toolResult(m, refuse)] : userBlocks(m.content, refuse);
+    const blocks =
+      m.role === 'assistant'
+        ? assistantBlocks(m, called, refuse, req.model)
+        : m.role === 'tool'
+          ? [toolResult(m, refuse)]
+          : userBlocks(m.content, refuse);
     if (blocks.length === 0) continue;
     const prev = turns[turns.length - 1];
     // Anthropic wants alternating turns: consecutive same-role messages (e.g. several tool results)
@@ -109,7 +142,8 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   const body: AnthropicRequest = {
     model: req.model,
     messages: turns,
-    max_tokens: req.max_completion_tokens ?? req.max_tokens ?? (thinks ? THINKING_DEFAULT_MAX_TOKENS : DEFAULT_MAX_TOKENS),
+    max_tokens:
+      req.max_completion_tokens ?? req.max_tokens ?? (thinks ? THINKING_DEFAULT_MAX_TOKENS : DEFAULT_MAX_TOKENS),
   };
   if (takesSampling(req.model)) {
     if (typeof req.temperature === 'number') body.temperature = Math.min(1, Math.max(0, req.temperature));
@@ -120,14 +154,16 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   // OpenAI's reasoning_effort as Anthropic's effort, on the models that take it, and as thinking on
   // the models that think only when asked to (optInThinking, below).
   const effort = takesEffort(req.model) || thinkingSwitch(req.model) !== 'none' ? askedEffort(req, refuse) : undefined;
-  if (effort !== undefined && takesEffort(req.model)) body['output_config'] = { effort: anthropicEffort(req.model, effort) };
+  if (effort !== undefined && takesEffort(req.model))
+    body['output_config'] = { effort: anthropicEffort(req.model, effort) };
   if (thinks && req['thinking'] === undefined) unthoughtToolTurn(req, body, refuse);
   const forcedToolTaken = takesForcedTool(req.model);
   const stops = stopList(req.stop);
   // Anthropic refuses a stop sequence of whitespace only; dropping it would let the answer run on
   // past the line or blank the caller meant to stop at.
   const blank = stops?.find((s) => s.trim() === '');
-  if (blank !== undefined) refuse(`stop: Anthropic does not accept a stop sequence of whitespace only (${JSON.stringify(blank)})`);
+  if (blank !== undefined)
+    refuse(`stop: Anthropic does not accept a stop sequence of whitespace only (${JSON.stringify(blank)})`);
   if (stops) body.stop_sequences = stops;
   if (typeof req.user === 'string' && req.user) body.metadata = { user_id: req.user };
 
@@ -136,34 +172,52 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
     body.tools = tools.map((t) => {
       const tool: Block = { name: t.function.name };
       if (t.function.description) tool['description'] = t.function.description;
-      tool['input_schema'] = isRecord(t.function.parameters) ? objectSchema(t.function.parameters) : { type: 'object', properties: {} };
+      tool['input_schema'] = isRecord(t.function.parameters)
+        ? objectSchema(t.function.parameters)
+        : { type: 'object', properties: {} };
       return tool;
     });
     const choice = toolChoice(choiceAsked, req['parallel_tool_calls'] === false);
     if (!forcedToolTaken && (choice?.['type'] === 'any' || choice?.['type'] === 'tool')) {
-      refuse(`tool_choice: ${req.model} does not take forced tool use (Anthropic refuses it); send "auto" and ask for the tool in the prompt`);
+      refuse(
+        `tool_choice: ${req.model} does not take forced tool use (Anthropic refuses it); send "auto" and ask for the tool in the prompt`,
+      );
     }
     if (choice) body.tool_choice = choice;
   } else if (called.length > 0) {
     // Anthropic refuses tool_use/tool_result blocks unless tools are defined: define what the
     // history called, and let the model call none of it.
-    body.tools = called.map((name) => ({ name, description: HISTORY_TOOL_DESCRIPTION, input_schema: { type: 'object' } }));
+    body.tools = called.map((name) => ({
+      name,
+      description: HISTORY_TOOL_DESCRIPTION,
+      input_schema: { type: 'object' },
+    }));
     body.tool_choice = { type: 'none' };
   }
 
   let jsonTool = false;
   const fmt = req.response_format;
   if (fmt && (fmt.type === 'json_object' || fmt.type === 'json_schema')) {
-    const schema = fmt.type === 'json_schema' && isRecord(fmt.json_schema?.schema) ? objectSchema(fmt.json_schema.schema) : { type: 'object' };
+    const schema =
+      fmt.type === 'json_schema' && isRecord(fmt.json_schema?.schema)
+        ? objectSchema(fmt.json_schema.schema)
+        : { type: 'object' };
     if (tools.length === 0 && forcedToolTaken) {
       jsonTool = true;
-      const answer: Block = { name: JSON_TOOL_NAME, description: 'Return the final answer as JSON matching this schema.', input_schema: schema };
+      const answer: Block = {
+        name: JSON_TOOL_NAME,
+        description: 'Return the final answer as JSON matching this schema.',
+        input_schema: schema,
+      };
       // Tools defined for the history (above) stay, so its tool blocks are accepted; names are unique.
       body.tools = body.tools ? body.tools.filter((t) => t['name'] !== JSON_TOOL_NAME).concat(answer) : [answer];
       body.tool_choice = { type: 'tool', name: JSON_TOOL_NAME };
     } else {
       const hint = fmt.type === 'json_schema' ? ` matching this JSON schema: ${JSON.stringify(schema)}` : '';
-      system.push({ type: 'text', text: `When you give your final answer, reply with a single valid JSON object${hint}, and nothing else: no prose, no code fences.` });
+      system.push({
+        type: 'text',
+        text: `When you give your final answer, reply with a single valid JSON object${hint}, and nothing else: no prose, no code fences.`,
+      });
     }
   }
 
@@ -175,14 +229,17 @@ export function toAnthropicRequest(req: ChatRequest, provider = 'anthropic'): An
   else if (!thinks && effort !== undefined) optInThinking(req, body, effort, forced);
 
   if (system.length > 0) {
-    body.system = system.every((b) => b['cache_control'] === undefined) ? system.map((b) => b['text'] as string).join('\n\n') : system;
+    body.system = system.every((b) => b['cache_control'] === undefined)
+      ? system.map((b) => b['text'] as string).join('\n\n')
+      : system;
   }
   return { body, jsonTool };
 }
 
 /** Options the caller relies on that Anthropic cannot honour. */
 function refuseUnsupportedOptions(req: ChatRequest, refuse: Refuse): void {
-  if (typeof req['n'] === 'number' && req['n'] > 1) refuse('n: Anthropic returns one choice per request; send n = 1 (or leave it out)');
+  if (typeof req['n'] === 'number' && req['n'] > 1)
+    refuse('n: Anthropic returns one choice per request; send n = 1 (or leave it out)');
   if (req['logprobs'] === true) refuse('logprobs: Anthropic does not return token log probabilities');
   refuseLegacyFunctionCalling(req, refuse, 'Anthropic');
   refuseOtherAnswerKinds(req, refuse, 'Anthropic');
@@ -253,7 +310,9 @@ function userBlocks(content: ChatMessage['content'], refuse: Refuse): Block[] {
     } else {
       // Silently sending a prompt without the audio or file the caller attached would answer a
       // different question.
-      refuse(`content part type '${String(p.type).slice(0, 40)}' is not supported by Anthropic (text, image_url and file are)`);
+      refuse(
+        `content part type '${String(p.type).slice(0, 40)}' is not supported by Anthropic (text, image_url and file are)`,
+      );
     }
   }
   return out;
@@ -264,7 +323,10 @@ function imageBlock(url: string, refuse: Refuse): Block {
   // Anthropic fetches http(s) images itself.
   if ('url' in source) return { type: 'image', source: { type: 'url', url: source.url } };
   const { mimeType, data } = source.data;
-  if (!IMAGE_TYPES.has(mimeType)) return refuse(`image_url: media type '${mimeType.slice(0, 60)}' is not supported by Anthropic (image/jpeg, image/png, image/gif, image/webp)`);
+  if (!IMAGE_TYPES.has(mimeType))
+    return refuse(
+      `image_url: media type '${mimeType.slice(0, 60)}' is not supported by Anthropic (image/jpeg, image/png, image/gif, image/webp)`,
+    );
   return { type: 'image', source: { type: 'base64', media_type: mimeType, data } };
 }
 
@@ -272,11 +334,18 @@ function imageBlock(url: string, refuse: Refuse): Block {
 function fileBlock(p: ContentPart, refuse: Refuse): Block {
   const data = (p as { file?: { file_data?: unknown } }).file?.file_data;
   const parsed = typeof data === 'string' ? parseDataUrl(data) : undefined;
-  if (!parsed) return refuse('file: only base64 file_data (data:<media type>;base64,<data>) can be sent to Anthropic; file_id cannot');
+  if (!parsed)
+    return refuse(
+      'file: only base64 file_data (data:<media type>;base64,<data>) can be sent to Anthropic; file_id cannot',
+    );
   const mediaType = mediaTypeOf(parsed.mimeType);
-  if (mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: mediaType, data: parsed.data } };
-  if (IMAGE_TYPES.has(mediaType)) return { type: 'image', source: { type: 'base64', media_type: mediaType, data: parsed.data } };
-  return refuse(`file: media type '${mediaType.slice(0, 60)}' is not supported by Anthropic (application/pdf and JPEG, PNG, GIF, WebP images)`);
+  if (mediaType === 'application/pdf')
+    return { type: 'document', source: { type: 'base64', media_type: mediaType, data: parsed.data } };
+  if (IMAGE_TYPES.has(mediaType))
+    return { type: 'image', source: { type: 'base64', media_type: mediaType, data: parsed.data } };
+  return refuse(
+    `file: media type '${mediaType.slice(0, 60)}' is not supported by Anthropic (application/pdf and JPEG, PNG, GIF, WebP images)`,
+  );
 }
 
 /**
@@ -289,7 +358,10 @@ function fileBlock(p: ContentPart, refuse: Refuse): Block {
 function unthoughtToolTurn(req: ChatRequest, body: AnthropicRequest, refuse: Refuse): void {
   if (!continuesUnthoughtCall(req)) return;
   if (canDisableThinking(req.model)) body['thinking'] = { type: 'disabled' };
-  else refuse(`messages: ${req.model} continues a tool call only with the thinking blocks it wrote before it, and the last tool call has none (another model made it, or extra_content was not sent back)`);
+  else
+    refuse(
+      `messages: ${req.model} continues a tool call only with the thinking blocks it wrote before it, and the last tool call has none (another model made it, or extra_content was not sent back)`,
+    );
 }
 
 /** Whether the conversation ends with an assistant message, which Anthropic takes as a prefill (refused with thinking). */
@@ -306,7 +378,13 @@ function continuesUnthoughtCall(req: ChatRequest): boolean {
 }
 
 /** Thinking budgets for OpenAI's efforts on the models that think within one (model-rules.ts). */
-const THINKING_BUDGETS: Record<Exclude<ReasoningEffort, 'none'>, number> = { minimal: 1_024, low: 1_024, medium: 4_096, high: 12_288, xhigh: 24_576 };
+const THINKING_BUDGETS: Record<Exclude<ReasoningEffort, 'none'>, number> = {
+  minimal: 1_024,
+  low: 1_024,
+  medium: 4_096,
+  high: 12_288,
+  xhigh: 24_576,
+};
 /** Anthropic's smallest thinking budget. */
 const MIN_THINKING_BUDGET = 1_024;
 
@@ -322,7 +400,14 @@ const MIN_THINKING_BUDGET = 1_024;
  */
 function optInThinking(req: ChatRequest, body: AnthropicRequest, effort: ReasoningEffort, forced: boolean): void {
   const kind = thinkingSwitch(req.model);
-  if (effort === 'none' || (kind !== 'adaptive' && kind !== 'budget') || forced || endsWithPrefill(req) || continuesUnthoughtCall(req)) return;
+  if (
+    effort === 'none' ||
+    (kind !== 'adaptive' && kind !== 'budget') ||
+    forced ||
+    endsWithPrefill(req) ||
+    continuesUnthoughtCall(req)
+  )
+    return;
   const asked = req.max_completion_tokens ?? req.max_tokens;
   if (kind === 'adaptive') {
     body['thinking'] = { type: 'adaptive' };

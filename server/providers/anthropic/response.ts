@@ -49,10 +49,15 @@ export function mapStopReason(reason: string | null | undefined): FinishReason {
  * A refused answer's `message.refusal`, where OpenAI puts the model's refusal: Anthropic's
  * explanation (`stop_details`), or a plain statement when it gave none. Null for any other answer.
  */
-export function refusalOf(res: { stop_reason?: string | null; stop_details?: AnthropicResponse['stop_details'] }): string | null {
+export function refusalOf(res: {
+  stop_reason?: string | null;
+  stop_details?: AnthropicResponse['stop_details'];
+}): string | null {
   if (res.stop_reason !== 'refusal') return null;
   const explanation = res.stop_details?.explanation;
-  return typeof explanation === 'string' && explanation !== '' ? explanation : 'The model declined to answer this request.';
+  return typeof explanation === 'string' && explanation !== ''
+    ? explanation
+    : 'The model declined to answer this request.';
 }
 
 /** Prompt tokens include cache writes and reads, as OpenAI's prompt_tokens includes cached tokens. */
@@ -72,7 +77,11 @@ export function toUsage(prompt: number, completion: number, cacheRead = 0): Usag
 }
 
 /** `requestedModel`: the model id the request named, which the tool calls' thinking blocks are kept for (thinking.ts). */
-export function fromAnthropicResponse(res: AnthropicResponse, jsonTool: boolean, requestedModel = res.model): ChatCompletion {
+export function fromAnthropicResponse(
+  res: AnthropicResponse,
+  jsonTool: boolean,
+  requestedModel = res.model,
+): ChatCompletion {
   let text = '';
   let hasText = false;
   const toolCalls: ToolCall[] = [];
@@ -87,7 +96,11 @@ export function fromAnthropicResponse(res: AnthropicResponse, jsonTool: boolean,
       if (jsonTool && block.name === JSON_TOOL_NAME) {
         json = JSON.stringify(block.input ?? {});
       } else {
-        const call: ToolCall = { id: block.id ?? '', type: 'function', function: { name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) } };
+        const call: ToolCall = {
+          id: block.id ?? '',
+          type: 'function',
+          function: { name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) },
+        };
         const extra = withThinking(undefined, requestedModel, thinking);
         if (extra) call.extra_content = extra;
         thinking = [];
@@ -110,7 +123,11 @@ export function fromAnthropicResponse(res: AnthropicResponse, jsonTool: boolean,
   }
   // `refusal` and `logprobs` are null where OpenAI has nothing to say, never missing: the OpenAI
   // SDKs type them as always present, and code tests `message.refusal !== null`.
-  const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: hasText ? text : null, refusal: refusalOf(res) };
+  const message: ChatCompletion['choices'][number]['message'] = {
+    role: 'assistant',
+    content: hasText ? text : null,
+    refusal: refusalOf(res),
+  };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   if (reasoning !== '') message.reasoning_content = reasoning;
   return {

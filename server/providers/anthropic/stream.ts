@@ -68,7 +68,12 @@ export class AnthropicStreamTranslator {
   private finish: FinishReason = null;
 
   /** `secrets`: credentials to keep out of error messages (an upstream may echo them back). */
-  constructor(private readonly provider: string, model: string, private readonly jsonTool: boolean, private readonly secrets: readonly string[] = []) {
+  constructor(
+    private readonly provider: string,
+    model: string,
+    private readonly jsonTool: boolean,
+    private readonly secrets: readonly string[] = [],
+  ) {
     this.model = model;
     this.requestedModel = model;
   }
@@ -101,15 +106,24 @@ export class AnthropicStreamTranslator {
         if (this.finish === 'tool_calls' && this.jsonBlocks.size > 0 && this.nextTool === 0) this.finish = 'stop';
         this.takeUsage(e['usage'] as AnthropicUsage | undefined);
         // A refusal says why in the finish chunk, as OpenAI streams `delta.refusal`.
-        const refusal = refusalOf({ stop_reason: delta['stop_reason'] as string | null | undefined, stop_details: isRecord(delta['stop_details']) ? delta['stop_details'] : null });
+        const refusal = refusalOf({
+          stop_reason: delta['stop_reason'] as string | null | undefined,
+          stop_details: isRecord(delta['stop_details']) ? delta['stop_details'] : null,
+        });
         return this.chunk(refusal === null ? {} : { refusal }, this.finish ?? 'stop');
       }
       case 'message_stop':
         // Anthropic always sends message_delta with the stop_reason first: a stream that carried
         // neither that nor any content is a broken answer, not an empty one (the gateway falls back).
-        if (this.finish === null && !this.roleSent) throw streamFailure(this.provider, 'stream ended without an answer (no content and no stop_reason)');
+        if (this.finish === null && !this.roleSent)
+          throw streamFailure(this.provider, 'stream ended without an answer (no content and no stop_reason)');
         this.done = true;
-        return usageChunk(this.id || newId('msg_'), this.created, this.model, toUsage(this.prompt, this.completion, this.cacheRead));
+        return usageChunk(
+          this.id || newId('msg_'),
+          this.created,
+          this.model,
+          toUsage(this.prompt, this.completion, this.cacheRead),
+        );
       case 'error':
         throw this.errorEvent(e['error']);
       default:
@@ -142,7 +156,12 @@ export class AnthropicStreamTranslator {
     }
     const toolIdx = this.nextTool++;
     this.toolIndex.set(index, toolIdx);
-    const call: ToolCallDelta = { index: toolIdx, id: String(block['id'] ?? ''), type: 'function', function: { name: String(block['name'] ?? ''), arguments: '' } };
+    const call: ToolCallDelta = {
+      index: toolIdx,
+      id: String(block['id'] ?? ''),
+      type: 'function',
+      function: { name: String(block['name'] ?? ''), arguments: '' },
+    };
     if (this.thinking) {
       call.extra_content = withThinking(undefined, this.requestedModel, this.thinking);
       this.thinking = undefined;
@@ -193,7 +212,13 @@ export class AnthropicStreamTranslator {
       this.roleSent = true;
       delta = { role: 'assistant', ...delta };
     }
-    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [{ index: 0, delta, finish_reason: finish }] };
+    return {
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.model,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    };
   }
 
   // message_start carries the prompt counts; message_delta carries cumulative output (and, on newer
@@ -209,7 +234,11 @@ export class AnthropicStreamTranslator {
   }
 
   private get prompt(): number {
-    return promptTokens({ input_tokens: this.input, cache_creation_input_tokens: this.cacheWrite, cache_read_input_tokens: this.cacheRead });
+    return promptTokens({
+      input_tokens: this.input,
+      cache_creation_input_tokens: this.cacheWrite,
+      cache_read_input_tokens: this.cacheRead,
+    });
   }
 
   private errorEvent(err: unknown): ProviderError {
@@ -218,7 +247,13 @@ export class AnthropicStreamTranslator {
     const status = ERROR_STATUS[type] ?? 500;
     const msg = typeof e['message'] === 'string' ? e['message'] : type;
     const message = redact(`${this.provider} stream error: ${type}: ${msg}`, this.secrets);
-    return new ProviderError({ provider: this.provider, status, retryable: isRetryableStatus(status), kind: 'http', message });
+    return new ProviderError({
+      provider: this.provider,
+      status,
+      retryable: isRetryableStatus(status),
+      kind: 'http',
+      message,
+    });
   }
 }
 

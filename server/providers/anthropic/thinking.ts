@@ -17,7 +17,11 @@ export function isThinkingBlock(block: Record<string, unknown>): boolean {
 }
 
 /** `extra` with the thinking blocks that came before a tool call (unchanged when there are none). */
-export function withThinking(extra: ToolCallExtraContent | undefined, model: string, blocks: ThinkingBlock[]): ToolCallExtraContent | undefined {
+export function withThinking(
+  extra: ToolCallExtraContent | undefined,
+  model: string,
+  blocks: ThinkingBlock[],
+): ToolCallExtraContent | undefined {
   if (blocks.length === 0) return extra;
   return Object.assign({}, extra, { anthropic: { model, thinking: blocks } });
 }

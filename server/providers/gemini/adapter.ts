@@ -20,7 +20,9 @@ import { toGeminiRequest } from './request.js';
 import { FAILED_FINISH, fromGeminiResponse, type GeminiResponse } from './response.js';
 import { GeminiStreamTranslator } from './stream.js';
 
-interface ModelList { models?: Array<{ name?: unknown; supportedGenerationMethods?: unknown }> }
+interface ModelList {
+  models?: Array<{ name?: unknown; supportedGenerationMethods?: unknown }>;
+}
 
 /** Generation methods of the models this adapter can serve: chat, and embeddings. */
 const SERVED_METHODS: ReadonlySet<unknown> = new Set(['generateContent', 'embedContent', 'batchEmbedContents']);
@@ -59,12 +61,29 @@ export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
   }
 
   async chat(req: ChatRequest, opts: CallOptions): Promise<ChatCompletion> {
-    const res = await postJson<GeminiResponse>(this.modelUrl(req.model, 'generateContent'), this.headers, toGeminiRequest(req, this.name), this.http(opts));
+    const res = await postJson<GeminiResponse>(
+      this.modelUrl(req.model, 'generateContent'),
+      this.headers,
+      toGeminiRequest(req, this.name),
+      this.http(opts),
+    );
     if (!res || typeof res !== 'object') {
-      throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned an empty response` });
+      throw new ProviderError({
+        provider: this.name,
+        status: 200,
+        retryable: false,
+        kind: 'parse',
+        message: `${this.name} returned an empty response`,
+      });
     }
     if (res.candidates?.some((c) => c.finishReason === FAILED_FINISH)) {
-      throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} finished its answer with ${FAILED_FINISH} (no usable answer)` });
+      throw new ProviderError({
+        provider: this.name,
+        status: 200,
+        retryable: false,
+        kind: 'parse',
+        message: `${this.name} finished its answer with ${FAILED_FINISH} (no usable answer)`,
+      });
     }
     return fromGeminiResponse(res, req.model);
   }
@@ -116,7 +135,8 @@ export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
           if (dims !== undefined) one['outputDimensionality'] = dims;
           return one;
         });
-        const send = () => postJson<{ embeddings?: Array<{ values?: number[] }> }>(url, this.headers, { requests }, this.http(opts));
+        const send = () =>
+          postJson<{ embeddings?: Array<{ values?: number[] }> }>(url, this.headers, { requests }, this.http(opts));
         try {
           const answer = await (batches.length === 1 ? send() : retriedOnce(send, opts.signal));
           billedInputs.push(...batch);
@@ -135,7 +155,13 @@ export class GeminiAdapter extends HttpAdapter implements ProviderAdapter {
     const data: EmbeddingsResponse['data'] = [];
     for (const [i, res] of answers.entries()) {
       if (!res || !Array.isArray(res.embeddings) || res.embeddings.length !== batches[i]!.length) {
-        throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned no embedding for some inputs` });
+        throw new ProviderError({
+          provider: this.name,
+          status: 200,
+          retryable: false,
+          kind: 'parse',
+          message: `${this.name} returned no embedding for some inputs`,
+        });
       }
       for (const e of res.embeddings) data.push({ object: 'embedding', index: data.length, embedding: e.values ?? [] });
     }

@@ -29,12 +29,26 @@
 //   logit_bias, service_tier, store, metadata; and presence_penalty / frequency_penalty for models
 //   other than gemini-1.5 and gemini-2.0 (2.5 and later answer 400 "Penalty is not enabled").
 import type { ChatMessage, ChatRequest, ContentPart } from '../types.js';
-import { imageSource, isRecord, mediaTypeOf, mimeFromUrl, parseArgs, parseDataUrl, refuseLegacyFunctionCalling, refuser, stopList, type Refuse } from '../util.js';
+import {
+  imageSource,
+  isRecord,
+  mediaTypeOf,
+  mimeFromUrl,
+  parseArgs,
+  parseDataUrl,
+  refuseLegacyFunctionCalling,
+  refuser,
+  stopList,
+  type Refuse,
+} from '../util.js';
 import { narrowedTools, refuseOtherAnswerKinds, textOnlyContent } from '../translation-rules.js';
 import { geminiThinkingConfig } from './thinking.js';
 
 type Part = Record<string, unknown>;
-export interface GeminiContent { role: 'user' | 'model'; parts: Part[] }
+export interface GeminiContent {
+  role: 'user' | 'model';
+  parts: Part[];
+}
 export interface GeminiRequest {
   contents: GeminiContent[];
   systemInstruction?: { parts: Part[] };
@@ -101,14 +115,16 @@ export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRe
   const body: GeminiRequest = { contents };
   const { tools, toolChoice: choiceAsked } = narrowedTools(req, refuse);
   if (tools.length > 0) {
-    body.tools = [{
-      functionDeclarations: tools.map((t) => {
-        const decl: Part = { name: t.function.name };
-        if (t.function.description) decl['description'] = t.function.description;
-        if (isRecord(t.function.parameters)) decl['parametersJsonSchema'] = t.function.parameters;
-        return decl;
-      }),
-    }];
+    body.tools = [
+      {
+        functionDeclarations: tools.map((t) => {
+          const decl: Part = { name: t.function.name };
+          if (t.function.description) decl['description'] = t.function.description;
+          if (isRecord(t.function.parameters)) decl['parametersJsonSchema'] = t.function.parameters;
+          return decl;
+        }),
+      },
+    ];
     const cfg = toolConfig(choiceAsked);
     if (cfg) body.toolConfig = cfg;
   }
@@ -145,7 +161,9 @@ export function toGeminiRequest(req: ChatRequest, provider = 'gemini'): GeminiRe
       if (schema) gen['responseJsonSchema'] = schema;
     } else {
       const hint = schema ? ` matching this JSON schema: ${JSON.stringify(schema)}` : '';
-      system.push({ text: `When you give your final answer, reply with a single valid JSON object${hint}, and nothing else: no prose, no code fences.` });
+      system.push({
+        text: `When you give your final answer, reply with a single valid JSON object${hint}, and nothing else: no prose, no code fences.`,
+      });
     }
   }
   if (Object.keys(gen).length > 0) body.generationConfig = gen;
@@ -209,7 +227,9 @@ function userParts(content: ChatMessage['content'], media: MediaRules): Part[] {
     else if (p.type === 'file') out.push(filePart(p, media.refuse));
     else {
       // Silently sending a prompt without what the caller attached would answer a different question.
-      media.refuse(`content part type '${String(p.type).slice(0, 40)}' is not supported by Gemini (text, image_url, input_audio and file are)`);
+      media.refuse(
+        `content part type '${String(p.type).slice(0, 40)}' is not supported by Gemini (text, image_url, input_audio and file are)`,
+      );
     }
   }
   return out;
@@ -219,7 +239,9 @@ function mediaPart(url: string, media: MediaRules): Part {
   const source = imageSource(url, media.refuse);
   if ('data' in source) return { inlineData: source.data };
   if (!media.fetchesAnyUrl && !ALWAYS_FETCHED.test(url)) {
-    return media.refuse('image_url: this Gemini model cannot fetch images from URLs (Gemini 2.5 and later can); send the image as a base64 data URL');
+    return media.refuse(
+      'image_url: this Gemini model cannot fetch images from URLs (Gemini 2.5 and later can); send the image as a base64 data URL',
+    );
   }
   // A Files API or YouTube URI names a file whose type Gemini knows (a video, a PDF): it infers it.
   // Labelled as an image, such a file is refused or misread.
@@ -241,7 +263,10 @@ function audioPart(p: ContentPart, refuse: Refuse): Part {
 function filePart(p: ContentPart, refuse: Refuse): Part {
   const data = (p as { file?: { file_data?: unknown } }).file?.file_data;
   const parsed = typeof data === 'string' ? parseDataUrl(data) : undefined;
-  if (!parsed) return refuse('file: only base64 file_data (data:<media type>;base64,<data>) can be sent to Gemini; file_id cannot');
+  if (!parsed)
+    return refuse(
+      'file: only base64 file_data (data:<media type>;base64,<data>) can be sent to Gemini; file_id cannot',
+    );
   return { inlineData: { mimeType: mediaTypeOf(parsed.mimeType), data: parsed.data } };
 }
 
@@ -287,7 +312,8 @@ function inCallOrder(parts: Part[], index: CallIndex): void {
   const slots: number[] = [];
   for (let i = 0; i < parts.length; i++) if (parts[i]!['functionResponse']) slots.push(i);
   if (slots.length < 2) return;
-  const positionOf = (p: Part) => index.get((p['functionResponse'] as { id?: string }).id ?? '')?.position ?? Number.MAX_SAFE_INTEGER;
+  const positionOf = (p: Part) =>
+    index.get((p['functionResponse'] as { id?: string }).id ?? '')?.position ?? Number.MAX_SAFE_INTEGER;
   // A stable sort: results whose call is unknown keep their order, after the known ones.
   const ordered = slots.map((i) => parts[i]!).sort((a, b) => positionOf(a) - positionOf(b));
   slots.forEach((slot, k) => (parts[slot] = ordered[k]!));
@@ -296,10 +322,20 @@ function inCallOrder(parts: Part[], index: CallIndex): void {
 function functionResponse(m: ChatMessage, index: CallIndex, refuse: Refuse): Part {
   // A functionResponse holds JSON only: an image or file in a tool result would be lost.
   const media = Array.isArray(m.content) ? m.content.find((p) => p.type !== 'text') : undefined;
-  if (media) refuse(`tool message content: Gemini takes text tool results only, not '${String(media.type).slice(0, 40)}' parts; send media in a user message`);
+  if (media)
+    refuse(
+      `tool message content: Gemini takes text tool results only, not '${String(media.type).slice(0, 40)}' parts; send media in a user message`,
+    );
   const call = m.tool_call_id ? index.get(m.tool_call_id) : undefined;
   const name = call?.name || (typeof m.name === 'string' ? m.name : 'tool');
-  const raw = typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? textParts(m.content).map((p) => p['text']).join('') : '';
+  const raw =
+    typeof m.content === 'string'
+      ? m.content
+      : Array.isArray(m.content)
+        ? textParts(m.content)
+            .map((p) => p['text'])
+            .join('')
+        : '';
   // functionResponse.response must be an object: a JSON-object result is sent as is, anything else wrapped.
   let response: Record<string, unknown>;
   try {

@@ -24,7 +24,11 @@ export interface GeminiCandidate {
   logprobsResult?: GeminiLogprobsResult;
 }
 
-export interface GeminiLogprobsCandidate { token?: string; tokenId?: number; logProbability?: number }
+export interface GeminiLogprobsCandidate {
+  token?: string;
+  tokenId?: number;
+  logProbability?: number;
+}
 export interface GeminiLogprobsResult {
   /** One per decoding step: the token chosen. */
   chosenCandidates?: GeminiLogprobsCandidate[];
@@ -109,15 +113,24 @@ export function withToolCalls(finish: FinishReason, hasToolCalls: boolean): Fini
 export function toUsage(u: GeminiUsageMetadata | undefined): Usage {
   const prompt = (u?.promptTokenCount ?? 0) + (u?.toolUsePromptTokenCount ?? 0);
   const completion = (u?.candidatesTokenCount ?? 0) + (u?.thoughtsTokenCount ?? 0);
-  const usage: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: u?.totalTokenCount ?? prompt + completion };
-  if ((u?.cachedContentTokenCount ?? 0) > 0) usage.prompt_tokens_details = { cached_tokens: u!.cachedContentTokenCount! };
+  const usage: Usage = {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: u?.totalTokenCount ?? prompt + completion,
+  };
+  if ((u?.cachedContentTokenCount ?? 0) > 0)
+    usage.prompt_tokens_details = { cached_tokens: u!.cachedContentTokenCount! };
   if ((u?.thoughtsTokenCount ?? 0) > 0) usage.completion_tokens_details = { reasoning_tokens: u!.thoughtsTokenCount! };
   return usage;
 }
 
 export function toolCallFrom(part: GeminiPart): ToolCall {
   const fc = part.functionCall ?? {};
-  const call: ToolCall = { id: fc.id || newId('call_'), type: 'function', function: { name: fc.name ?? '', arguments: JSON.stringify(fc.args ?? {}) } };
+  const call: ToolCall = {
+    id: fc.id || newId('call_'),
+    type: 'function',
+    function: { name: fc.name ?? '', arguments: JSON.stringify(fc.args ?? {}) },
+  };
   if (typeof part.thoughtSignature === 'string' && part.thoughtSignature !== '') {
     call.extra_content = { google: { thought_signature: part.thoughtSignature } };
   }
@@ -129,7 +142,11 @@ export function tokenLogprobs(r: GeminiLogprobsResult | undefined): TokenLogprob
   if (!r || !Array.isArray(r.chosenCandidates)) return undefined;
   const entry = (c: GeminiLogprobsCandidate | undefined) => {
     const token = typeof c?.token === 'string' ? c.token : '';
-    return { token, logprob: typeof c?.logProbability === 'number' ? c.logProbability : 0, bytes: [...Buffer.from(token, 'utf8')] };
+    return {
+      token,
+      logprob: typeof c?.logProbability === 'number' ? c.logProbability : 0,
+      bytes: [...Buffer.from(token, 'utf8')],
+    };
   };
   return r.chosenCandidates.map((chosen, step) => ({
     ...entry(chosen),
@@ -169,7 +186,12 @@ export function fromGeminiResponse(res: GeminiResponse, requestedModel: string):
   if (choices.length === 0) {
     // No candidate at all: a blocked prompt, or an answer with nothing in it.
     const finish: FinishReason = res.promptFeedback?.blockReason ? 'content_filter' : 'stop';
-    choices.push({ index: 0, message: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: finish });
+    choices.push({
+      index: 0,
+      message: { role: 'assistant', content: null, refusal: null },
+      logprobs: null,
+      finish_reason: finish,
+    });
   }
   return {
     id: res.responseId ? `chatcmpl-${res.responseId}` : newId('chatcmpl-'),

@@ -17,14 +17,28 @@ import type { SseEvent } from '../http.js';
 import { accountRefusalOf, isRetryableStatus, redact } from '../http-errors.js';
 import { streamFailure } from '../stream-errors.js';
 import { isRecord, newId, nowSeconds, usageChunk } from '../util.js';
-import { FAILED_FINISH, mapFinishReason, tokenLogprobs, toolCallFrom, toUsage, withToolCalls, type GeminiCandidate, type GeminiResponse, type GeminiUsageMetadata } from './response.js';
+import {
+  FAILED_FINISH,
+  mapFinishReason,
+  tokenLogprobs,
+  toolCallFrom,
+  toUsage,
+  withToolCalls,
+  type GeminiCandidate,
+  type GeminiResponse,
+  type GeminiUsageMetadata,
+} from './response.js';
 
 type Delta = ChatChunk['choices'][number]['delta'];
 type ToolCallDelta = NonNullable<Delta['tool_calls']>[number];
 type Choice = ChatChunk['choices'][number];
 
 /** What the stream has said so far for one candidate. */
-interface CandidateState { roleSent: boolean; toolCount: number; finished: boolean }
+interface CandidateState {
+  roleSent: boolean;
+  toolCount: number;
+  finished: boolean;
+}
 
 export class GeminiStreamTranslator {
   private id = '';
@@ -39,7 +53,11 @@ export class GeminiStreamTranslator {
   private heldOpenings: Choice[] = [];
 
   /** `secrets`: credentials to keep out of error messages (an upstream may echo them back). */
-  constructor(private readonly provider: string, model: string, private readonly secrets: readonly string[] = []) {
+  constructor(
+    private readonly provider: string,
+    model: string,
+    private readonly secrets: readonly string[] = [],
+  ) {
     this.model = model;
   }
 
@@ -66,7 +84,10 @@ export class GeminiStreamTranslator {
     cands.forEach((cand, position) => {
       const choice = this.candidateChoice(cand, typeof cand.index === 'number' ? cand.index : position);
       if (!choice) return;
-      if (choice.finish_reason !== null && (choice.delta.content !== undefined || choice.delta.tool_calls !== undefined)) {
+      if (
+        choice.finish_reason !== null &&
+        (choice.delta.content !== undefined || choice.delta.tool_calls !== undefined)
+      ) {
         this.heldFinishes.push({ index: choice.index, delta: {}, finish_reason: choice.finish_reason });
         choice.finish_reason = null;
       }
@@ -112,7 +133,8 @@ export class GeminiStreamTranslator {
   }
 
   private candidateChoice(cand: GeminiCandidate, index: number): Choice | undefined {
-    if (cand.finishReason === FAILED_FINISH) throw streamFailure(this.provider, `finished its answer with ${FAILED_FINISH} (no usable answer)`);
+    if (cand.finishReason === FAILED_FINISH)
+      throw streamFailure(this.provider, `finished its answer with ${FAILED_FINISH} (no usable answer)`);
     const state = this.stateOf(index);
     const delta: Delta = {};
     let text = '';
@@ -140,7 +162,11 @@ export class GeminiStreamTranslator {
       // The OpenAI SDKs' stream helpers take a choice's logprobs twice from the chunk that opens
       // it: the role goes first, in a chunk of its own (openingChunk), as OpenAI streams it.
       state.roleSent = true;
-      this.heldOpenings.push({ index, delta: { role: 'assistant', content: hasText ? '' : null }, finish_reason: null });
+      this.heldOpenings.push({
+        index,
+        delta: { role: 'assistant', content: hasText ? '' : null },
+        finish_reason: null,
+      });
     }
     const choice = this.choice(state, index, delta, finish);
     if (logprobs?.length) choice.logprobs = { content: logprobs, refusal: null };
@@ -168,6 +194,12 @@ export class GeminiStreamTranslator {
     const label = typeof e['status'] === 'string' ? `${e['status']}: ` : '';
     const msg = typeof e['message'] === 'string' ? e['message'] : 'unknown error';
     const message = redact(`${this.provider} stream error: ${label}${msg}`, this.secrets);
-    return new ProviderError({ provider: this.provider, status, retryable: isRetryableStatus(status), kind: 'http', message });
+    return new ProviderError({
+      provider: this.provider,
+      status,
+      retryable: isRetryableStatus(status),
+      kind: 'http',
+      message,
+    });
   }
 }

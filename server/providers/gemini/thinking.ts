@@ -19,11 +19,22 @@ import type { Refuse } from '../util.js';
 
 export type GeminiThinkingConfig = { thinkingLevel: string } | { thinkingBudget: number };
 
-const BUDGETS: Record<ReasoningEffort, number> = { none: 0, minimal: 512, low: 1_024, medium: 8_192, high: 24_576, xhigh: 24_576 };
+const BUDGETS: Record<ReasoningEffort, number> = {
+  none: 0,
+  minimal: 512,
+  low: 1_024,
+  medium: 8_192,
+  high: 24_576,
+  xhigh: 24_576,
+};
 /** Gemini 2.5 Pro's smallest budget: it cannot turn thinking off. */
 const PRO_MIN_BUDGET = 128;
 
-interface GeminiModel { major: number; minor: number; tier: 'pro' | 'flash' | 'flash-lite' }
+interface GeminiModel {
+  major: number;
+  minor: number;
+  tier: 'pro' | 'flash' | 'flash-lite';
+}
 
 /** Variants that generate images, speech or live audio, which do not think (Gemini: "Thinking is not enabled for this model"). */
 const NOT_THINKING = /-(?:image|tts|audio|live)(?:-|$)/;

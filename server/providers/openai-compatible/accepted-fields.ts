@@ -43,8 +43,24 @@ const takes = (set: FieldSet, key: string): boolean => ('only' in set ? set.only
 export const MISTRAL_FIELDS: AcceptedFields = {
   top: {
     only: new Set([
-      'model', 'messages', 'temperature', 'top_p', 'max_tokens', 'stream', 'stop', 'random_seed', 'response_format', 'tools',
-      'tool_choice', 'presence_penalty', 'frequency_penalty', 'n', 'prediction', 'parallel_tool_calls', 'prompt_mode', 'safe_prompt',
+      'model',
+      'messages',
+      'temperature',
+      'top_p',
+      'max_tokens',
+      'stream',
+      'stop',
+      'random_seed',
+      'response_format',
+      'tools',
+      'tool_choice',
+      'presence_penalty',
+      'frequency_penalty',
+      'n',
+      'prediction',
+      'parallel_tool_calls',
+      'prompt_mode',
+      'safe_prompt',
       // Per model: see mistralReasoningEffort in reasoning-models.ts.
       'reasoning_effort',
     ]),
@@ -67,7 +83,11 @@ export const MISTRAL_FIELDS: AcceptedFields = {
  */
 function mistralToolCallId(id: string): string {
   if (MISTRAL_TOOL_ID.test(id)) return id;
-  return createHash('sha256').update(id).digest('base64').replace(/[^a-zA-Z0-9]/g, '').slice(0, 9);
+  return createHash('sha256')
+    .update(id)
+    .digest('base64')
+    .replace(/[^a-zA-Z0-9]/g, '')
+    .slice(0, 9);
 }
 
 const MISTRAL_TOOL_ID = /^[a-zA-Z0-9]{9}$/;
@@ -97,13 +117,19 @@ export function withAcceptedFields(body: ChatRequest, accepted: AcceptedFields, 
   const refuse = refuser(provider);
   const who = accepted.who ? accepted.who(body.model) : provider;
   if (stopList(body.stop) && !takes(accepted.top, 'stop')) refuse(`stop: ${who} does not take stop sequences`);
-  if (body['logprobs'] === true && !takes(accepted.top, 'logprobs')) refuse(`logprobs: ${who} does not return log probabilities`);
+  if (body['logprobs'] === true && !takes(accepted.top, 'logprobs'))
+    refuse(`logprobs: ${who} does not return log probabilities`);
   // OpenAI's deprecated function calling: left out, the model would answer in text instead of calling.
   const legacy = legacyFunctionField(body);
-  if (legacy && !takes(accepted.top, legacy)) refuse(`${legacy}: ${who} does not take OpenAI's deprecated function calling; send ${legacy === 'functions' ? 'tools' : 'tool_choice'} instead`);
+  if (legacy && !takes(accepted.top, legacy))
+    refuse(
+      `${legacy}: ${who} does not take OpenAI's deprecated function calling; send ${legacy === 'functions' ? 'tools' : 'tool_choice'} instead`,
+    );
   const n = body['n'];
   if (accepted.maxChoices !== undefined && typeof n === 'number' && n > accepted.maxChoices) {
-    refuse(`n: ${who} returns at most ${accepted.maxChoices} choice${accepted.maxChoices === 1 ? '' : 's'} per request`);
+    refuse(
+      `n: ${who} returns at most ${accepted.maxChoices} choice${accepted.maxChoices === 1 ? '' : 's'} per request`,
+    );
   }
   // Key by key, not a spread: see upstreamBody in gateway/pipeline.ts.
   const out = {} as ChatRequest;
@@ -121,7 +147,9 @@ export function withAcceptedFields(body: ChatRequest, accepted: AcceptedFields, 
   if (message) {
     out.messages = body.messages.map((m, i) => {
       const fields = message[m.role] ?? message['*'];
-      const kept = fields ? onlyAccepted(m, fields) : refuse(`messages.${i}.role: ${who} does not take '${m.role}' messages`);
+      const kept = fields
+        ? onlyAccepted(m, fields)
+        : refuse(`messages.${i}.role: ${who} does not take '${m.role}' messages`);
       return accepted.toolCallId ? withToolCallIds(kept, accepted.toolCallId) : kept;
     });
   }
@@ -153,7 +181,13 @@ function onlyAccepted(m: ChatMessage, fields: FieldSet): ChatMessage {
   const out = {} as Record<string, unknown>;
   for (const key in m) if (takes(fields, key) && (source[key] !== null || key === 'content')) out[key] = source[key];
   const refusal = source['refusal'];
-  if (m.role === 'assistant' && !takes(fields, 'refusal') && typeof refusal === 'string' && (m.content == null || m.content === '') && !m.tool_calls?.length) {
+  if (
+    m.role === 'assistant' &&
+    !takes(fields, 'refusal') &&
+    typeof refusal === 'string' &&
+    (m.content == null || m.content === '') &&
+    !m.tool_calls?.length
+  ) {
     out['content'] = refusal;
   }
   return out as ChatMessage;

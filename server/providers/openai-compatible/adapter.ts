@@ -95,19 +95,43 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
     if (messages !== req.messages) body = Object.assign({}, body, { messages });
     body = this.shaped(body);
     // The answer keeps its upstream JSON text: it goes back to the client as it came.
-    const res = await postJson<ChatCompletion>(`${this.baseUrl}/chat/completions`, this.headers, body, this.http(opts), true);
+    const res = await postJson<ChatCompletion>(
+      `${this.baseUrl}/chat/completions`,
+      this.headers,
+      body,
+      this.http(opts),
+      true,
+    );
     // A broken answer (no choice, or a choice without its message) is the provider's fault, like
     // one that is not JSON: the call falls back, and nothing of it is cached.
     if (!res || !Array.isArray(res.choices) || res.choices.length === 0) {
-      throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned a completion without choices` });
+      throw new ProviderError({
+        provider: this.name,
+        status: 200,
+        retryable: false,
+        kind: 'parse',
+        message: `${this.name} returned a completion without choices`,
+      });
     }
     for (const choice of res.choices) {
       if (!isRecord(choice) || !isRecord(choice.message)) {
-        throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned a choice without its message` });
+        throw new ProviderError({
+          provider: this.name,
+          status: 200,
+          retryable: false,
+          kind: 'parse',
+          message: `${this.name} returned a choice without its message`,
+        });
       }
       // In OpenAI's terms (answer-rules.ts): an "error" finish is a failed answer, not one to pass on or cache.
       if (isErrorFinish(choice.finish_reason)) {
-        throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} ended its answer with finish_reason "error" (the provider failed mid-answer)` });
+        throw new ProviderError({
+          provider: this.name,
+          status: 200,
+          retryable: false,
+          kind: 'parse',
+          message: `${this.name} ended its answer with finish_reason "error" (the provider failed mid-answer)`,
+        });
       }
       const renamed = choice.finish_reason ? renamedFinish(choice.finish_reason) : undefined;
       if (renamed) {
@@ -131,7 +155,12 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
     const norm = new OpenAIStreamNormalizer(this.name, req.model, secretsOf(this.headers));
     let yielded = false;
     try {
-      for await (const ev of postSse(`${this.baseUrl}/chat/completions`, this.sseHeaders, this.shaped(body), this.http(opts))) {
+      for await (const ev of postSse(
+        `${this.baseUrl}/chat/completions`,
+        this.sseHeaders,
+        this.shaped(body),
+        this.http(opts),
+      )) {
         const chunk = norm.push(ev);
         if (chunk) {
           yielded = true;
@@ -153,9 +182,21 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
   async embeddings(req: EmbeddingsRequest, opts: CallOptions): Promise<EmbeddingsResponse> {
     // The answer keeps its upstream JSON text: a batch of float vectors is large, and goes back to
     // the client as it came instead of being encoded again.
-    const res = await postJson<EmbeddingsResponse>(`${this.baseUrl}/embeddings`, this.headers, req, this.http(opts), true);
+    const res = await postJson<EmbeddingsResponse>(
+      `${this.baseUrl}/embeddings`,
+      this.headers,
+      req,
+      this.http(opts),
+      true,
+    );
     if (!res || !Array.isArray(res.data)) {
-      throw new ProviderError({ provider: this.name, status: 200, retryable: false, kind: 'parse', message: `${this.name} returned embeddings without data` });
+      throw new ProviderError({
+        provider: this.name,
+        status: 200,
+        retryable: false,
+        kind: 'parse',
+        message: `${this.name} returned embeddings without data`,
+      });
     }
     return res;
   }

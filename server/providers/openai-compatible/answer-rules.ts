@@ -9,7 +9,11 @@
 //   DeepSeek and OpenRouter count them, and are costed.
 import type { FinishReason, Usage } from '../types.js';
 
-const RENAMED_FINISH: Readonly<Record<string, FinishReason>> = { model_length: 'length', eos: 'stop', tool_call: 'tool_calls' };
+const RENAMED_FINISH: Readonly<Record<string, FinishReason>> = {
+  model_length: 'length',
+  eos: 'stop',
+  tool_call: 'tool_calls',
+};
 
 /** OpenAI's name for a finish reason, when a server sent another name for one; undefined otherwise. */
 export function renamedFinish(reason: string): FinishReason | undefined {

@@ -12,7 +12,11 @@ const PENALTIES = ['presence_penalty', 'frequency_penalty'];
 const LOGPROBS = ['logprobs', 'top_logprobs'];
 
 const reasoningModel = (model: string) => `${model} is a reasoning model and`;
-const refusing = (fields: string[], renamed?: Record<string, string>): AcceptedFields => ({ top: { except: new Set(fields) }, renamed, who: reasoningModel });
+const refusing = (fields: string[], renamed?: Record<string, string>): AcceptedFields => ({
+  top: { except: new Set(fields) },
+  renamed,
+  who: reasoningModel,
+});
 
 /** OpenAI: the o-series and GPT-5 onwards (GPT-6 included), but their -chat variants. */
 const OPENAI_REASONING = /^(?:o\d|gpt-(?:[5-9]|\d{2,}))(?![\w.-]*-chat)/;
@@ -23,7 +27,8 @@ export function isOpenAIReasoningModel(model: string): boolean {
   return OPENAI_REASONING.test(model);
 }
 
-export const openaiReasoningRules: AcceptedFieldsFor = (model) => (OPENAI_REASONING.test(model) ? OPENAI_RULES : undefined);
+export const openaiReasoningRules: AcceptedFieldsFor = (model) =>
+  OPENAI_REASONING.test(model) ? OPENAI_RULES : undefined;
 
 /**
  * OpenAI's own request changes: `reasoning_effort` is left out for its models that do not reason
@@ -36,7 +41,10 @@ export function openaiRequest(body: ChatRequest, provider: string): ChatRequest 
   if (body['reasoning_effort'] === undefined) return openaiToolsOnChatCompletions(body, provider);
   if (!OPENAI_REASONING.test(body.model)) return withEffort(body, undefined);
   const effort = askedEffort(body, refuser(provider));
-  return openaiToolsOnChatCompletions(effort === undefined ? body : withEffort(body, openaiEffort(body.model, effort)), provider);
+  return openaiToolsOnChatCompletions(
+    effort === undefined ? body : withEffort(body, openaiEffort(body.model, effort)),
+    provider,
+  );
 }
 
 /**
@@ -59,7 +67,8 @@ function withEffort(body: ChatRequest, sent: string | undefined): ChatRequest {
  * and after 5.1.
  */
 export function openaiEffort(model: string, effort: ReasoningEffort): ReasoningEffort {
-  if (/^o\d/.test(model)) return effort === 'none' || effort === 'minimal' ? 'low' : effort === 'xhigh' ? 'high' : effort;
+  if (/^o\d/.test(model))
+    return effort === 'none' || effort === 'minimal' ? 'low' : effort === 'xhigh' ? 'high' : effort;
   const version = /^gpt-(\d+)(?:\.(\d+))?/.exec(model);
   if (!version) return effort;
   const major = Number(version[1]);
@@ -93,7 +102,10 @@ export function openaiToolsOnChatCompletions(body: ChatRequest, provider: string
   if (!Array.isArray(tools) || tools.length === 0) return body;
   const effort = body['reasoning_effort'];
   if (effort === undefined || effort === null) return Object.assign({}, body, { reasoning_effort: 'none' });
-  if (effort !== 'none') refuser(provider)(`reasoning_effort: ${body.model} takes function tools on Chat Completions only with reasoning_effort "none"`);
+  if (effort !== 'none')
+    refuser(provider)(
+      `reasoning_effort: ${body.model} takes function tools on Chat Completions only with reasoning_effort "none"`,
+    );
   return body;
 }
 
@@ -157,7 +169,8 @@ export function xaiReasoningEffort(body: ChatRequest, provider: string): ChatReq
   if (body['reasoning_effort'] === undefined) return body;
   const effort = askedEffort(body, refuser(provider));
   let sent: string | undefined = effort;
-  if (effort !== undefined && /^grok-3-mini/.test(body.model)) sent = effort === 'none' || effort === 'minimal' || effort === 'low' ? 'low' : 'high';
+  if (effort !== undefined && /^grok-3-mini/.test(body.model))
+    sent = effort === 'none' || effort === 'minimal' || effort === 'low' ? 'low' : 'high';
   else if (XAI_MULTI_AGENT.test(body.model)) sent = effort;
   else if (effort === 'minimal' || (effort === 'none' && !xaiCanStopReasoning(body.model))) sent = 'low';
   else if (effort === 'xhigh') sent = 'high';
@@ -170,7 +183,8 @@ export function xaiReasoningEffort(body: ChatRequest, provider: string): ChatReq
  */
 const DEEPSEEK_THINKING = /^deepseek-(?:reasoner|flash|v4)/;
 const DEEPSEEK_RULES = refusing(LOGPROBS);
-export const deepseekReasoningRules: AcceptedFieldsFor = (model) => (DEEPSEEK_THINKING.test(model) ? DEEPSEEK_RULES : undefined);
+export const deepseekReasoningRules: AcceptedFieldsFor = (model) =>
+  DEEPSEEK_THINKING.test(model) ? DEEPSEEK_RULES : undefined;
 
 /**
  * DeepSeek's thinking models think unless told not to (`thinking: {type: "disabled"}`), and its
@@ -184,9 +198,15 @@ export const deepseekReasoningRules: AcceptedFieldsFor = (model) => (DEEPSEEK_TH
 export function deepseekThinking(body: ChatRequest): ChatRequest {
   if (body['thinking'] !== undefined || !DEEPSEEK_THINKING.test(body.model)) return body;
   // OpenAI's "none", which DeepSeek's effort lacks (low, high, max): its thinking turned off.
-  if (body['reasoning_effort'] === 'none') return Object.assign(withEffort(body, undefined), { thinking: { type: 'disabled' } });
+  if (body['reasoning_effort'] === 'none')
+    return Object.assign(withEffort(body, undefined), { thinking: { type: 'disabled' } });
   for (const m of body.messages) {
-    if (m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0 && typeof m['reasoning_content'] !== 'string') {
+    if (
+      m.role === 'assistant' &&
+      Array.isArray(m.tool_calls) &&
+      m.tool_calls.length > 0 &&
+      typeof m['reasoning_content'] !== 'string'
+    ) {
       return Object.assign({}, body, { thinking: { type: 'disabled' } });
     }
   }
@@ -194,7 +214,8 @@ export function deepseekThinking(body: ChatRequest): ChatRequest {
 }
 
 /** Mistral's models that take `reasoning_effort` (see mistralReasoningEffort). */
-const MISTRAL_NONE_OR_HIGH = /^mistral-(?:small-(?:latest|4|26(?:0[3-9]|1[0-2])|2[7-9]\d\d)|medium-(?:3-5|latest|26(?:0[4-9]|1[0-2])|2[7-9]\d\d))/;
+const MISTRAL_NONE_OR_HIGH =
+  /^mistral-(?:small-(?:latest|4|26(?:0[3-9]|1[0-2])|2[7-9]\d\d)|medium-(?:3-5|latest|26(?:0[4-9]|1[0-2])|2[7-9]\d\d))/;
 const MISTRAL_LEVELS = /^mistral-large-4/;
 
 /**

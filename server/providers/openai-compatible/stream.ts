@@ -67,7 +67,9 @@ export class OpenAIStreamNormalizer {
     // Sent on as the upstream wrote it unless changed below (see raw-json.ts). Not one whose JSON
     // spanned several `data:` lines (valid SSE): its text holds line breaks, which would break the
     // frame it is sent in.
-    const chunk = data.includes('\n') ? (parsed as unknown as ChatChunk) : keepRawJson(parsed as unknown as ChatChunk, data);
+    const chunk = data.includes('\n')
+      ? (parsed as unknown as ChatChunk)
+      : keepRawJson(parsed as unknown as ChatChunk, data);
     if (typeof chunk.id === 'string') this.id = chunk.id;
     if (typeof chunk.model === 'string') this.model = chunk.model;
     if (typeof chunk.created === 'number') this.created = chunk.created;
@@ -83,7 +85,12 @@ export class OpenAIStreamNormalizer {
     }
     // Mistral's thinking and text chunks, as OpenAI's content and reasoning_content (content-chunks.ts).
     for (const c of choices) {
-      if (c.delta && Array.isArray(c.delta.content) && flattenContentChunks(c.delta as unknown as Record<string, unknown>, true)) forgetRawJson(chunk);
+      if (
+        c.delta &&
+        Array.isArray(c.delta.content) &&
+        flattenContentChunks(c.delta as unknown as Record<string, unknown>, true)
+      )
+        forgetRawJson(chunk);
     }
     if (!this.started) {
       const first = choices[0];
@@ -94,7 +101,8 @@ export class OpenAIStreamNormalizer {
       this.started = true;
     }
     for (const c of choices) {
-      if (c.delta?.tool_calls && (this.toolCalls ??= new ToolCallNumbering()).renumber(c.index, c.delta)) forgetRawJson(chunk);
+      if (c.delta?.tool_calls && (this.toolCalls ??= new ToolCallNumbering()).renumber(c.index, c.delta))
+        forgetRawJson(chunk);
       if (c.finish_reason) this.finish(chunk, c);
     }
     if (chunk.usage) {
@@ -109,7 +117,11 @@ export class OpenAIStreamNormalizer {
   /** A choice's finish, in OpenAI's terms (answer-rules.ts): a failure is thrown, another name renamed. */
   private finish(chunk: ChatChunk, choice: ChatChunk['choices'][number]): void {
     const reason = choice.finish_reason as string;
-    if (isErrorFinish(reason)) throw streamFailure(this.provider, 'stream ended its answer with finish_reason "error" (the provider failed mid-answer)');
+    if (isErrorFinish(reason))
+      throw streamFailure(
+        this.provider,
+        'stream ended its answer with finish_reason "error" (the provider failed mid-answer)',
+      );
     this.sawFinish = true;
     const renamed = renamedFinish(reason);
     if (renamed) {
@@ -151,7 +163,11 @@ export class OpenAIStreamNormalizer {
   /** Call when the SSE stream ends. Returns the final usage chunk if one is still owed. */
   end(): ChatChunk | undefined {
     if (!this.done && !this.sawFinish) throw streamFailure(this.provider, 'stream ended before [DONE]');
-    if (!this.answered) throw streamFailure(this.provider, 'stream ended without an answer (no content, tool call, finish_reason or usage)');
+    if (!this.answered)
+      throw streamFailure(
+        this.provider,
+        'stream ended without an answer (no content, tool call, finish_reason or usage)',
+      );
     this.done = true;
     if (this.usageSent || !this.pendingUsage) return undefined;
     this.usageSent = true;
@@ -172,7 +188,13 @@ export class OpenAIStreamNormalizer {
     const e = isRecord(err) ? err : { message: String(err) };
     const code = typeof e['code'] === 'number' ? e['code'] : typeof e['status'] === 'number' ? e['status'] : 500;
     const msg = typeof e['message'] === 'string' ? e['message'] : JSON.stringify(e);
-    return new ProviderError({ provider: this.provider, status: code, retryable: isRetryableStatus(code), kind: 'http', message: redact(`${this.provider} stream error: ${msg}`, this.secrets) });
+    return new ProviderError({
+      provider: this.provider,
+      status: code,
+      retryable: isRetryableStatus(code),
+      kind: 'http',
+      message: redact(`${this.provider} stream error: ${msg}`, this.secrets),
+    });
   }
 }
 

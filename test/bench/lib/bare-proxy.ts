@@ -10,7 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 
 const upstream = new URL(process.env.UPSTREAM_URL ?? '');
-const pool = new Pool(upstream.origin, { connections: 1024, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 });
+const pool = new Pool(upstream.origin, {
+  connections: 1024,
+  pipelining: 1,
+  keepAliveTimeout: 60_000,
+  keepAliveMaxTimeout: 600_000,
+});
 const upstreamPath = upstream.pathname;
 
 const server = createServer((req, res) => {
@@ -20,17 +25,20 @@ const server = createServer((req, res) => {
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (req.headers.authorization) headers.authorization = req.headers.authorization;
-    pool.request({ path: upstreamPath, method: 'POST', headers, body }).then(
-      async (up) => {
-        res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type'] ?? 'application/json') });
-        for await (const chunk of up.body) res.write(chunk);
-        res.end();
-      },
-      () => {
-        if (!res.headersSent) res.writeHead(502);
-        res.end();
-      },
-    ).catch(() => res.destroy());
+    pool
+      .request({ path: upstreamPath, method: 'POST', headers, body })
+      .then(
+        async (up) => {
+          res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type'] ?? 'application/json') });
+          for await (const chunk of up.body) res.write(chunk);
+          res.end();
+        },
+        () => {
+          if (!res.headersSent) res.writeHead(502);
+          res.end();
+        },
+      )
+      .catch(() => res.destroy());
   });
 });
 server.keepAliveTimeout = 65_000;

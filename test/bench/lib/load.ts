@@ -155,7 +155,12 @@ export interface LoopResult {
 }
 
 /** Closed loop: `concurrency` workers, each sending its next request when the previous one ends. */
-export async function closedLoop(pool: Dispatcher, t: Target, concurrency: number, durationMs: number): Promise<LoopResult> {
+export async function closedLoop(
+  pool: Dispatcher,
+  t: Target,
+  concurrency: number,
+  durationMs: number,
+): Promise<LoopResult> {
   const latency = new Samples();
   const failedBefore = t.failed;
   const start = performance.now();
@@ -195,7 +200,17 @@ export interface StreamResult {
 /** One streamed request, timing the first `data:` byte and counting what arrives, and when. */
 export async function streamOnce(d: Dispatcher, t: Target, body: string): Promise<StreamResult> {
   t.sent++;
-  const r: StreamResult = { ok: false, firstChunkMs: NaN, totalMs: NaN, events: 0, choiceChunks: 0, contentChunks: 0, contentArrivals: 0, gatewayMs: NaN, upstreamMs: NaN };
+  const r: StreamResult = {
+    ok: false,
+    firstChunkMs: NaN,
+    totalMs: NaN,
+    events: 0,
+    choiceChunks: 0,
+    contentChunks: 0,
+    contentArrivals: 0,
+    gatewayMs: NaN,
+    upstreamMs: NaN,
+  };
   const start = performance.now();
   try {
     const res = await d.request({ path: t.path, method: 'POST', headers: t.headers, body });

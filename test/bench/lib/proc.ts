@@ -182,7 +182,12 @@ export function snapshotProcesses(): ProcessTable {
       let name = raw.slice(raw.indexOf('(') + 1, raw.lastIndexOf(')'));
       try {
         const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
-        if (cmd.length > 0) name = cmd.slice(0, 3).map((a) => a.split('/').slice(-2).join('/')).join(' ').slice(0, 60);
+        if (cmd.length > 0)
+          name = cmd
+            .slice(0, 3)
+            .map((a) => a.split('/').slice(-2).join('/'))
+            .join(' ')
+            .slice(0, 60);
       } catch {
         // kernel thread or gone
       }
@@ -195,7 +200,12 @@ export function snapshotProcesses(): ProcessTable {
 }
 
 /** The processes that used the most CPU between two snapshots (seconds), leaving out `exclude`. */
-export function topProcessesBetween(a: ProcessTable, b: ProcessTable, exclude: Set<number>, n: number): Array<{ pid: number; name: string; seconds: number }> {
+export function topProcessesBetween(
+  a: ProcessTable,
+  b: ProcessTable,
+  exclude: Set<number>,
+  n: number,
+): Array<{ pid: number; name: string; seconds: number }> {
   const rows: Array<{ pid: number; name: string; seconds: number }> = [];
   for (const [pid, end] of b) {
     if (exclude.has(pid)) continue;

@@ -41,12 +41,22 @@ export function flagList(spec: string | undefined): string[] {
  * Runs `node --import tsx <entry>` (or plain `node <entry>` for compiled JavaScript) with exactly
  * `env` (plus PATH and HOME), under `taskset -c <core>` when a core is given.
  */
-export function spawnNode(name: string, entry: string, env: Record<string, string>, opts: { core?: number; nodeArgs?: string[]; compiled?: boolean } = {}): ChildHandle {
+export function spawnNode(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  opts: { core?: number; nodeArgs?: string[]; compiled?: boolean } = {},
+): ChildHandle {
   const nodeArgs = [...(opts.nodeArgs ?? []), ...(opts.compiled ? [] : ['--import', 'tsx']), entry];
-  const [cmd, args] = opts.core === undefined
-    ? [process.execPath, nodeArgs]
-    : ['taskset', ['-c', String(opts.core), process.execPath, ...nodeArgs]];
-  const childEnv: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? os.tmpdir(), ...env };
+  const [cmd, args] =
+    opts.core === undefined
+      ? [process.execPath, nodeArgs]
+      : ['taskset', ['-c', String(opts.core), process.execPath, ...nodeArgs]];
+  const childEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? os.tmpdir(),
+    ...env,
+  };
   const child = spawn(cmd, args, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   if (child.pid === undefined) throw new Error(`${name}: spawn failed`);
   let out = '';
@@ -70,9 +80,12 @@ export function spawnNode(name: string, entry: string, env: Record<string, strin
           const m = out.match(pattern);
           if (m) return resolve(m);
           if (child.exitCode !== null || child.signalCode !== null) {
-            return reject(new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${out}`));
+            return reject(
+              new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${out}`),
+            );
           }
-          if (Date.now() - started > timeoutMs) return reject(new Error(`${name}: timed out waiting for ${pattern}:\n${out}`));
+          if (Date.now() - started > timeoutMs)
+            return reject(new Error(`${name}: timed out waiting for ${pattern}:\n${out}`));
           setTimeout(tick, 25);
         };
         tick();
@@ -197,6 +210,15 @@ export function installCleanupHandlers(deadlineMs: number): void {
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise((resolve, reject) => {
     const t = setTimeout(() => reject(new Error('timeout')), ms);
-    p.then((v) => { clearTimeout(t); resolve(v); }, (e: unknown) => { clearTimeout(t); reject(e instanceof Error ? e : new Error(String(e))); });
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(t);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
   });
 }

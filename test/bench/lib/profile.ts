@@ -39,7 +39,8 @@ function shortUrl(url: string, root: string): string {
 }
 
 function areaOf(frame: CallFrame, url: string): string {
-  if (!frame.url) return frame.functionName.startsWith('(') ? frame.functionName : `native ${frame.functionName || '(unnamed)'}`;
+  if (!frame.url)
+    return frame.functionName.startsWith('(') ? frame.functionName : `native ${frame.functionName || '(unnamed)'}`;
   if (url.startsWith('node:')) return url;
   if (frame.url.includes('/node_modules/')) {
     const parts = url.split('/');
@@ -73,6 +74,9 @@ export function summariseProfile(profile: CpuProfile, root: string, top = 15): P
     areas.set(area, (areas.get(area) ?? 0) + us);
   }
   const rank = (m: Map<string, number>): ProfileEntry[] =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, us]) => ({ name, share: busy > 0 ? us / busy : 0 }));
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => ({ name, share: busy > 0 ? us / busy : 0 }));
   return { busyMs: busy / 1000, functions: rank(fns), areas: rank(areas) };
 }

@@ -27,7 +27,16 @@ export function renderTable(rows: Array<Row | string>): string {
       table.push([{ colSpan: 8, content: r }]);
       continue;
     }
-    table.push([r.metric, r.direct ?? '', r.bare ?? '', r.gateway ?? '', r.added ?? '', r.own ?? '', r.target ?? '', r.result ?? '']);
+    table.push([
+      r.metric,
+      r.direct ?? '',
+      r.bare ?? '',
+      r.gateway ?? '',
+      r.added ?? '',
+      r.own ?? '',
+      r.target ?? '',
+      r.result ?? '',
+    ]);
   }
   return table.toString();
 }

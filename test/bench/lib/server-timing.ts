@@ -31,7 +31,8 @@ export function splitTimings(samples: readonly ServerTimingSample[], quantile = 
   const ok = samples.filter((s) => Number.isFinite(s.gateway) && Number.isFinite(s.upstream));
   const byLatency = [...ok].sort((a, b) => a.latency - b.latency);
   const tail = byLatency.slice(Math.min(byLatency.length - 1, Math.floor(quantile * byLatency.length)));
-  const mean = (f: (s: ServerTimingSample) => number) => (tail.length ? tail.reduce((sum, s) => sum + f(s), 0) / tail.length : NaN);
+  const mean = (f: (s: ServerTimingSample) => number) =>
+    tail.length ? tail.reduce((sum, s) => sum + f(s), 0) / tail.length : NaN;
   return {
     gateway: summarize(ok.map((s) => s.gateway)),
     slowest: {

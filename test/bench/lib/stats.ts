@@ -62,7 +62,10 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
 }
 
 export function median(values: number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }
 
 /** Rounds for JSON output: 3 decimals (microsecond resolution for milliseconds). */
