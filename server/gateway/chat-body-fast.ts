@@ -1,6 +1,6 @@
-import type { ChatBody } from './validate.js';
+import type { ChatBody } from './chat-body-schema.js';
 
-// The chat body's common shape, checked without zod. ChatBodySchema (validate.ts) stays the
+// The chat body's common shape, checked without zod. ChatBodySchema (chat-body-schema.ts) stays the
 // definition: this accepts only bodies it accepts and returns what it returns (the same values,
 // in the same message key order; only the order of top-level keys differs, which nothing reads),
 // and answers undefined for everything else, which zod then checks and explains.

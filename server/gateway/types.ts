@@ -1,24 +1,13 @@
 import type { CancelSignal } from '../lib/cancel-signal.js';
 import type { ChatCompletion, ChatChunk, ChatMessage, Usage } from '../providers/types.js';
-import type { ChatBody } from './validate.js';
+import type { ChatBody } from './chat-body-schema.js';
 import type { CostLogRow } from './log-writer.js';
+import type { Complexity, RoutedBy, TaskType } from './labels.js';
 
 // The data-plane core's vocabulary. No HTTP or tRPC types here: evals, replays and the judge
 // drive the same core.
 
-export const TASK_TYPES = ['coding', 'creative', 'summarization', 'qa', 'general', 'vision'] as const;
-export type TaskType = (typeof TASK_TYPES)[number];
-export const COMPLEXITIES = ['simple', 'medium', 'complex'] as const;
-export type Complexity = (typeof COMPLEXITIES)[number];
-export const ROUTED_BY = [
-  'classification',
-  'routing-hint',
-  'user-override',
-  'ab-test',
-  'adaptive',
-  'exploration',
-] as const;
-export type RoutedBy = (typeof ROUTED_BY)[number];
+export { COMPLEXITIES, ROUTED_BY, TASK_TYPES, type Complexity, type RoutedBy, type TaskType } from './labels.js';
 
 /** Who chose a target: the caller (named it), the router, or the fallback rule (see targetRole). */
 export type TargetRole = 'named' | 'routed' | 'fallback';
