@@ -28,7 +28,7 @@ import {
   wideClass,
 } from './cues.js';
 import { QA } from './lexicon.js';
-import type { TextSignals } from './signals.js';
+import type { TextSignals } from './text-signals.js';
 
 /** Where counts go; set by beginScan. */
 let out!: TextSignals;

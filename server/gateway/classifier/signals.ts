@@ -9,6 +9,9 @@
 import { Para, pickAsk } from './ask.js';
 import { N_TASKS } from './cues.js';
 import { beginScan, endScan, scanRange, skipGap } from './scanner.js';
+import { TextSignals } from './text-signals.js';
+
+export { TextSignals } from './text-signals.js';
 
 /**
  * Material evidence is scaled by 1 / (1 + words / MATERIAL_DAMP_WORDS) and capped per task:
@@ -19,39 +22,6 @@ const MATERIAL_DAMP_WORDS = 50;
 const MATERIAL_CAP = 2.5;
 /** Average characters per word, for turning lengths into word counts without counting. */
 export const CHARS_PER_WORD = 5.5;
-
-/** What one message's text shows. Counts are over the scanned windows; `chars` is the full length. */
-export class TextSignals {
-  chars = 0;
-  scanned = 0;
-  /** Lexical evidence per text task: the ask in full, material damped by its size. */
-  readonly task = new Float64Array(N_TASKS);
-  /** Characters of the request itself, and of everything else (pasted text and code). */
-  askChars = 0;
-  materialChars = 0;
-  /** Shape of the ask: complexity cues, commas, sentences, questions, list items. */
-  askCx = 0;
-  /** Cues of a hard kind of ask (design, proof, trade-offs...) in the ask. */
-  askHard = 0;
-  askCommas = 0;
-  askSentences = 0;
-  askQuestions = 0;
-  askListItems = 0;
-  fences = 0;
-  codeLines = 0;
-  proseLines = 0;
-  fileRefs = 0;
-  fileLineRefs = 0;
-  diffLines = 0;
-  shellLines = 0;
-  identifiers = 0;
-  operators = 0;
-  calls = 0;
-  inlineCode = 0;
-  /** Words of failure output (error, exception, traceback...). */
-  errorWords = 0;
-  endsWithQuestion = false;
-}
 
 /** The request's prose statistics, reused across calls. */
 const ask = new Para();
