@@ -3,7 +3,7 @@ import { UNPRINTABLE } from '../lib/unprintable.js';
 import { costUsd } from '../providers/pricing.js';
 import type { Usage } from '../providers/types.js';
 import type { CostLogRow, LogWriter, RequestLogRow } from './log-writer.js';
-import type { CallMeta, ChatCall, RoutedBy, RoutingDecision, StreamHeadMeta, Target } from './types.js';
+import type { CallMeta, ChatCall, RoutedBy, RoutingCell, RoutingDecision, StreamHeadMeta, Target } from './types.js';
 
 // Turning upstream calls into cost rows and a finished call into its request row.
 
@@ -141,20 +141,20 @@ function routingOf(d: RoutingDecision): CallMeta['routing'] {
 }
 
 /**
- * Log the call: one request row, plus the cost rows of its real upstream calls and of the calls
- * made on its behalf (the LLM classifier's). Returns their USD total, which is what the call cost.
+ * Log the call: one request row, plus `costs`: the cost rows of the calls made on its behalf (the
+ * LLM classifier's) and of its real upstream calls. Returns their USD total, which is what the call cost.
  */
 export function logCall(writer: LogWriter, call: ChatCall, outcome: Outcome, costs: CostLogRow[]): number {
-  const rows = call.extraCosts ? call.extraCosts.concat(costs) : costs;
-  const usd = charge(call, rows);
-  if (call.costOnly) writer.writeCosts(rows);
-  else writer.write(requestRow(call, outcome), rows, promptPreview(call));
+  const usd = charge(call, costs);
+  if (call.costOnly) writer.writeCosts(costs);
+  else writer.write(requestRow(call, outcome), costs, promptPreview(call));
   return usd;
 }
 
 /**
  * Log a call that failed before any target was chosen (a pinned model nobody serves, no capable
- * model): an error row naming no provider, and the classifier's cost if it was consulted.
+ * model): an error row naming no provider, and the classifier's cost if it was consulted (`costs`).
+ * `cell`: what routing had settled before it failed (the classified or hinted cell), when it got that far.
  */
 export function logUnrouted(
   writer: LogWriter,
@@ -162,15 +162,14 @@ export function logUnrouted(
   routedBy: RoutedBy,
   errorType: string,
   streamed: boolean,
+  cell: RoutingCell | null = null,
+  costs: CostLogRow[] = [],
 ): void {
-  const rows = call.extraCosts ?? [];
-  charge(call, rows);
+  charge(call, costs);
   if (call.costOnly) {
-    if (rows.length > 0) writer.writeCosts(rows);
+    if (costs.length > 0) writer.writeCosts(costs);
     return;
   }
-  // What routing had settled before it failed: the classified (or hinted) cell, when it got that far.
-  const cell = call.failedCell;
   const decision: RoutingDecision = cell
     ? {
         provider: '',
@@ -204,7 +203,7 @@ export function logUnrouted(
   // No target was chosen: the row names none.
   row.provider = null;
   row.model = null;
-  writer.write(row, rows, promptPreview(call));
+  writer.write(row, costs, promptPreview(call));
 }
 
 /** The USD total of a call's cost rows, told to the call's spend counter. */

@@ -9,8 +9,9 @@ import { ProviderError, type EmbeddingsRequest, type EmbeddingsResponse, type Us
 import { buildMeta, costRow, logCall, logUnrouted, ZERO_USAGE, type Outcome } from './accounting.js';
 import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
 import type { CostLogRow } from './log-writer.js';
-import { targetRole, isPrimary, withFallback, type ChatPipeline } from './pipeline.js';
+import type { ChatPipeline } from './pipeline.js';
 import { resolvePinned } from './routing/targets.js';
+import { isPrimary, targetRole, withFallback } from './target-role.js';
 import type { CallMeta, ChatCall, RoutingDecision, Target, UpstreamErrorSummary } from './types.js';
 
 // POST /v1/embeddings: the OpenAI wire format, to any provider with an embeddings endpoint

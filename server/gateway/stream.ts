@@ -1,45 +1,54 @@
-import { performance } from 'node:perf_hooks';
-import { ProviderError, type ChatChunk, type Usage } from '../providers/types.js';
+import {
+  ProviderError,
+  type ChatChunk,
+  type ChatRequest,
+  type ProviderAdapter,
+  type Usage,
+} from '../providers/types.js';
 import { estimateUsage, reportedUsage } from '../providers/usage.js';
-import { buildMeta, costRow, logCall, streamHeadMeta, ZERO_USAGE, type Outcome } from './accounting.js';
-import { classifyFailure, ClientClosedError, exhaustedError, rejectedError, type AttemptFailure } from './attempts.js';
-import type { CostLogRow } from './log-writer.js';
-import type { ChatPipeline, PlannedCall } from './pipeline.js';
-import { abandonedUsage, targetRole, isPrimary, upstreamBody, withFallback } from './pipeline.js';
+import { buildMeta, streamHeadMeta, ZERO_USAGE } from './accounting.js';
+import type { AttemptConsumer } from './attempt-loop.js';
+import { ClientClosedError } from './attempts.js';
+import type { CachedCompletion } from './cache/exact-cache.js';
+import type { CallState } from './call-state.js';
 import { completionToChunks, StreamAccumulator } from './stream-accumulator.js';
-import type { ChatCall, RoutingDecision, StreamSink, Target, UpstreamErrorSummary } from './types.js';
+import { isPrimary, withFallback } from './target-role.js';
+import type { RoutingDecision, StreamHeadMeta, StreamSink, Target } from './types.js';
+import { upstreamBody } from './upstream-body.js';
+import type { AnswerDeps } from './whole-answer.js';
 
-// The streaming path. Fallback stays possible until the first upstream chunk is in hand; from then
-// on chunks pass straight through (never buffered or coalesced), and a failure ends the stream
-// with an error event. The last frame carries `_gateway` (and usage when the client asked for it).
+// A streaming call's attempts. Fallback stays possible until the first upstream chunk is in hand
+// (until then the attempt loop, attempt-loop.ts, tries the next target); from then on chunks pass
+// straight through (never buffered or coalesced), and a failure ends the stream with an error
+// event. The last frame carries `_gateway` (and usage when the client asked for it).
 
-export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSink): Promise<void> {
-  const { registry, breakers, cache, logWriter, upstreamTimeoutMs } = p.opts;
-  let plan: PlannedCall;
-  try {
-    plan = await p.plan(call);
-  } catch (err) {
-    throw p.unrouted(call, err, true);
-  }
-  const includeUsage = call.body.stream_options?.include_usage === true;
+/** A stream whose first chunk (or end) is in: what serve() goes on with. */
+export interface OpenedStream {
+  body: ChatRequest;
+  iterator: AsyncIterator<ChatChunk>;
+  first: IteratorResult<ChatChunk>;
+  /** The decision as this target reports it (usedFallback set for a fallback). */
+  decision: RoutingDecision;
+  primary: boolean;
+  head: StreamHeadMeta;
+}
 
-  const hit = plan.cacheKey ? cache!.get(plan.cacheKey) : undefined;
-  if (hit) {
+/** Writes one streamed call to `sink`; one per call. */
+export class StreamAnswer implements AttemptConsumer<OpenedStream, void> {
+  readonly streamed = true;
+
+  constructor(
+    private readonly deps: AnswerDeps,
+    private readonly sink: StreamSink,
+    /** The client asked for usage (stream_options.include_usage): a `choices: []` frame ends the stream. */
+    private readonly includeUsage: boolean,
+  ) {}
+
+  cached(hit: CachedCompletion, state: CallState): void {
+    const { call, plan } = state;
+    const { sink, includeUsage } = this;
     const usage = hit.completion.usage ?? ZERO_USAGE;
-    const outcome: Outcome = {
-      decision: plan.decision,
-      served: plan.decision,
-      latencyMs: 0,
-      usage,
-      cached: true,
-      cacheType: 'exact',
-      tokensSaved: usage,
-      streamed: true,
-      status: 'ok',
-      errorType: null,
-    };
-    // Not free when the LLM classifier was asked: the call costs what its cost rows add up to.
-    const cost = logCall(logWriter, call, outcome, []);
+    const { outcome, cost } = state.logCached(usage);
     // Unlike a live stream's, a hit's cost and latency are known before its first chunk.
     const head = streamHeadMeta(call, plan.decision, plan.decision, 'exact', [], 0);
     head.cost = cost;
@@ -60,91 +69,37 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
         ),
       buildMeta(call, outcome, cost, []),
     );
-    return;
   }
 
-  const errors: UpstreamErrorSummary[] = [];
-  const costs: CostLogRow[] = [];
-  let upstreamMs = 0;
-  const log = (
-    decision: RoutingDecision,
-    served: Target,
-    usage: Usage,
-    status: Outcome['status'],
-    errorType: string | null,
-  ) =>
-    logCall(
-      logWriter,
-      call,
-      {
-        decision,
-        served,
-        latencyMs: performance.now() - call.startedAt,
-        usage,
-        cached: false,
-        cacheType: null,
-        streamed: true,
-        status,
-        errorType,
-      },
-      costs,
-    );
-
-  const targets = p.ordered(plan.candidates);
-  // The call's row names the last target actually tried (see complete() in pipeline.ts).
-  let tried: Target = plan.decision;
-  for (let i = 0; i < targets.length; i++) {
-    const target = targets[i]!;
-    const adapter = registry.get(target.provider)?.adapter;
-    if (!adapter) continue;
-    const permit = p.permit(target, errors.length === 0 && i === targets.length - 1);
-    if (permit === 'denied') continue;
-    tried = target;
+  async open(adapter: ProviderAdapter, target: Target, state: CallState): Promise<OpenedStream> {
+    const { call, plan } = state;
     const body = upstreamBody(call, target.model, true);
-    const sent = performance.now();
     const iterator = adapter
-      .chatStream(body, { signal: call.signal, timeoutMs: upstreamTimeoutMs })
+      .chatStream(body, { signal: call.signal, timeoutMs: this.deps.upstreamTimeoutMs })
       [Symbol.asyncIterator]();
     // The first next() sends the request; what the response head reports is built while the
     // upstream thinks, not after its first chunk.
-    const first = iterator.next();
+    const pending = iterator.next();
     // Decided by target, not by position: the breakers may have dropped the primary from the list.
     const primary = isPrimary(plan.decision, target);
     const decision = withFallback(plan.decision, !primary);
-    const head = streamHeadMeta(call, decision, target, null, errors, 0);
-    let next: IteratorResult<ChatChunk>;
-    try {
-      next = await first;
-    } catch (err) {
-      upstreamMs += performance.now() - sent;
-      let failure: AttemptFailure;
-      try {
-        failure = classifyFailure(err, target, breakers, call.signal, permit, targetRole(plan.decision, target));
-      } catch (e) {
-        if (e instanceof ClientClosedError)
-          log(plan.decision, target, await abandonedUsage(call, target, e, costs), 'client_closed', 'client_closed');
-        throw e;
-      }
-      errors.push(failure.summary);
-      p.opts.onUpstreamFailure?.(failure.summary);
-      if (failure.answered) costs.push(costRow(call, target, ZERO_USAGE, 'error'));
-      if (!failure.fallBack) {
-        const rejected = rejectedError(failure.summary);
-        log(plan.decision, target, ZERO_USAGE, 'error', rejected.type);
-        throw rejected;
-      }
-      continue;
-    }
+    const head = streamHeadMeta(call, decision, target, null, state.errors, 0);
+    return { body, iterator, first: await pending, decision, primary, head };
+  }
 
+  async serve(opened: OpenedStream, target: Target, state: CallState): Promise<void> {
+    const { call, plan } = state;
+    const { deps, sink, includeUsage } = this;
+    const { body, iterator, head } = opened;
     // Committed to this target: the client gets headers and chunks from here on.
-    upstreamMs += performance.now() - sent;
-    head.upstreamMs = upstreamMs;
+    head.upstreamMs = state.upstreamMs;
     // The provider's verdict waits for the stream's end: one whose streams keep breaking after
     // their first chunk must count as failing, not be cleared by each first chunk.
     sink.start(head);
     const acc = new StreamAccumulator();
     /** A choice's finish chunk held back to carry `_gateway` (see finishes()); the last one wins. */
     let held: ChatChunk | undefined;
+    let next = opened.first;
     try {
       while (!next.done) {
         const chunk = next.value;
@@ -162,7 +117,7 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
           }
           if (out && !sink.chunk(out)) {
             // A client that reads nothing for as long as an upstream call may take is given up.
-            const drained = await sink.drained(call.signal, upstreamTimeoutMs);
+            const drained = await sink.drained(call.signal, deps.upstreamTimeoutMs);
             if (!drained || call.signal.aborted) throw new ClientClosedError();
           }
         }
@@ -172,20 +127,19 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       const usage = reportedUsage(acc.usage) ?? (await estimateUsage(body, acc.producedText()));
       const aborted =
         call.signal.aborted || err instanceof ClientClosedError || (err as { aborted?: boolean }).aborted === true;
-      costs.push(costRow(call, target, usage, aborted ? 'ok' : 'error'));
-      // Logged with the plan's decision: used_fallback only marks a call a fallback target served.
+      state.addCost(target, usage, aborted ? 'ok' : 'error');
       if (aborted) {
         // The provider was answering when the client left.
-        breakers.success(target.provider);
+        deps.breakers.success(target.provider);
         // Stopped while waiting on the client, the upstream generator is still suspended: end it
         // so its connection and timer are released now.
         void iterator.return?.(undefined).catch(() => undefined);
-        log(plan.decision, target, usage, 'client_closed', 'client_closed');
+        state.logEnded(target, usage, 'client_closed', 'client_closed');
         return;
       }
-      breakers.failure(target.provider);
+      deps.breakers.failure(target.provider);
       const message = `Upstream stream from ${target.provider} broke after it started: ${(err as Error).message}`;
-      p.opts.onUpstreamFailure?.({
+      deps.onUpstreamFailure?.({
         provider: target.provider,
         model: target.model,
         status: err instanceof ProviderError ? err.status : 0,
@@ -195,47 +149,31 @@ export async function streamCall(p: ChatPipeline, call: ChatCall, sink: StreamSi
       // What the provider finished before it broke is the client's all the same.
       if (held) sink.chunk(held);
       sink.fail({ type: 'provider_error', message });
-      log(plan.decision, target, usage, 'error', 'provider_error');
+      state.logEnded(target, usage, 'error', 'provider_error');
       return;
     }
 
-    breakers.success(target.provider);
+    deps.breakers.success(target.provider);
     const reported = reportedUsage(acc.usage);
     const usage = reported ?? (await estimateUsage(body, acc.producedText()));
-    costs.push(costRow(call, target, usage, 'ok'));
-    const outcome: Outcome = {
-      decision,
-      served: target,
-      latencyMs: performance.now() - call.startedAt,
-      usage,
-      cached: false,
-      cacheType: null,
-      streamed: true,
-      status: 'ok',
-      errorType: null,
-    };
-    const cost = logCall(logWriter, call, outcome, costs);
+    state.addCost(target, usage, 'ok');
+    const { outcome, cost } = state.logServed(opened.decision, target, usage);
     sink.end(
       held ?? finalChunk(acc.id, acc.created, acc.model, includeUsage ? usage : undefined, reported === undefined),
-      buildMeta(call, outcome, cost, errors, upstreamMs),
+      buildMeta(call, outcome, cost, state.errors, state.upstreamMs),
     );
-    p.opts.onAnswer?.(call, () => acc.producedText());
+    deps.onAnswer?.(call, () => acc.producedText());
     // Only the requested target's own answer is cached under its key.
-    if (plan.cacheKey && primary) {
+    if (plan.cacheKey && opened.primary) {
       const completion = acc.toCompletion(usage, reported === undefined);
       if (completion)
-        cache!.set(plan.cacheKey, {
+        deps.cache!.set(plan.cacheKey, {
           completion,
           inputTokens: usage.prompt_tokens,
           outputTokens: usage.completion_tokens,
         });
     }
-    return;
   }
-
-  const exhausted = exhaustedError(errors);
-  log(plan.decision, tried, ZERO_USAGE, 'error', exhausted.type);
-  throw exhausted;
 }
 
 /**

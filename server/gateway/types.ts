@@ -1,7 +1,6 @@
 import type { CancelSignal } from '../lib/cancel-signal.js';
 import type { ChatCompletion, ChatChunk, ChatMessage, Usage } from '../providers/types.js';
 import type { ChatBody } from './chat-body-schema.js';
-import type { CostLogRow } from './log-writer.js';
 import type { Complexity, RoutedBy, TaskType } from './labels.js';
 
 // The data-plane core's vocabulary. No HTTP or tRPC types here: evals, replays and the judge
@@ -28,36 +27,49 @@ export interface RoutingDecision extends Target {
   variant?: string;
 }
 
-/** One chat call as the core sees it. */
+/**
+ * The routing cell: the task and complexity a request was labelled with, and how. Routing reports
+ * it with a failure too (no capable model), so the request row keeps what had been settled.
+ */
+export interface RoutingCell {
+  taskType: TaskType;
+  complexity: Complexity;
+  routedBy: 'classification' | 'routing-hint';
+  usedLlmFallback: boolean;
+}
+
+/**
+ * One chat call as the core sees it: the request, read-only from the moment the HTTP layer (or
+ * internalCall) builds it. Nothing in the core writes into it: routing returns its result (see
+ * RoutingResult), and what the call accumulates while it is served (cost rows, failed attempts,
+ * time spent upstream) lives in its CallState (call-state.ts), which the pipeline creates for each
+ * call and only the attempt loop and its consumer change.
+ */
 export interface ChatCall {
-  requestId: string;
-  tenantId: string;
-  tokenId: string | null;
-  body: ChatBody;
-  messages: ChatMessage[];
+  readonly requestId: string;
+  readonly tenantId: string;
+  readonly tokenId: string | null;
+  readonly body: ChatBody;
+  readonly messages: ChatMessage[];
   /**
    * Client-side hints from headers: the pre-labels (x-gateway-task-type, x-gateway-complexity),
    * checked like the body's routing_hint and complexity_hint, and x-gateway-no-cache.
    */
-  headerHints: { taskType?: TaskType; complexity?: Complexity; noCache?: string };
+  readonly headerHints: { readonly taskType?: TaskType; readonly complexity?: Complexity; readonly noCache?: string };
   /** Fires when the client goes away. */
-  signal: CancelSignal;
+  readonly signal: CancelSignal;
   /** performance.now() when the call arrived. */
-  startedAt: number;
-  createdAt: Date;
-  /** Cost rows of calls made on this request's behalf before the provider call (LLM classification). */
-  extraCosts?: CostLogRow[];
-  /** The routing cell the engine had settled on when routing then failed (no capable model): the request row keeps it. */
-  failedCell?: { taskType: TaskType; complexity: Complexity; routedBy: RoutedBy; usedLlmFallback: boolean };
+  readonly startedAt: number;
+  readonly createdAt: Date;
   /** A call the gateway makes itself (judge, evals): cost rows only, no request row. */
-  costOnly?: boolean;
+  readonly costOnly?: boolean;
   /** Set on POST /v1/embeddings calls, which go through the same accounting; unset: a chat call. */
-  endpoint?: 'embeddings';
+  readonly endpoint?: 'embeddings';
   /**
    * Told the USD total of the cost rows logged for this call, once, when they are logged (the
    * token's spend limit counts it at once in this process; token_spend catches up when they commit).
    */
-  onCost?: (usd: number) => void;
+  readonly onCost?: (usd: number) => void;
 }
 
 export interface UpstreamErrorSummary {

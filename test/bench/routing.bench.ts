@@ -172,11 +172,13 @@ async function main() {
   for (let i = 0; i < REQUESTS; i++) {
     const [taskType, complexity] = drawCell(traffic);
     const cell = cellKey(taskType, complexity);
-    const decision = await engine.route(
+    const routed = await engine.route(
       call('bench', taskType, complexity),
       { vision: false, tools: false, json: false, structured: false },
       MODELS,
     );
+    if (routed.decision === null) throw routed.error;
+    const decision = routed.decision;
     routedBy.set(decision.routedBy, (routedBy.get(decision.routedBy) ?? 0) + 1);
     add(totals.router, decision, cell);
     add(totals.oracleBest, oracleBest(cell), cell);

@@ -1,22 +1,26 @@
 import { GatewayError } from '../../lib/errors.js';
 import type { Classification } from '../classifier/index.js';
-import type { ChatCall, Complexity, RoutedBy, RoutingDecision, Target, TaskType } from '../types.js';
 import type { ChatMessage } from '../../providers/types.js';
+import type { CostLogRow } from '../log-writer.js';
+import type { ChatCall, Complexity, RoutedBy, RoutingCell, Target, TaskType } from '../types.js';
 import { weightedIndex, type Random } from '../../lib/random.js';
 import { hasEvidence, rank, type Scored, type ScoringPolicy } from './scoring.js';
 import type { ActiveAbTest, RoutingState } from './state.js';
-import type { RoutingStrategy } from './strategy.js';
+import type { RoutingResult, RoutingStrategy } from './strategy.js';
 import { satisfies, type Needs } from './targets.js';
 
 // The routing stages for a request with an empty model (a pinned model never reaches here):
 // routing hint / pre-label headers, classifier (optionally an LLM when unsure), structured-output
 // narrowing, A/B test on the cell, adaptive score-based pick, exploration.
 
-/** Asks a model for the cell; undefined when it cannot tell (the classifier's answer stands). */
+/**
+ * Asks a model for the cell. Undefined when no call was answered (nothing to pay); otherwise the
+ * call's cost row, and its labels when its answer could be read (if not, the classifier's stand).
+ */
 export type LlmClassifier = (
   call: ChatCall,
   messages: readonly ChatMessage[],
-) => Promise<{ taskType: TaskType; complexity: Complexity } | undefined>;
+) => Promise<{ labels: { taskType: TaskType; complexity: Complexity } | undefined; cost: CostLogRow } | undefined>;
 
 export interface RoutingEngineOptions {
   state: RoutingState;
@@ -29,13 +33,6 @@ export interface RoutingEngineOptions {
   random: Random;
   /** Observed latency per target, for tie-breaks. */
   latencyOf?: (t: Target) => number;
-}
-
-interface Cell {
-  taskType: TaskType;
-  complexity: Complexity;
-  routedBy: 'classification' | 'routing-hint';
-  usedLlmFallback: boolean;
 }
 
 /** The exploration weight of a model the pricing table does not know (see explorationWeight). */
@@ -64,18 +61,19 @@ export function explorationWeight(
 export class RoutingEngine implements RoutingStrategy {
   constructor(private readonly opts: RoutingEngineOptions) {}
 
-  async route(call: ChatCall, needs: Needs, targets: readonly Target[]): Promise<RoutingDecision> {
-    const cell = await this.cell(call);
+  async route(call: ChatCall, needs: Needs, targets: readonly Target[]): Promise<RoutingResult> {
+    const costs: CostLogRow[] = [];
+    const cell = await this.cell(call, costs);
     const candidates = targets.filter((t) => satisfies(t, needs));
     if (candidates.length === 0) {
-      call.failedCell = cell;
-      if (needs.structured)
-        throw new GatewayError(
-          'no_capable_provider',
-          'This request needs structured output and no registered provider has a model in STRUCTURED_OUTPUT_RELIABLE',
-          { retryable: false },
-        );
-      throw new GatewayError('provider_error', 'No registered provider has a model that can serve this request');
+      const error = needs.structured
+        ? new GatewayError(
+            'no_capable_provider',
+            'This request needs structured output and no registered provider has a model in STRUCTURED_OUTPUT_RELIABLE',
+            { retryable: false },
+          )
+        : new GatewayError('provider_error', 'No registered provider has a model that can serve this request');
+      return { decision: null, error, cell, costs };
     }
 
     const stats = this.opts.state.cellQuality(call.tenantId, cell.taskType, cell.complexity);
@@ -86,14 +84,17 @@ export class RoutingEngine implements RoutingStrategy {
     if (ab && (this.opts.abTestPreempts || !adaptiveHasEvidence)) {
       // SPEC.md: the classifier counts as bypassed for A/B-routed requests, so task fields are null.
       return {
-        ...ab.target,
-        routedBy: 'ab-test',
-        taskType: null,
-        complexity: null,
-        usedFallback: false,
-        usedLlmFallback: cell.usedLlmFallback,
-        abTestId: ab.test.id,
-        variant: `${ab.target.provider}/${ab.target.model}`,
+        decision: {
+          ...ab.target,
+          routedBy: 'ab-test',
+          taskType: null,
+          complexity: null,
+          usedFallback: false,
+          usedLlmFallback: cell.usedLlmFallback,
+          abTestId: ab.test.id,
+          variant: `${ab.target.provider}/${ab.target.model}`,
+        },
+        costs,
       };
     }
 
@@ -102,18 +103,24 @@ export class RoutingEngine implements RoutingStrategy {
     const routedBy: RoutedBy = explored ? 'exploration' : adaptiveHasEvidence ? 'adaptive' : cell.routedBy;
     const chosen = explored ?? top;
     return {
-      provider: chosen.provider,
-      model: chosen.model,
-      routedBy,
-      taskType: cell.taskType,
-      complexity: cell.complexity,
-      usedFallback: false,
-      usedLlmFallback: cell.usedLlmFallback,
+      decision: {
+        provider: chosen.provider,
+        model: chosen.model,
+        routedBy,
+        taskType: cell.taskType,
+        complexity: cell.complexity,
+        usedFallback: false,
+        usedLlmFallback: cell.usedLlmFallback,
+      },
+      costs,
     };
   }
 
-  /** The request's routing cell: hints first (each dimension on its own), the classifier for the rest. */
-  private async cell(call: ChatCall): Promise<Cell> {
+  /**
+   * The request's routing cell: hints first (each dimension on its own), the classifier for the
+   * rest. The LLM classifier's cost row, when it was asked, is added to `costs`.
+   */
+  private async cell(call: ChatCall, costs: CostLogRow[]): Promise<RoutingCell> {
     const hintedTask = call.body.routing_hint ?? call.headerHints.taskType;
     const hintedComplexity = call.body.complexity_hint ?? call.headerHints.complexity;
     if (hintedTask && hintedComplexity)
@@ -127,15 +134,17 @@ export class RoutingEngine implements RoutingStrategy {
       (!hintedTask && c.taskConfidence < this.opts.lowConfidence) ||
       (!hintedComplexity && c.complexityConfidence < this.opts.lowConfidence);
     if (unsure && this.opts.llmClassify) {
-      const charged = call.extraCosts?.length ?? 0;
       const llm = await this.opts.llmClassify(call, call.messages).catch(() => undefined);
       if (llm) {
-        taskType = llm.taskType;
-        complexity = llm.complexity;
+        costs.push(llm.cost);
+        if (llm.labels) {
+          taskType = llm.labels.taskType;
+          complexity = llm.labels.complexity;
+        }
       }
       // Consulted is what the flag says (and what the call was charged for), whether its answer
       // could be read or the in-process labels stood.
-      usedLlmFallback = llm !== undefined || (call.extraCosts?.length ?? 0) > charged;
+      usedLlmFallback = llm !== undefined;
     }
     return {
       taskType: hintedTask ?? taskType,
@@ -148,7 +157,7 @@ export class RoutingEngine implements RoutingStrategy {
   /** The newest active test scoped to this cell, and a weighted pick among its available variants. */
   private abTestPick(
     tenantId: string,
-    cell: Cell,
+    cell: RoutingCell,
     candidates: Target[],
   ): { test: ActiveAbTest; target: Target } | undefined {
     const available = new Set(candidates.map((t) => `${t.provider}/${t.model}`));

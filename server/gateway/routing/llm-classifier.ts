@@ -22,7 +22,7 @@ export function classifierModelWarning(model: string): string | undefined {
 
 /**
  * The optional LLM classification used when the in-process classifier is unsure: one short call
- * to GATEWAY_CLASSIFIER_MODEL. Its cost is logged against the request it classified.
+ * to GATEWAY_CLASSIFIER_MODEL. Its cost row is returned, and logged against the request it classified.
  */
 export function llmClassifier(registry: ProviderRegistry, model: string): LlmClassifier {
   return async (call, messages) => {
@@ -45,7 +45,7 @@ export function llmClassifier(registry: ProviderRegistry, model: string): LlmCla
     // Counted like any call whose provider reports no usage.
     const usage =
       reportedUsage(completion.usage) ?? (await estimateUsage(request, typeof text === 'string' ? text : ''));
-    (call.extraCosts ??= []).push(costRow(call, target, usage, 'ok'));
-    return typeof text === 'string' ? parseLlmClassification(text) : undefined;
+    const labels = typeof text === 'string' ? parseLlmClassification(text) : undefined;
+    return { labels, cost: costRow(call, target, usage, 'ok') };
   };
 }
