@@ -132,7 +132,7 @@ function routingOf(d: RoutingDecision): CallMeta['routing'] {
     usedFallback: d.usedFallback,
     usedLlmFallback: d.usedLlmFallback,
   };
-  // Set only for A/B-routed calls (no spread: see upstreamBody in pipeline.ts).
+  // Set only for A/B-routed calls (no spread: see upstreamBody in upstream-body.ts).
   if (d.abTestId) {
     routing.abTestId = d.abTestId;
     if (d.variant !== undefined) routing.variant = d.variant;

@@ -3,7 +3,8 @@ import type { ChatChunk } from '../providers/types.js';
 import { rawJsonOf } from '../providers/raw-json.js';
 
 // `_gateway` in responses and the X-Gateway-* headers (SPEC.md chat response and header tables).
-// Hot path: no object spread here (see pipeline.ts), and the answer is not copied to add `_gateway`.
+// Hot path: no object spread here (see upstreamBody in gateway/upstream-body.ts), and the answer is
+// not copied to add `_gateway`.
 
 export function gatewayMeta(meta: CallMeta) {
   return {
