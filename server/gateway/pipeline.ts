@@ -18,9 +18,8 @@ import { WholeAnswer, type AnswerDeps } from './whole-answer.js';
 // is attempt-loop.ts; a whole answer (whole-answer.ts) and a stream (stream.ts) differ only in
 // how each attempt's answer is consumed.
 
-// answerText moved to call-usage.ts; the judge job still reads it from here.
+// The judge job reads an answer's text as the core does; it lives with the usage counts now.
 export { answerText } from './call-usage.js';
-export type { PlannedCall } from './call-state.js';
 
 export interface PipelineOptions extends AnswerDeps {
   logWriter: LogWriter;
