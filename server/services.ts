@@ -19,6 +19,7 @@ import { cheapestTarget } from './gateway/routing/targets.js';
 import { AbTestService } from './modules/ab-tests/service.js';
 import { AnalyticsService } from './modules/analytics/service.js';
 import { AuditService } from './modules/audit/service.js';
+import { routingSource } from './modules/routing-source.js';
 import { FeedbackService } from './modules/feedback/service.js';
 import { ProvidersService } from './modules/providers/service.js';
 import { SystemService } from './modules/system/service.js';
@@ -67,6 +68,8 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
   const dataPlane = new DataPlane({
     config,
     pool,
+    db,
+    routingSource: routingSource(db),
     logger,
     listener,
     onRequestsCommitted: (rows) => liveBus.publish(rows),

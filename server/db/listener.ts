@@ -1,3 +1,4 @@
+import { sql, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import type { Logger } from '../lib/logger.js';
 
@@ -170,6 +171,15 @@ export async function notify(
   payload: string,
 ): Promise<void> {
   await db.query('select pg_notify($1, $2)', [channel, payload]);
+}
+
+/** notify() through a drizzle handle or transaction (delivered when the transaction commits). */
+export async function notifyIn(
+  db: { execute: (query: SQL) => Promise<unknown> },
+  channel: string,
+  payload: string,
+): Promise<void> {
+  await db.execute(sql`select pg_notify(${channel}, ${payload})`);
 }
 
 /** Cuts a client's socket at once (pg has no public way: end() waits for the server's answer). */
