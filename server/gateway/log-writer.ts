@@ -1,6 +1,6 @@
 import { getTableName } from 'drizzle-orm';
 import type pg from 'pg';
-import { costLogs, requests } from '../db/schema/index.js';
+import { costLogs, requests, type CostStatus, type RequestEndpoint, type RequestStatus } from '../db/schema/index.js';
 import { corkedQuery } from '../db/corked-query.js';
 import { settleWithin } from '../lib/settle-within.js';
 import type { Logger } from '../lib/logger.js';
@@ -41,13 +41,13 @@ export interface RequestLogRow {
   inputTokens: number;
   outputTokens: number;
   streamed: boolean;
-  status: 'ok' | 'error' | 'client_closed';
+  status: RequestStatus;
   errorType: string | null;
   abTestId: string | null;
   variant: string | null;
   promptVersionId: string | null;
   /** The endpoint called: the analytics count chat rows only. */
-  endpoint: 'chat' | 'embeddings';
+  endpoint: RequestEndpoint;
 }
 
 export interface CostLogRow {
@@ -60,7 +60,7 @@ export interface CostLogRow {
   inputTokens: number;
   outputTokens: number;
   cost: number;
-  status: 'ok' | 'error';
+  status: CostStatus;
   createdAt: Date;
   /** Position among its call's cost rows (0, 1, 2... in call order); set by the writer. Part of the row's key. */
   seq?: number;

@@ -1,10 +1,10 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { jobRuns, tenants, type JobRunRow } from '../db/schema/index.js';
+import { jobRuns, tenants, type JobOutcome, type JobRunRow } from '../db/schema/index.js';
 
 // Drizzle queries for the job layer. Every method that serves a tenant takes tenantId first.
 
-export type JobOutcome = 'running' | 'succeeded' | 'failed';
+export type { JobOutcome };
 
 export interface RunEnd {
   outcome: Exclude<JobOutcome, 'running'>;

@@ -6,6 +6,7 @@ import {
   judgeConfig,
   requests,
   type FeedbackRow,
+  type FeedbackSource,
   type JudgeConfigRow,
 } from '../../db/schema/index.js';
 import { exactTime, olderThan, type Cursor, type KeysetRow } from '../../lib/cursor.js';
@@ -119,7 +120,7 @@ export const feedbackRepository = {
   list(
     db: Executor,
     tenantId: string,
-    q: { limit: number; requestId?: string; source?: string; before?: Cursor },
+    q: { limit: number; requestId?: string; source?: FeedbackSource; before?: Cursor },
   ): Promise<Array<FeedbackRow & KeysetRow>> {
     const filters: SQL[] = [eq(feedback.tenantId, tenantId)];
     if (q.requestId) filters.push(eq(feedback.requestId, q.requestId));
