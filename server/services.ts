@@ -42,7 +42,7 @@ export interface Services {
   feedback: FeedbackService;
   analytics: AnalyticsService;
   liveBus: LiveBus;
-  /** The process's LISTEN connection (routing state, token changes). */
+  /** The process's LISTEN connection (routing state, token changes, provider reloads, the live tap). */
   listener: PgListener;
   dataPlane: DataPlane;
   /** Per-token requests-per-minute limits: in memory, or shared through Redis (REDIS_URL). */
@@ -59,11 +59,11 @@ export interface Services {
 
 export function createServices(config: Config, database: DbHandle, logger: Logger): Services {
   const { db, pool } = database;
-  // One LISTEN connection for the process: routing state and token changes.
+  // One LISTEN connection for the process: routing state, token changes, provider reloads, the live tap.
   const listener = new PgListener(database.url, logger);
   const auth = new Authenticator({ db, listener });
   const audit = new AuditService(db);
-  const liveBus = new LiveBus({ pool, connectionString: database.url, logger });
+  const liveBus = new LiveBus({ pool, listener, logger });
   const metrics = config.GATEWAY_METRICS ? new Metrics() : null;
   const dataPlane = new DataPlane({
     config,
