@@ -10,7 +10,8 @@ import type { CommittedRequest } from './log-writer.js';
 // The live tap behind GET /v1/analytics/live. Every committed request row becomes a compact
 // summary sent with NOTIFY on one channel; each process LISTENs on it through its one LISTEN
 // connection (db/listener.ts), only while it has local subscribers, and fans the notifications out
-// to its subscribers of the event's tenant. Several gateway processes sharing a database therefore all see every event.
+// to its subscribers of the event's tenant. Several gateway processes sharing a database therefore
+// all see every event.
 // Nothing is persisted: a subscriber sees what is committed while it is connected, and events are
 // dropped (and counted) rather than queued without bound when the database or a consumer is slow.
 //
@@ -427,7 +428,10 @@ export class LiveBus {
     return this.connecting;
   }
 
-  /** LISTENs (the token channel, then the live channel, advertised); retries with backoff until it works or nobody is subscribed. */
+  /**
+   * LISTENs (the token channel, then the live channel, advertised); retries with backoff until it
+   * works or nobody is subscribed.
+   */
   private async connect(): Promise<void> {
     for (;;) {
       if (this.closed) throw new Error('live bus is closed');
