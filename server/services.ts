@@ -19,6 +19,7 @@ import { cheapestTarget } from './gateway/routing/targets.js';
 import { AbTestService } from './modules/ab-tests/service.js';
 import { AnalyticsService } from './modules/analytics/service.js';
 import { AuditService } from './modules/audit/service.js';
+import { routingSource } from './modules/routing-source.js';
 import { FeedbackService } from './modules/feedback/service.js';
 import { ProvidersService } from './modules/providers/service.js';
 import { SystemService } from './modules/system/service.js';
@@ -41,7 +42,7 @@ export interface Services {
   feedback: FeedbackService;
   analytics: AnalyticsService;
   liveBus: LiveBus;
-  /** The process's LISTEN connection (routing state, token changes). */
+  /** The process's LISTEN connection (routing state, token changes, provider reloads, the live tap). */
   listener: PgListener;
   dataPlane: DataPlane;
   /** Per-token requests-per-minute limits: in memory, or shared through Redis (REDIS_URL). */
@@ -58,15 +59,17 @@ export interface Services {
 
 export function createServices(config: Config, database: DbHandle, logger: Logger): Services {
   const { db, pool } = database;
-  // One LISTEN connection for the process: routing state and token changes.
+  // One LISTEN connection for the process: routing state, token changes, provider reloads, the live tap.
   const listener = new PgListener(database.url, logger);
   const auth = new Authenticator({ db, listener });
   const audit = new AuditService(db);
-  const liveBus = new LiveBus({ pool, connectionString: database.url, logger });
+  const liveBus = new LiveBus({ pool, listener, logger });
   const metrics = config.GATEWAY_METRICS ? new Metrics() : null;
   const dataPlane = new DataPlane({
     config,
     pool,
+    db,
+    routingSource: routingSource(db),
     logger,
     listener,
     onRequestsCommitted: (rows) => liveBus.publish(rows),

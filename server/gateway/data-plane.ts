@@ -1,6 +1,7 @@
-import { sql, type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import type pg from 'pg';
-import type { PgListener } from '../db/listener.js';
+import type { Database } from '../db/client.js';
+import { notifyIn, type PgListener } from '../db/listener.js';
 import { currentProviderEnv, type Config } from '../config.js';
 import type { Logger } from '../lib/logger.js';
 import { resolveProviderSettings, SIMULATOR_MODELS } from '../providers/catalog.js';
@@ -18,7 +19,7 @@ import { classifierModelWarning, llmClassifier } from './routing/llm-classifier.
 import { randomId } from '../lib/ids.js';
 import { seededRandom } from '../lib/random.js';
 import { policyWith } from './routing/scoring.js';
-import { RoutingState } from './routing/state.js';
+import { RoutingState, type RoutingSource } from './routing/state.js';
 
 // Everything the chat path needs, built once per process: providers, breakers, cache, log writer
 // and the pipeline. start() runs discovery (and starts the simulator when no credential is set).
@@ -28,6 +29,9 @@ export const SIMULATOR_PROVIDER = 'simulator';
 export interface DataPlaneOptions {
   config: Config;
   pool: pg.Pool;
+  db: Database;
+  /** Reads the routing state (A/B tests, feedback, judge settings) from the modules that own them. */
+  routingSource: RoutingSource;
   /** The process's LISTEN connection, which keeps routing state in step across processes. */
   listener?: PgListener;
   logger: Logger;
@@ -73,8 +77,13 @@ export class DataPlane {
       ? classifierModelWarning(config.GATEWAY_CLASSIFIER_MODEL)
       : undefined;
     if (classifierWarning) opts.logger.warn(classifierWarning);
-    this.routing = new RoutingState(opts.pool, opts.logger, opts.listener, config.GATEWAY_FEEDBACK_HALF_LIFE_DAYS);
-    this.judgeSampler = new JudgeSampler(opts.pool, this.routing, Math.random, opts.logger);
+    this.routing = new RoutingState(
+      opts.routingSource,
+      opts.logger,
+      opts.listener,
+      config.GATEWAY_FEEDBACK_HALF_LIFE_DAYS,
+    );
+    this.judgeSampler = new JudgeSampler(opts.db, this.routing, Math.random, opts.logger);
     this.engine = new RoutingEngine({
       state: this.routing,
       classify,
@@ -129,7 +138,7 @@ export class DataPlane {
    * (an A/B test or a pinned model valid on one is valid on all).
    */
   async announceReload(db: { execute: (query: SQL) => Promise<unknown> }): Promise<void> {
-    await db.execute(sql`select pg_notify(${PROVIDERS_CHANNEL}, ${this.nodeId})`);
+    await notifyIn(db, PROVIDERS_CHANNEL, this.nodeId);
   }
 
   private async loadProviders(): Promise<void> {

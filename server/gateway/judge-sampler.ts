@@ -1,7 +1,8 @@
-import type pg from 'pg';
+import type { Executor } from '../db/client.js';
 import type { Logger } from '../lib/logger.js';
 import { toStorableText } from '../lib/storable-text.js';
 import type { Random } from '../lib/random.js';
+import { judgeSamplesRepository } from './repository.js';
 import type { RoutingState } from './routing/state.js';
 import type { ChatCall } from './types.js';
 
@@ -16,7 +17,7 @@ export class JudgeSampler {
   dropped = 0;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly db: Executor,
     private readonly routing: RoutingState,
     private readonly random: Random,
     private readonly logger: Logger,
@@ -41,11 +42,8 @@ export class JudgeSampler {
     const promptJson = JSON.stringify(prompt, (_key, value: unknown) =>
       typeof value === 'string' ? toStorableText(value) : value,
     );
-    this.pool
-      .query(
-        'insert into judge_samples (request_id, tenant_id, prompt, answer) values ($1, $2, $3, $4) on conflict do nothing',
-        [call.requestId, call.tenantId, promptJson, toStorableText(answer())],
-      )
+    judgeSamplesRepository
+      .insert(this.db, call.tenantId, { requestId: call.requestId, promptJson, answer: toStorableText(answer()) })
       .catch((err: unknown) => this.logger.warn({ err: (err as Error).message }, 'judge sample not stored'))
       .finally(() => this.inFlight--);
   }

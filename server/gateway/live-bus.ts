@@ -1,29 +1,31 @@
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
+import type pg from 'pg';
 import { corkedQuery } from '../db/corked-query.js';
+import { listenersPresent, PgListener } from '../db/listener.js';
 import { jsonParam } from '../db/json-param.js';
 import type { Logger } from '../lib/logger.js';
 import { TOKENS_CHANNEL } from '../modules/tokens/repository.js';
 import type { CommittedRequest } from './log-writer.js';
 
 // The live tap behind GET /v1/analytics/live. Every committed request row becomes a compact
-// summary sent with NOTIFY on one channel; each process keeps at most one LISTEN connection (open
-// only while it has local subscribers) and fans the notifications out to its subscribers of the
-// event's tenant. Several gateway processes sharing a database therefore all see every event.
+// summary sent with NOTIFY on one channel; each process LISTENs on it through its one LISTEN
+// connection (db/listener.ts), only while it has local subscribers, and fans the notifications out
+// to its subscribers of the event's tenant. Several gateway processes sharing a database therefore
+// all see every event.
 // Nothing is persisted: a subscriber sees what is committed while it is connected, and events are
 // dropped (and counted) rather than queued without bound when the database or a consumer is slow.
 //
 // Presence: NOTIFY is not free (a query per batch, and every notifying transaction takes one
-// cluster-wide lock at commit), so nothing is published while no process listens. A LISTEN
-// connection names itself `gateway-live:<channel>` (application_name), and a publisher looks for
-// such a connection in pg_stat_activity at most once per `presenceMs` while it has rows to publish.
+// cluster-wide lock at commit), so nothing is published while no process listens. The channel is
+// LISTENed advertised (an advisory lock the LISTEN connection holds meanwhile), and a publisher
+// looks for that lock (listenersPresent) at most once per `presenceMs` while it has rows to publish.
 // An answer checked at time s is trusted for rows committed before s + presenceMs; older answers
 // are checked again before their rows are published or dropped. A new listener therefore waits
-// `presenceMs` (plus a margin) after its connection appears before it reports itself ready: by
-// then every publisher's answer has seen it, so every event committed after `ready` arrives.
+// `presenceMs` (plus a margin) after its LISTEN before it reports itself ready: by then every
+// publisher's answer has seen it, so every event committed after `ready` arrives.
 //
-// Token changes: the LISTEN connection also listens on the channel token changes are announced on
-// (in the transaction that makes them). PostgreSQL delivers a connection's notifications in commit
+// Token changes: the same LISTEN connection hears the channel token changes are announced on (in
+// the transaction that makes them). PostgreSQL delivers a connection's notifications in commit
 // order, so a subscriber hears that its token changed before any event committed after the change,
 // whichever process made it, and can stop its stream before that event is shown (see http/live.ts).
 
@@ -91,15 +93,17 @@ export interface LiveBusStats {
 export interface LiveBusOptions {
   /** Sends the NOTIFYs (any pool connection). */
   pool: pg.Pool;
-  /** Connection string for the dedicated LISTEN connection. */
-  connectionString: string;
+  /** The process's LISTEN connection (services.ts). Without it, the bus opens one of its own from connectionString. */
+  listener?: PgListener;
+  /** For a LISTEN connection of the bus's own, when no listener is given. */
+  connectionString?: string;
   logger: Logger;
   channel?: string;
   /** Where token changes are announced (default TOKENS_CHANNEL). */
   tokenChannel?: string;
-  /** Keep the LISTEN connection this long after the last local subscriber leaves (default 30 s). */
+  /** Keep LISTENing this long after the last local subscriber leaves (default 30 s). */
   idleMs?: number;
-  /** First reconnect delay after the LISTEN connection drops; doubles up to 10 s (default 500 ms). */
+  /** First retry delay when the bus's own LISTEN connection cannot be opened; doubles up to 10 s (default 500 ms). */
   reconnectMs?: number;
   /** Events waiting to be published at most; the oldest are dropped past it (default 10 000). */
   maxPending?: number;
@@ -115,19 +119,6 @@ const TENANT_PREFIX = '{"tenantId":"';
 const MAX_RECONNECT_MS = 10_000;
 /** Slack for a presence check's own round trip and timer lateness. */
 const PRESENCE_MARGIN_MS = 250;
-
-/** Whether any LISTEN connection of the channel exists (in this database). */
-const PRESENCE_SQL =
-  'select exists(select 1 from pg_stat_activity where datname = current_database() and application_name = $1) as present';
-/** How long the oldest LISTEN connection of the channel has existed, in ms (this one included). */
-const LISTENER_AGE_SQL =
-  'select coalesce(extract(epoch from clock_timestamp() - min(backend_start)) * 1000, 0)::float8 as age_ms ' +
-  'from pg_stat_activity where datname = current_database() and application_name = $1';
-
-/** The application_name of the channel's LISTEN connections (at most 63 bytes are kept). */
-export function listenerName(channel: string): string {
-  return `gateway-live:${channel}`.slice(0, 63);
-}
 
 /** A NOTIFY payload: the tenant id first (dispatch reads it off the front), then the event. */
 export type LivePayload = { tenantId: string } & LiveEvent;
@@ -197,21 +188,34 @@ export class LiveBus {
   private encodeSoon: NodeJS.Immediate | undefined;
   private pending: string[] = [];
   private publishing = false;
-  private client: pg.Client | undefined;
+  /** The shared LISTEN connection, or the bus's own (`ownListener`). */
+  private readonly listener: PgListener;
+  private readonly ownListener: boolean;
+  private listenerStarted: Promise<void> | undefined;
+  /** Ends the bus's subscriptions on the listener (the live channel and the token channel); set while LISTENing. */
+  private unlisten: (() => Promise<void>) | undefined;
   private connecting: Promise<void> | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
   private retryDelay: number;
   private cancelSleep: (() => void) | undefined;
-  /** The LISTEN connection dropped while subscribed: token changes may have gone unheard. */
-  private missedTokenChanges = false;
   private closed = false;
+  /** Resolves when the bus closes: nothing waits on the LISTEN connection after that. */
+  private readonly whenClosed: Promise<void>;
+  private stopWaiting: () => void = () => undefined;
 
   constructor(private readonly opts: LiveBusOptions) {
     this.channel = opts.channel ?? LIVE_CHANNEL;
     this.tokenChannel = opts.tokenChannel ?? TOKENS_CHANNEL;
     this.presenceMs = opts.presenceMs ?? 1_000;
     this.retryDelay = opts.reconnectMs ?? 500;
+    this.whenClosed = new Promise((resolve) => {
+      this.stopWaiting = resolve;
+    });
+    this.ownListener = !opts.listener;
+    if (opts.listener) this.listener = opts.listener;
+    else if (opts.connectionString)
+      this.listener = new PgListener(opts.connectionString, opts.logger, opts.reconnectMs ?? 500);
+    else throw new Error('LiveBus needs a listener or a connectionString');
   }
 
   /**
@@ -258,7 +262,7 @@ export class LiveBus {
    * do not wait for the check under steady traffic.
    */
   private watched(): boolean | undefined {
-    if (this.subscriberTotal > 0 || this.client || this.connecting) return true;
+    if (this.subscriberTotal > 0 || this.unlisten || this.connecting) return true;
     const p = this.presence;
     if (!p) return undefined;
     const age = performance.now() - p.checkedAt;
@@ -272,8 +276,7 @@ export class LiveBus {
     this.presenceCheck ??= (async () => {
       const checkedAt = performance.now();
       try {
-        const { rows } = await this.opts.pool.query<{ present: boolean }>(PRESENCE_SQL, [listenerName(this.channel)]);
-        this.presence = { checkedAt, present: rows[0]?.present === true };
+        this.presence = { checkedAt, present: await listenersPresent(this.opts.pool, this.channel) };
       } catch {
         // Unknown: publish. If the database is unreachable the NOTIFY fails too, and is counted there.
         this.presence = { checkedAt, present: true };
@@ -346,17 +349,14 @@ export class LiveBus {
     return tenantId === undefined ? this.subscriberTotal : (this.subscribers.get(tenantId)?.size ?? 0);
   }
 
-  /** Whether this process holds a LISTEN connection now. */
+  /** Whether this process LISTENs on the live channel now. */
   get listening(): boolean {
-    return this.client !== undefined;
+    return this.unlisten !== undefined && this.listener.listening(this.channel);
   }
 
   /** Backend pid of the LISTEN connection (diagnostics and tests). */
   async listenerPid(): Promise<number | undefined> {
-    const client = this.client;
-    if (!client) return undefined;
-    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-    return rows[0]?.pid;
+    return this.listening ? this.listener.backendPid() : undefined;
   }
 
   /** End the subscriptions, publish what is queued, then drop the LISTEN connection. */
@@ -365,8 +365,8 @@ export class LiveBus {
     this.endAll();
     this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    if (this.retryTimer) clearTimeout(this.retryTimer);
     this.cancelSleep?.();
+    this.stopWaiting();
     if (this.encodeSoon) clearImmediate(this.encodeSoon);
     this.encodeSoon = undefined;
     if (this.unencoded.length > 0) {
@@ -386,6 +386,7 @@ export class LiveBus {
     this.subscriberTotal = 0;
     await this.connecting?.catch(() => undefined);
     await this.dropClient();
+    if (this.ownListener) await this.listener.close();
   }
 
   // --- publishing ----------------------------------------------------------------------------
@@ -420,50 +421,38 @@ export class LiveBus {
   // --- listening -----------------------------------------------------------------------------
 
   private listen(): Promise<void> {
-    if (this.client) return Promise.resolve();
+    if (this.listening) return Promise.resolve();
     this.connecting ??= this.connect().finally(() => {
       this.connecting = undefined;
     });
     return this.connecting;
   }
 
-  /** Connects and LISTENs; on failure retries with backoff until it works or nobody is subscribed. */
+  /**
+   * LISTENs (the token channel, then the live channel, advertised); retries with backoff until it
+   * works or nobody is subscribed.
+   */
   private async connect(): Promise<void> {
     for (;;) {
       if (this.closed) throw new Error('live bus is closed');
       if (this.subscriberTotal === 0) throw new Error('no live subscribers left');
-      const client = new pg.Client({ connectionString: this.opts.connectionString });
-      client.on('notification', (msg) => {
-        if (msg.channel === this.channel) {
-          if (msg.payload) this.dispatch(msg.payload);
-        } else if (msg.channel === this.tokenChannel) this.tokenChanged(msg.payload || undefined);
-      });
-      client.on('error', () => this.lost(client));
-      client.on('end', () => this.lost(client));
       try {
-        await client.connect();
-        // Named after LISTEN, in the same round trip: the name is what publishers look for.
-        const name = listenerName(this.channel);
-        await client.query(
-          `listen ${pg.escapeIdentifier(this.tokenChannel)}; listen ${pg.escapeIdentifier(this.channel)}; set application_name = ${pg.escapeLiteral(name)}`,
-        );
-        const { rows } = await client.query<{ age_ms: number }>(LISTENER_AGE_SQL, [name]);
-        if (this.closed) {
-          await client.end().catch(() => undefined);
-          throw new Error('live bus is closed');
+        if (this.ownListener) {
+          this.listenerStarted ??= this.listener.start().catch((err: unknown) => {
+            this.listenerStarted = undefined;
+            throw err;
+          });
+          await this.listenerStarted;
         }
-        this.client = client;
-        // A listener that has existed for a whole presence period is known to every publisher.
-        this.seenAt = performance.now() + Math.max(0, this.presenceMs + PRESENCE_MARGIN_MS - (rows[0]?.age_ms ?? 0));
+        this.unlisten ??= await this.subscribeChannels();
+        // The shared connection may be down: the channel is LISTENed when it is back.
+        await Promise.race([this.listener.listened(this.channel), this.whenClosed]);
+        if (this.closed) throw new Error('live bus is closed');
+        this.heard();
         this.retryDelay = this.opts.reconnectMs ?? 500;
-        if (this.missedTokenChanges) {
-          this.missedTokenChanges = false;
-          this.tokenChanged(undefined);
-        }
         if (this.subscriberTotal === 0) this.scheduleIdleClose();
         return;
       } catch (err) {
-        await client.end().catch(() => undefined);
         if (this.closed) throw err;
         this.opts.logger.warn({ err: (err as Error).message }, 'live tap LISTEN connection failed; retrying');
         await new Promise<void>((resolve) => {
@@ -478,20 +467,34 @@ export class LiveBus {
     }
   }
 
-  /** The LISTEN connection dropped: reconnect while anyone is subscribed. */
-  private lost(client: pg.Client): void {
-    if (this.client !== client) return;
-    this.client = undefined;
-    client.end().catch(() => undefined);
-    if (this.closed || this.subscriberTotal === 0) return;
-    this.missedTokenChanges = true;
+  private async subscribeChannels(): Promise<() => Promise<void>> {
+    const offTokens = await this.listener.listen(this.tokenChannel, (id) => this.tokenChanged(id || undefined));
+    const offLive = await this.listener.listen(
+      this.channel,
+      (payload) => {
+        if (payload) this.dispatch(payload);
+      },
+      () => this.reconnected(),
+      { advertise: true },
+    );
+    return async () => {
+      await offLive();
+      await offTokens();
+    };
+  }
+
+  /** Publishers see this process listening from now on; every one will have within a presence period. */
+  private heard(): void {
+    this.seenAt = performance.now() + this.presenceMs + PRESENCE_MARGIN_MS;
+  }
+
+  /** The LISTEN connection came back after dropping: token changes may have gone unheard meanwhile. */
+  private reconnected(): void {
+    if (this.closed || !this.unlisten) return;
     this.stats.reconnects++;
-    this.opts.logger.warn({ channel: this.channel }, 'live tap LISTEN connection lost; reconnecting');
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      if (!this.closed && this.subscriberTotal > 0) this.listen().catch(() => undefined);
-    }, this.nextDelay());
-    this.retryTimer.unref();
+    this.heard();
+    this.opts.logger.warn({ channel: this.channel }, 'live tap LISTEN connection was lost and is back');
+    this.tokenChanged(undefined);
   }
 
   /** Resolves once every publisher has had time to see this process's LISTEN connection. */
@@ -516,10 +519,11 @@ export class LiveBus {
     this.idleTimer.unref();
   }
 
+  /** Stops LISTENing (idle, or closing). */
   private async dropClient(): Promise<void> {
-    const client = this.client;
-    this.client = undefined;
-    if (client) await client.end().catch(() => undefined);
+    const unlisten = this.unlisten;
+    this.unlisten = undefined;
+    await unlisten?.().catch(() => undefined);
   }
 
   /** Tells the subscribers holding `tokenId` (every subscriber when undefined) that it changed. */

@@ -1,4 +1,6 @@
+import { getTableName } from 'drizzle-orm';
 import type pg from 'pg';
+import { costLogs, requests, type CostStatus, type RequestEndpoint, type RequestStatus } from '../db/schema/index.js';
 import { corkedQuery } from '../db/corked-query.js';
 import { settleWithin } from '../lib/settle-within.js';
 import type { Logger } from '../lib/logger.js';
@@ -39,13 +41,13 @@ export interface RequestLogRow {
   inputTokens: number;
   outputTokens: number;
   streamed: boolean;
-  status: 'ok' | 'error' | 'client_closed';
+  status: RequestStatus;
   errorType: string | null;
   abTestId: string | null;
   variant: string | null;
   promptVersionId: string | null;
   /** The endpoint called: the analytics count chat rows only. */
-  endpoint: 'chat' | 'embeddings';
+  endpoint: RequestEndpoint;
 }
 
 export interface CostLogRow {
@@ -58,7 +60,7 @@ export interface CostLogRow {
   inputTokens: number;
   outputTokens: number;
   cost: number;
-  status: 'ok' | 'error';
+  status: CostStatus;
   createdAt: Date;
   /** Position among its call's cost rows (0, 1, 2... in call order); set by the writer. Part of the row's key. */
   seq?: number;
@@ -106,7 +108,8 @@ export interface LogWriterOptions {
   commitTimeoutMs?: number;
 }
 
-const REQUEST_COLUMNS: Array<Column<RequestLogRow>> = [
+/** The bulk insert's columns, in its JSON rows' order; test/unit/log-writer-columns.test.ts pins them to the tables. */
+export const REQUEST_COLUMNS: Array<Column<RequestLogRow>> = [
   ['id', 'id', 'text'],
   ['tenantId', 'tenant_id', 'text'],
   ['createdAt', 'created_at', 'timestamptz'],
@@ -134,7 +137,7 @@ const REQUEST_COLUMNS: Array<Column<RequestLogRow>> = [
   ['endpoint', 'endpoint', 'text'],
 ];
 
-const COST_COLUMNS: Array<Column<CostLogRow>> = [
+export const COST_COLUMNS: Array<Column<CostLogRow>> = [
   ['tenantId', 'tenant_id', 'text'],
   ['requestId', 'request_id', 'text'],
   ['tokenId', 'token_id', 'text'],
@@ -148,8 +151,8 @@ const COST_COLUMNS: Array<Column<CostLogRow>> = [
   ['seq', 'seq', 'int2'],
 ];
 
-const REQUESTS = new RowCodec<RequestLogRow>('requests', REQUEST_COLUMNS);
-const COSTS = new RowCodec<CostLogRow>('cost_logs', COST_COLUMNS);
+const REQUESTS = new RowCodec<RequestLogRow>(getTableName(requests), REQUEST_COLUMNS);
+const COSTS = new RowCodec<CostLogRow>(getTableName(costLogs), COST_COLUMNS);
 
 /** A whole batch in one statement (one round trip, atomic without begin/commit), prepared once per connection. */
 const INSERT_BATCH = {

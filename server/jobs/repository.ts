@@ -1,10 +1,10 @@
-import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { costLogs, jobRuns, judgeSamples, requests, tenants, type JobRunRow } from '../db/schema/index.js';
+import { jobRuns, tenants, type JobOutcome, type JobRunRow } from '../db/schema/index.js';
 
 // Drizzle queries for the job layer. Every method that serves a tenant takes tenantId first.
 
-export type JobOutcome = 'running' | 'succeeded' | 'failed';
+export type { JobOutcome };
 
 export interface RunEnd {
   outcome: Exclude<JobOutcome, 'running'>;
@@ -76,54 +76,5 @@ export const jobRunsRepository = {
   async tenantIds(db: Executor): Promise<string[]> {
     const rows = await db.select({ id: tenants.id }).from(tenants).orderBy(asc(tenants.id));
     return rows.map((r) => r.id);
-  },
-};
-
-// Retention deletes in batches so a first run over a large backlog never holds one huge
-// transaction (long locks, a burst of WAL) on the tables the chat path writes to.
-const BATCH = 5_000;
-
-export const retentionRepository = {
-  /** Deletes batch by batch until none is left or `signal` fires (the rest waits for the next run). */
-  async deleteRequestsBefore(db: Executor, tenantId: string, cutoff: Date, signal?: AbortSignal): Promise<number> {
-    let total = 0;
-    while (!signal?.aborted) {
-      const batch = db
-        .select({ id: requests.id })
-        .from(requests)
-        .where(and(eq(requests.tenantId, tenantId), lt(requests.createdAt, cutoff)))
-        .limit(BATCH);
-      const { rowCount } = await db
-        .delete(requests)
-        .where(and(eq(requests.tenantId, tenantId), inArray(requests.id, batch)));
-      total += rowCount ?? 0;
-      if ((rowCount ?? 0) < BATCH) return total;
-    }
-    return total;
-  },
-
-  async deleteCostLogsBefore(db: Executor, tenantId: string, cutoff: Date, signal?: AbortSignal): Promise<number> {
-    let total = 0;
-    while (!signal?.aborted) {
-      const batch = db
-        .select({ id: costLogs.id })
-        .from(costLogs)
-        .where(and(eq(costLogs.tenantId, tenantId), lt(costLogs.createdAt, cutoff)))
-        .limit(BATCH);
-      const { rowCount } = await db
-        .delete(costLogs)
-        .where(and(eq(costLogs.tenantId, tenantId), inArray(costLogs.id, batch)));
-      total += rowCount ?? 0;
-      if ((rowCount ?? 0) < BATCH) return total;
-    }
-    return total;
-  },
-
-  /** Judge samples (whole prompts) queued before `cutoff`; few, so one statement. */
-  async deleteJudgeSamplesBefore(db: Executor, tenantId: string, cutoff: Date): Promise<number> {
-    const { rowCount } = await db
-      .delete(judgeSamples)
-      .where(and(eq(judgeSamples.tenantId, tenantId), lt(judgeSamples.createdAt, cutoff)));
-    return rowCount ?? 0;
   },
 };

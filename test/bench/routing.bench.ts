@@ -1,9 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import type pg from 'pg';
 import { RoutingEngine } from '../../server/gateway/routing/engine.js';
 import { seededRandom, type Random } from '../../server/lib/random.js';
 import { DEFAULT_POLICY, policyWith } from '../../server/gateway/routing/scoring.js';
-import { RoutingState } from '../../server/gateway/routing/state.js';
+import { RoutingState, type RoutingSource } from '../../server/gateway/routing/state.js';
 import { blendedPrice } from '../../server/gateway/routing/targets.js';
 import {
   COMPLEXITIES,
@@ -126,7 +125,7 @@ async function main() {
   const quality = (t: Target, cell: string) => market.get(key(t))!.get(cell)!;
 
   // The routing state is driven in memory only (no database): feedback goes straight to addFeedback.
-  const state = new RoutingState(undefined as unknown as pg.Pool, createLogger('silent'));
+  const state = new RoutingState(undefined as unknown as RoutingSource, createLogger('silent'));
   const engine = new RoutingEngine({
     state,
     classify: () => ({ taskType: 'general', complexity: 'medium', taskConfidence: 1, complexityConfidence: 1 }),

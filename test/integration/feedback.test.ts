@@ -1,5 +1,8 @@
+import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
+import * as schema from '../../server/db/schema/index.js';
 import { RoutingState } from '../../server/gateway/routing/state.js';
+import { routingSource } from '../../server/modules/routing-source.js';
 import { newId, newTimeOrderedId } from '../../server/lib/ids.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
@@ -528,7 +531,7 @@ describe('feedback half-life in routing', () => {
 
     const pool = new pg.Pool({ connectionString: c.env.databaseUrl, max: 1 });
     try {
-      const undecayed = new RoutingState(pool, c.env.services.logger, undefined, 0);
+      const undecayed = new RoutingState(routingSource(drizzle(pool, { schema })), c.env.services.logger, undefined, 0);
       await undecayed.reloadTenant(t.tenantId);
       expect(undecayed.cellQuality(t.tenantId, 'qa', 'simple')!.get('openai/gpt-4o-mini')).toEqual({
         count: 5,

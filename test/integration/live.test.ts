@@ -389,6 +389,8 @@ describe('live tap', () => {
     try {
       const pid = await bus.listenerPid();
       expect(pid).toBeGreaterThan(0);
+      // The live tap LISTENs on the process's one LISTEN connection, beside routing and tokens.
+      expect(pid).toBe(await c.env.services.listener.backendPid());
       const reconnects = bus.stats.reconnects;
       await pool.query('select pg_terminate_backend($1)', [pid]);
       await until(() => bus.stats.reconnects > reconnects && bus.listening, 'the reconnect');

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LISTENER_APPLICATION_NAME, notify, PgListener } from '../../server/db/listener.js';
+import { LISTENER_APPLICATION_NAME, listenersPresent, notify, PgListener } from '../../server/db/listener.js';
 import { createLogger } from '../../server/lib/logger.js';
 import { ROUTING_CHANNEL } from '../../server/gateway/routing/state.js';
 import { TOKENS_CHANNEL } from '../../server/modules/tokens/repository.js';
@@ -114,11 +114,52 @@ describe('PgListener', () => {
     }
   });
 
-  it('refuses a second subscriber for one channel', async () => {
+  it('gives a channel several subscribers, and UNLISTENs it when the last one leaves', async () => {
     const listener = new PgListener(database.url, logger);
-    await listener.listen('test_twice', () => undefined);
-    await expect(listener.listen('test_twice', () => undefined)).rejects.toThrow(/already listening/);
-    await listener.close();
+    await listener.start();
+    const a = recorder();
+    const b = recorder();
+    try {
+      const offA = await listener.listen('test_shared', a.onMessage);
+      const offB = await listener.listen('test_shared', b.onMessage);
+      await notify(pool, 'test_shared', 'both');
+      await until(() => a.got.length === 1 && b.got.length === 1);
+      await offA();
+      expect(listener.listening('test_shared')).toBe(true);
+      await notify(pool, 'test_shared', 'b only');
+      await until(() => b.got.length === 2);
+      expect(a.got).toEqual(['both']);
+      await offB();
+      expect(listener.listening('test_shared')).toBe(false);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('advertises a channel to other processes while it is listened', async () => {
+    const listener = new PgListener(database.url, logger);
+    await listener.start();
+    try {
+      expect(await listenersPresent(pool, 'test_advertised')).toBe(false);
+      const off = await listener.listen('test_advertised', () => undefined, undefined, { advertise: true });
+      const plain = await listener.listen('test_plain', () => undefined);
+      expect(await listenersPresent(pool, 'test_advertised')).toBe(true);
+      expect(await listenersPresent(pool, 'test_plain')).toBe(false);
+      await off();
+      await plain();
+      expect(await listenersPresent(pool, 'test_advertised')).toBe(false);
+      // And again on a connection that came back.
+      await listener.listen('test_advertised', () => undefined, undefined, { advertise: true });
+      const [pid] = await listenerBackends();
+      await pool.query('select pg_terminate_backend($1)', [pid]);
+      await until(
+        async () => (await listenerBackends()).some((p) => p !== pid) && listener.listening('test_advertised'),
+      );
+      expect(await listenersPresent(pool, 'test_advertised')).toBe(true);
+    } finally {
+      await listener.close();
+    }
+    await until(async () => !(await listenersPresent(pool, 'test_advertised')));
   });
 
   it('fails to start when the database cannot be reached', async () => {

@@ -1,5 +1,9 @@
-import { boolean, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
-import { createdAt, tenantId, updatedAt } from './columns.js';
+import { boolean, check, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { createdAt, isOneOf, tenantId, updatedAt } from './columns.js';
+
+/** Only active tests take part in routing. */
+export const AB_TEST_STATUSES = ['active', 'paused', 'completed'] as const;
+export type AbTestStatus = (typeof AB_TEST_STATUSES)[number];
 
 export interface AbVariant {
   provider: string;
@@ -16,8 +20,7 @@ export const abTests = pgTable(
     id: text('id').primaryKey(),
     tenantId: tenantId(),
     name: text('name').notNull(),
-    /** active | paused | completed */
-    status: text('status').notNull(),
+    status: text('status', { enum: AB_TEST_STATUSES }).notNull(),
     /** The cell the test is scoped to (null = any value of that dimension). */
     taskType: text('task_type'),
     complexity: text('complexity'),
@@ -30,7 +33,10 @@ export const abTests = pgTable(
     updatedAt: updatedAt(),
     completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [index('ab_tests_tenant_status_idx').on(t.tenantId, t.status)],
+  (t) => [
+    index('ab_tests_tenant_status_idx').on(t.tenantId, t.status),
+    check('ab_tests_status_check', isOneOf(t.status, AB_TEST_STATUSES)),
+  ],
 );
 
 export type AbTestRow = typeof abTests.$inferSelect;

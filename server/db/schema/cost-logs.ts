@@ -1,5 +1,6 @@
 import {
   bigint,
+  check,
   index,
   integer,
   numeric,
@@ -10,7 +11,11 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { tenantId } from './columns.js';
+import { isOneOf, tenantId } from './columns.js';
+
+/** ok: the provider answered; error: it failed (a failed attempt that was still billed or counted). */
+export const COST_STATUSES = ['ok', 'error'] as const;
+export type CostStatus = (typeof COST_STATUSES)[number];
 
 // One row per real upstream provider call (an attempt that got an answer from the provider,
 // failed ones included), never for cache hits. cost = input_tokens x input_rate + output_tokens x output_rate.
@@ -29,8 +34,7 @@ export const costLogs = pgTable(
     outputTokens: integer('output_tokens').notNull(),
     /** USD. */
     cost: numeric('cost', { precision: 20, scale: 12, mode: 'number' }).notNull(),
-    /** ok | error */
-    status: text('status').notNull().default('ok'),
+    status: text('status', { enum: COST_STATUSES }).notNull().default('ok'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     /**
      * The row's position among its call's cost rows (0, 1, 2... in the order the upstream calls were
@@ -44,6 +48,7 @@ export const costLogs = pgTable(
     // acknowledgement was lost inserts nothing twice (on conflict do nothing). created_at is part of
     // it because cost-only calls (the judge) reuse their request id when a sample is graded again.
     uniqueIndex('cost_logs_call_idx').on(t.tenantId, t.requestId, t.createdAt, t.seq),
+    check('cost_logs_status_check', isOneOf(t.status, COST_STATUSES)),
   ],
 );
 

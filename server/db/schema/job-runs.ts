@@ -1,5 +1,8 @@
-import { integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-import { tenantId } from './columns.js';
+import { check, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { isOneOf, tenantId } from './columns.js';
+
+export const JOB_OUTCOMES = ['running', 'succeeded', 'failed'] as const;
+export type JobOutcome = (typeof JOB_OUTCOMES)[number];
 
 // Last-run state of each scheduled job, per workspace (GET /v1/admin/scheduler/jobs).
 export const jobRuns = pgTable(
@@ -9,14 +12,17 @@ export const jobRuns = pgTable(
     name: text('name').notNull(),
     lastStartedAt: timestamp('last_started_at', { withTimezone: true, mode: 'date' }),
     lastFinishedAt: timestamp('last_finished_at', { withTimezone: true, mode: 'date' }),
-    /** running | succeeded | failed */
-    outcome: text('outcome'),
+    /** Null before the first run. */
+    outcome: text('outcome', { enum: JOB_OUTCOMES }),
     error: text('error'),
     /** A short summary of what the run did (e.g. "created 1 test"). */
     summary: text('summary'),
     runCount: integer('run_count').notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.name] })],
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.name] }),
+    check('job_runs_outcome_check', isOneOf(t.outcome, JOB_OUTCOMES)),
+  ],
 );
 
 export type JobRunRow = typeof jobRuns.$inferSelect;

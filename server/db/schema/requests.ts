@@ -1,5 +1,12 @@
-import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-import { tenantId } from './columns.js';
+import { bigint, boolean, check, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { isOneOf, tenantId } from './columns.js';
+
+/** ok: answered; error: no answer (the error sent instead); client_closed: the client left first. */
+export const REQUEST_STATUSES = ['ok', 'error', 'client_closed'] as const;
+export type RequestStatus = (typeof REQUEST_STATUSES)[number];
+/** The endpoint a request row is of: the analytics count chat rows only. */
+export const REQUEST_ENDPOINTS = ['chat', 'embeddings'] as const;
+export type RequestEndpoint = (typeof REQUEST_ENDPOINTS)[number];
 
 // One row per /v1/chat/completions call that got past auth and validation, cache hits included,
 // and one per /v1/embeddings call (endpoint 'embeddings'), which the analytics leave out: SPEC.md's
@@ -31,20 +38,21 @@ export const requests = pgTable(
     inputTokens: integer('input_tokens').notNull().default(0),
     outputTokens: integer('output_tokens').notNull().default(0),
     streamed: boolean('streamed').notNull().default(false),
-    /** ok | error | client_closed */
-    status: text('status').notNull(),
+    status: text('status', { enum: REQUEST_STATUSES }).notNull(),
     /** The error.type sent to the client when status is not ok. */
     errorType: text('error_type'),
     abTestId: text('ab_test_id'),
     variant: text('variant'),
     promptVersionId: text('prompt_version_id'),
-    /** chat | embeddings: the endpoint called. */
-    endpoint: text('endpoint').notNull().default('chat'),
+    /** The endpoint called. */
+    endpoint: text('endpoint', { enum: REQUEST_ENDPOINTS }).notNull().default('chat'),
   },
   (t) => [
     index('requests_tenant_created_idx').on(t.tenantId, t.createdAt.desc()),
     // GET /v1/analytics/requests?orderBy=latencyMs walks this index (keyset on latency, id).
     index('requests_tenant_latency_idx').on(t.tenantId, t.latencyMs, t.id),
+    check('requests_status_check', isOneOf(t.status, REQUEST_STATUSES)),
+    check('requests_endpoint_check', isOneOf(t.endpoint, REQUEST_ENDPOINTS)),
   ],
 );
 

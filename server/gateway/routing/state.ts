@@ -1,9 +1,7 @@
-import type pg from 'pg';
 import type { AbVariant } from '../../db/schema/ab-tests.js';
 import { notify, type PgListener } from '../../db/listener.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Complexity, TaskType } from '../types.js';
-import { countedFeedback } from './counted-feedback.js';
 
 // What routing needs to know about each workspace, held in memory so the request path never
 // queries the database: active A/B tests and feedback aggregates per cell and target. A change
@@ -42,6 +40,33 @@ export interface JudgeSettings {
   sampleRate: number;
 }
 
+/**
+ * Where the routing state is read from: the tables of the A/B test and feedback modules, through
+ * their repositories (services.ts wires it). Each method answers for one workspace, or for every
+ * workspace when `tenantId` is null (the periodic full reload).
+ */
+export interface RoutingSource {
+  /** Active A/B tests, newest first. */
+  activeAbTests(tenantId: string | null): Promise<Array<ActiveAbTest & { tenantId: string }>>;
+  /** Counted feedback per cell and target, each score weighed by its age (see QualityStat). */
+  quality(
+    tenantId: string | null,
+    halfLifeDays: number,
+  ): Promise<
+    Array<{
+      tenantId: string;
+      taskType: string;
+      complexity: string;
+      provider: string;
+      model: string;
+      sum: number;
+      count: number;
+      scores: number;
+    }>
+  >;
+  judges(tenantId: string | null): Promise<Array<JudgeSettings & { tenantId: string }>>;
+}
+
 interface TenantState {
   abTests: ActiveAbTest[];
   judge: JudgeSettings | null;
@@ -70,7 +95,7 @@ export class RoutingState {
   private readonly applied = new Map<string, number>();
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly source: RoutingSource,
     private readonly logger: Logger,
     /** Hears changes made by other processes; without it, only the periodic full reload does. */
     private readonly listener?: PgListener,
@@ -206,62 +231,25 @@ export class RoutingState {
       if (!s) into.set(t, (s = { abTests: [], judge: null, quality: new Map(), feedbackCount: 0 }));
       return s;
     };
-    const filter = tenantId === null ? '' : 'and tenant_id = $1';
-    // A number of this process's own configuration, not input: written into the query as it is.
-    const weight =
-      this.halfLifeDays > 0
-        ? `power(0.5, greatest(0, extract(epoch from now() - f.updated_at)) / ${this.halfLifeDays * 86_400})`
-        : '1';
-    const params = tenantId === null ? [] : [tenantId];
     const [tests, quality, judges] = await Promise.all([
-      this.pool.query<{
-        id: string;
-        tenant_id: string;
-        name: string;
-        task_type: string | null;
-        complexity: string | null;
-        variants: AbVariant[];
-        created_at: Date;
-      }>(
-        `select id, tenant_id, name, task_type, complexity, variants, created_at from ab_tests where status = 'active' ${filter} order by created_at desc`,
-        params,
-      ),
-      this.pool.query<{
-        tenant_id: string;
-        task_type: string;
-        complexity: string;
-        provider: string;
-        model: string;
-        sum: number;
-        count: number;
-        scores: number;
-      }>(
-        `select tenant_id, task_type, complexity, provider, model, sum(score * ${weight})::float8 as sum, sum(${weight})::float8 as count, count(*)::int as scores
-           from feedback f where task_type is not null and complexity is not null and provider is not null and model is not null ${filter}
-            and ${countedFeedback('f')}
-          group by tenant_id, task_type, complexity, provider, model`,
-        params,
-      ),
-      this.pool.query<{ tenant_id: string; enabled: boolean; model: string | null; sample_rate: number }>(
-        `select tenant_id, enabled, model, sample_rate from judge_config where true ${filter}`,
-        params,
-      ),
+      this.source.activeAbTests(tenantId),
+      this.source.quality(tenantId, this.halfLifeDays),
+      this.source.judges(tenantId),
     ]);
-    for (const j of judges.rows)
-      get(j.tenant_id).judge = { enabled: j.enabled, model: j.model, sampleRate: j.sample_rate };
-    for (const t of tests.rows) {
-      get(t.tenant_id).abTests.push({
+    for (const j of judges) get(j.tenantId).judge = { enabled: j.enabled, model: j.model, sampleRate: j.sampleRate };
+    for (const t of tests) {
+      get(t.tenantId).abTests.push({
         id: t.id,
         name: t.name,
-        taskType: t.task_type,
+        taskType: t.taskType,
         complexity: t.complexity,
         variants: t.variants,
-        createdAt: t.created_at,
+        createdAt: t.createdAt,
       });
     }
-    for (const q of quality.rows) {
-      const s = get(q.tenant_id);
-      const ck = cellKey(q.task_type, q.complexity);
+    for (const q of quality) {
+      const s = get(q.tenantId);
+      const ck = cellKey(q.taskType, q.complexity);
       let cell = s.quality.get(ck);
       if (!cell) s.quality.set(ck, (cell = new Map()));
       cell.set(targetKey(q.provider, q.model), { sum: q.sum, count: q.count, scores: q.scores });

@@ -1,5 +1,5 @@
 import { DEFAULT_SCHEDULES, JOB_NAMES, type JobDefinition } from '../queues.js';
-import { retentionRepository } from '../repository.js';
+import { judgeSamplesRepository, requestLogRepository } from '../../gateway/repository.js';
 
 export interface LogRetentionOptions {
   /** GATEWAY_RETENTION_DAYS: rows older than this many days are deleted; 0 keeps everything. */
@@ -25,10 +25,10 @@ export function logRetentionJob(opts: LogRetentionOptions): JobDefinition {
     async handler({ db, signal }, { tenantId }) {
       if (days === 0) return { summary: 'retention is off (GATEWAY_RETENTION_DAYS=0): nothing deleted' };
       const cutoff = new Date(Date.now() - days * DAY_MS);
-      const deletedRequests = await retentionRepository.deleteRequestsBefore(db, tenantId, cutoff, signal);
-      const deletedCosts = await retentionRepository.deleteCostLogsBefore(db, tenantId, cutoff, signal);
+      const deletedRequests = await requestLogRepository.deleteRequestsBefore(db, tenantId, cutoff, signal);
+      const deletedCosts = await requestLogRepository.deleteCostLogsBefore(db, tenantId, cutoff, signal);
       // Judge samples hold prompts: none outlives the retention period either.
-      await retentionRepository.deleteJudgeSamplesBefore(db, tenantId, cutoff);
+      await judgeSamplesRepository.deleteBefore(db, tenantId, cutoff);
       // Told to stop (out of time, or shutting down) between batches: the next run goes on.
       const stopped = signal.aborted ? '; stopped before the end, the next run goes on' : '';
       return {

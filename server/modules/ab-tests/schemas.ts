@@ -1,6 +1,7 @@
 import { MAX_ID_CHARS } from '../../lib/ids.js';
 import { z } from 'zod';
 import { COMPLEXITIES, TASK_TYPES } from '../../gateway/types.js';
+import { AB_TEST_STATUSES } from '../../db/schema/ab-tests.js';
 import { rest } from '../../trpc/meta.js';
 import { displayName } from '../../lib/display-name.js';
 
@@ -8,9 +9,7 @@ const tag = 'A/B tests';
 
 export const TaskTypeSchema = z.enum(TASK_TYPES);
 export const ComplexitySchema = z.enum(COMPLEXITIES);
-export const AbTestStatus = z
-  .enum(['active', 'paused', 'completed'])
-  .describe('Only active tests take part in routing');
+export const AbTestStatus = z.enum(AB_TEST_STATUSES).describe('Only active tests take part in routing');
 
 export const AbTestVariant = z.object({
   provider: z.string().min(1).describe('Provider name, as in GET /v1/providers'),

@@ -3,6 +3,8 @@
 // plus the raw rows of the partial first hour. Every query is scoped by tenant_id first. Sums are
 // cast to float8 so node-postgres returns numbers.
 
+import type { RequestStatus } from '../../db/schema/index.js';
+
 /** A pg.Pool, pg.Client or PoolClient. */
 export interface Queryable {
   query<R = unknown>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
@@ -105,7 +107,7 @@ export interface RequestListRow {
   cached: boolean;
   cacheType: string | null;
   streamed: boolean;
-  status: string;
+  status: RequestStatus;
   errorType: string | null;
   latencyMs: number;
   inputTokens: number;

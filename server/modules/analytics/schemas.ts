@@ -1,3 +1,4 @@
+import { REQUEST_ENDPOINTS, REQUEST_STATUSES } from '../../db/schema/requests.js';
 import { z } from 'zod';
 import { rest } from '../../trpc/meta.js';
 import { RANGES } from './time.js';
@@ -300,7 +301,7 @@ export const RequestItem = z.object({
   cached: z.boolean().describe('Answered from the cache'),
   cacheType: nullableText('exact or semantic when cached'),
   streamed: z.boolean().describe('Streaming response'),
-  status: z.string().describe('ok, error or client_closed'),
+  status: z.enum(REQUEST_STATUSES).describe('ok, error or client_closed'),
   errorType: nullableText('error.type sent to the client when status is not ok'),
   latencyMs: count('Milliseconds; 0 for cache hits; time to the last chunk for streams'),
   inputTokens: count('Input tokens of the served call'),
@@ -309,7 +310,7 @@ export const RequestItem = z.object({
   costUsd: usd("Sum of the cost of this request's upstream calls"),
   abTestId: nullableText('A/B test that routed it'),
   variant: nullableText('A/B variant'),
-  endpoint: z.enum(['chat', 'embeddings']).describe('The endpoint called'),
+  endpoint: z.enum(REQUEST_ENDPOINTS).describe('The endpoint called'),
 });
 
 export const RequestPage = z.object({

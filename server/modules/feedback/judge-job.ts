@@ -1,11 +1,17 @@
-import { sql } from 'drizzle-orm';
 import type { JobDefinition } from '../../jobs/queues.js';
 import { internalCall } from '../../gateway/internal-call.js';
-import { answerText } from '../../gateway/pipeline.js';
+import { answerText, type ChatPipeline } from '../../gateway/pipeline.js';
+import { judgeSamplesRepository } from '../../gateway/repository.js';
 import { isReasoningModel } from '../../providers/capabilities.js';
 import type { ChatMessage } from '../../providers/types.js';
-import type { Services } from '../../services.js';
 import { judgeMessages, parseJudgeScore } from './judge-prompt.js';
+import type { FeedbackService } from './service.js';
+
+/** What the judge job needs of the gateway (services.ts provides it). */
+export interface JudgeJobDeps {
+  feedback: Pick<FeedbackService, 'judgeConfig' | 'record'>;
+  dataPlane: { pipeline: Pick<ChatPipeline, 'complete'> };
+}
 
 const BATCH = 25;
 /** One grading call at most (the run's own signal may stop it sooner). */
@@ -34,7 +40,7 @@ export function judgeRequest(model: string, messages: ChatMessage[]): Record<str
  * rows under judge-<requestId>, no request rows) and records each grade as feedback from the
  * judge, which feeds adaptive routing like user feedback does.
  */
-export const judgeJob: JobDefinition<Services> = {
+export const judgeJob: JobDefinition<JudgeJobDeps> = {
   name: 'judge',
   description: 'Grades a sample of live traffic with the LLM judge and records the scores as feedback',
   schedule: '* * * * *',
@@ -44,15 +50,13 @@ export const judgeJob: JobDefinition<Services> = {
     const config = await services.feedback.judgeConfig(tenantId);
     if (!config.enabled) {
       // Samples hold whole prompts: a judge switched off keeps none of them waiting.
-      const dropped = await ctx.db.execute(sql`delete from judge_samples where tenant_id = ${tenantId}`);
+      const dropped = await judgeSamplesRepository.removeAll(ctx.db, tenantId);
       return {
-        summary: dropped.rowCount ? `judge disabled; ${dropped.rowCount} queued samples removed` : 'judge disabled',
+        summary: dropped ? `judge disabled; ${dropped} queued samples removed` : 'judge disabled',
       };
     }
     if (!config.effectiveModel) return { summary: 'no judge model available' };
-    const { rows } = await ctx.db.execute<{ request_id: string; prompt: ChatMessage[]; answer: string }>(
-      sql`select request_id, prompt, answer from judge_samples where tenant_id = ${tenantId} order by created_at limit ${BATCH}`,
-    );
+    const rows = await judgeSamplesRepository.oldest(ctx.db, tenantId, BATCH);
     let graded = 0;
     let unreadable = 0;
     let failed = 0;
@@ -62,8 +66,8 @@ export const judgeJob: JobDefinition<Services> = {
       if (ctx.signal.aborted) break;
       const call = internalCall({
         tenantId,
-        requestId: `judge-${sample.request_id}`,
-        body: judgeRequest(config.effectiveModel, judgeMessages(sample.prompt, sample.answer)),
+        requestId: `judge-${sample.requestId}`,
+        body: judgeRequest(config.effectiveModel, judgeMessages(sample.prompt as ChatMessage[], sample.answer)),
         signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(JUDGE_CALL_TIMEOUT_MS)]),
       });
       try {
@@ -71,7 +75,7 @@ export const judgeJob: JobDefinition<Services> = {
         const score = parseJudgeScore(answerText(completion));
         if (score === undefined) unreadable++;
         else {
-          await services.feedback.record(tenantId, sample.request_id, score, 'judge', null).catch(() => undefined);
+          await services.feedback.record(tenantId, sample.requestId, score, 'judge', null).catch(() => undefined);
           graded++;
         }
       } catch (err) {
@@ -80,9 +84,7 @@ export const judgeJob: JobDefinition<Services> = {
         ctx.logger.warn({ err: (err as Error).message }, 'judge call failed; sample kept for the next run');
         continue;
       }
-      await ctx.db.execute(
-        sql`delete from judge_samples where tenant_id = ${tenantId} and request_id = ${sample.request_id}`,
-      );
+      await judgeSamplesRepository.remove(ctx.db, tenantId, sample.requestId);
     }
     // Nothing graded and every call failed (the judge model gone, its provider down): a failed run,
     // which the scheduler's status shows, not a quiet "graded 0".

@@ -6,9 +6,43 @@ import {
   judgeConfig,
   requests,
   type FeedbackRow,
+  type FeedbackSource,
   type JudgeConfigRow,
 } from '../../db/schema/index.js';
 import { exactTime, olderThan, type Cursor, type KeysetRow } from '../../lib/cursor.js';
+import { countedFeedback } from './counted-feedback.js';
+
+/** One routing cell and target's counted feedback (see counted-feedback.ts). */
+export type CellTargetStats = {
+  taskType: string;
+  complexity: string;
+  provider: string;
+  model: string;
+  n: number;
+  mean: number;
+  /** Sample variance; null under two scores. */
+  variance: number | null;
+};
+
+/** A workspace's feedback on a cell and target, as routing weighs it (RoutingState's QualityStat). */
+export type RoutingQualityRow = {
+  tenantId: string;
+  taskType: string;
+  complexity: string;
+  provider: string;
+  model: string;
+  sum: number;
+  count: number;
+  scores: number;
+};
+
+/** A workspace's judge settings, as the request path samples from them. */
+export interface RoutingJudgeRow {
+  tenantId: string;
+  enabled: boolean;
+  model: string | null;
+  sampleRate: number;
+}
 
 /** The rated target, as grouped by the quality reports. */
 const targetColumns = {
@@ -86,7 +120,7 @@ export const feedbackRepository = {
   list(
     db: Executor,
     tenantId: string,
-    q: { limit: number; requestId?: string; source?: string; before?: Cursor },
+    q: { limit: number; requestId?: string; source?: FeedbackSource; before?: Cursor },
   ): Promise<Array<FeedbackRow & KeysetRow>> {
     const filters: SQL[] = [eq(feedback.tenantId, tenantId)];
     if (q.requestId) filters.push(eq(feedback.requestId, q.requestId));
@@ -171,8 +205,51 @@ export const feedbackRepository = {
     return saved!;
   },
 
-  /** Every workspace's judge settings, for the in-memory copy the request path samples from. */
-  allJudgeConfigs(db: Executor): Promise<JudgeConfigRow[]> {
-    return db.select().from(judgeConfig);
+  /** Counted feedback per cell and target, with its mean and variance (the auto-ab job's ties). */
+  async cellStats(db: Executor, tenantId: string): Promise<CellTargetStats[]> {
+    const res = await db.execute<CellTargetStats>(sql`
+      select task_type as "taskType", complexity, provider, model, count(*)::int as n,
+             avg(score)::float8 as mean, var_samp(score)::float8 as variance
+        from feedback f
+       where tenant_id = ${tenantId} and task_type is not null and complexity is not null
+         and provider is not null and model is not null
+         and ${sql.raw(countedFeedback('f'))}
+       group by task_type, complexity, provider, model`);
+    return res.rows;
+  },
+
+  /**
+   * Counted feedback per cell and target as routing weighs it: each score 0.5^(age / half-life)
+   * when `halfLifeDays` > 0, else 1. One workspace's, or every workspace's when `tenantId` is null
+   * (the routing state's periodic full reload).
+   */
+  async routingQuality(db: Executor, tenantId: string | null, halfLifeDays: number): Promise<RoutingQualityRow[]> {
+    // A number of this process's own configuration, not input: written into the query as it is.
+    const weight =
+      halfLifeDays > 0
+        ? sql.raw(`power(0.5, greatest(0, extract(epoch from now() - f.updated_at)) / ${halfLifeDays * 86_400})`)
+        : sql.raw('1');
+    const res = await db.execute<RoutingQualityRow>(sql`
+      select tenant_id as "tenantId", task_type as "taskType", complexity, provider, model,
+             sum(score * ${weight})::float8 as sum, sum(${weight})::float8 as count, count(*)::int as scores
+        from feedback f
+       where task_type is not null and complexity is not null and provider is not null and model is not null
+         ${tenantId === null ? sql`` : sql`and tenant_id = ${tenantId}`}
+         and ${sql.raw(countedFeedback('f'))}
+       group by tenant_id, task_type, complexity, provider, model`);
+    return res.rows;
+  },
+
+  /** Judge settings of one workspace, or of every workspace when `tenantId` is null. */
+  routingJudges(db: Executor, tenantId: string | null): Promise<RoutingJudgeRow[]> {
+    return db
+      .select({
+        tenantId: judgeConfig.tenantId,
+        enabled: judgeConfig.enabled,
+        model: judgeConfig.model,
+        sampleRate: judgeConfig.sampleRate,
+      })
+      .from(judgeConfig)
+      .where(tenantId === null ? undefined : eq(judgeConfig.tenantId, tenantId));
   },
 };

@@ -1,3 +1,4 @@
+import { FEEDBACK_SOURCES } from '../../db/schema/feedback.js';
 import { MAX_ID_CHARS } from '../../lib/ids.js';
 import { z } from 'zod';
 import { rest } from '../../trpc/meta.js';
@@ -21,7 +22,7 @@ export const Feedback = z.object({
   id: z.string(),
   requestId: z.string(),
   score: z.number().int().describe('1-5'),
-  source: z.enum(['user', 'judge']).describe('user: submitted through the API; judge: the LLM judge'),
+  source: z.enum(FEEDBACK_SOURCES).describe('user: submitted through the API; judge: the LLM judge'),
   comment: z.string().nullable(),
   provider: z.string().nullable().describe('Provider that served the rated request'),
   model: z.string().nullable(),
@@ -39,7 +40,7 @@ export const ListFeedbackInput = z
     limit: z.coerce.number().int().min(1).max(500).default(100),
     cursor: z.string().optional(),
     requestId: z.string().max(MAX_ID_CHARS).optional(),
-    source: z.enum(['user', 'judge']).optional(),
+    source: z.enum(FEEDBACK_SOURCES).optional(),
   })
   .strict();
 export const FeedbackPage = z.object({ items: z.array(Feedback), nextCursor: z.string().nullable() });

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Database } from '../../db/client.js';
 import type { FeedbackRow } from '../../db/schema/index.js';
 import type { LogWriter } from '../../gateway/log-writer.js';
-import { otherSource } from '../../gateway/routing/counted-feedback.js';
+import { otherSource } from './counted-feedback.js';
 import type { RoutingState } from '../../gateway/routing/state.js';
 import { resolvePinned } from '../../gateway/routing/targets.js';
 import { isChatModel } from '../../providers/model-kind.js';

@@ -1,12 +1,12 @@
-import { eq } from 'drizzle-orm';
 import type { Tier } from '../../config.js';
 import type { Database, Executor } from '../../db/client.js';
-import { apiTokens, tenants, type ApiTokenRow } from '../../db/schema/index.js';
+import type { ApiTokenRow } from '../../db/schema/index.js';
 import { generateToken, hashToken, tokenDisplayPrefix } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
 import { SYSTEM_ACTOR, type AuditService } from '../audit/service.js';
 import { tokensRepository } from '../tokens/repository.js';
 import { summary } from '../tokens/service.js';
+import { tenantsRepository } from './repository.js';
 
 export const DEFAULT_TENANT_ID = 'ten_default';
 const BOOTSTRAP_ADMIN_TOKEN_ID = 'tok_admin';
@@ -30,8 +30,8 @@ export class TenantService {
     const adminToken = generateToken();
     const adminTokenId = newId('tok');
     await this.db.transaction(async (tx) => {
-      await tx.insert(tenants).values({ id: tenantId, name, tier });
-      await tx.insert(apiTokens).values({
+      await tenantsRepository.insert(tx, tenantId, { name, tier });
+      await tokensRepository.insert(tx, {
         id: adminTokenId,
         tenantId,
         name: 'admin',
@@ -56,12 +56,9 @@ export class TenantService {
    */
   async bootstrapSingle(tier: Tier, configuredToken?: string): Promise<{ generatedToken?: string }> {
     return this.db.transaction(async (tx) => {
-      await tx
-        .insert(tenants)
-        .values({ id: DEFAULT_TENANT_ID, name: 'default', tier })
-        .onConflictDoUpdate({ target: tenants.id, set: { tier } });
+      await tenantsRepository.upsertTier(tx, DEFAULT_TENANT_ID, { name: 'default', tier });
       await tokensRepository.lockAdminChanges(tx, DEFAULT_TENANT_ID);
-      const [existing] = await tx.select().from(apiTokens).where(eq(apiTokens.id, BOOTSTRAP_ADMIN_TOKEN_ID)).limit(1);
+      const existing = await tokensRepository.get(tx, DEFAULT_TENANT_ID, BOOTSTRAP_ADMIN_TOKEN_ID);
       if (configuredToken) {
         if (existing?.hash !== hashToken(configuredToken))
           await this.writeBootstrapToken(tx, configuredToken, 'admin (GATEWAY_ADMIN_TOKEN)', existing);
@@ -82,25 +79,19 @@ export class TenantService {
     name: string,
     replaced: ApiTokenRow | undefined,
   ): Promise<void> {
-    const values = {
-      tenantId: DEFAULT_TENANT_ID,
+    const written = await tokensRepository.upsert(tx, DEFAULT_TENANT_ID, BOOTSTRAP_ADMIN_TOKEN_ID, {
       name,
       prefix: tokenDisplayPrefix(secret),
       hash: hashToken(secret),
       enabled: true,
       admin: true,
-    };
-    const [written] = await tx
-      .insert(apiTokens)
-      .values({ id: BOOTSTRAP_ADMIN_TOKEN_ID, ...values })
-      .onConflictDoUpdate({ target: apiTokens.id, set: values })
-      .returning();
+    });
     const audit = {
       tenantId: DEFAULT_TENANT_ID,
       actor: SYSTEM_ACTOR,
       targetType: 'token',
       targetId: BOOTSTRAP_ADMIN_TOKEN_ID,
-      after: summary(written!),
+      after: summary(written),
     };
     if (replaced) {
       await this.audit.record(tx, { ...audit, action: 'token.rotate', before: summary(replaced) });

@@ -72,6 +72,22 @@ export const tokensRepository = {
     return created!;
   },
 
+  /** Writes token `id` of the workspace: inserted, or every given column replaced when it exists. */
+  async upsert(
+    db: Executor,
+    tenantId: string,
+    id: string,
+    values: Omit<typeof apiTokens.$inferInsert, 'id' | 'tenantId'>,
+  ): Promise<ApiTokenRow> {
+    const set = { tenantId, ...values };
+    const [written] = await db
+      .insert(apiTokens)
+      .values({ id, ...set })
+      .onConflictDoUpdate({ target: apiTokens.id, set })
+      .returning();
+    return written!;
+  },
+
   async update(db: Executor, tenantId: string, id: string, patch: TokenPatch): Promise<ApiTokenRow | undefined> {
     const rows = await db
       .update(apiTokens)

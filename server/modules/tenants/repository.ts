@@ -1,0 +1,18 @@
+import type { Executor } from '../../db/client.js';
+import { tenants } from '../../db/schema/index.js';
+
+// Drizzle queries for workspaces (the tenants table, whose id is every other table's tenant_id).
+
+export const tenantsRepository = {
+  async insert(db: Executor, tenantId: string, row: { name: string; tier: string }): Promise<void> {
+    await db.insert(tenants).values({ id: tenantId, ...row });
+  },
+
+  /** Creates the workspace, or sets its tier when it exists (single-tenant start-up). */
+  async upsertTier(db: Executor, tenantId: string, row: { name: string; tier: string }): Promise<void> {
+    await db
+      .insert(tenants)
+      .values({ id: tenantId, ...row })
+      .onConflictDoUpdate({ target: tenants.id, set: { tier: row.tier } });
+  },
+};
