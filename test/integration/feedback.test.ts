@@ -505,7 +505,9 @@ describe('concurrent scores for one request', () => {
       id,
     ]);
     expect(stat.scores).toBe(1);
-    expect(stat.sum).toBe(row.score);
+    // Close, not equal: on a loaded machine the announced reload may already have run, and it
+    // weighs the score by its age (a half-life of days: a millionth off after a second).
+    expect(stat.sum).toBeCloseTo(row.score, 4);
   });
 });
 
