@@ -44,6 +44,22 @@ const ConfigSchema = z.object({
   GATEWAY_UPSTREAM_TIMEOUT_MS: ms(120_000, 1_000),
   GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS: ms(5_000, 100),
   GATEWAY_CACHE_ENABLED: bool.default(true),
+  /** The semantic cache: answers for a reworded last user turn, everything else in the request equal. */
+  GATEWAY_SEMANTIC_CACHE_ENABLED: bool.default(false),
+  /** Cosine similarity of the last user turns at or above which a stored answer is served. */
+  GATEWAY_SEMANTIC_CACHE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.97),
+  /** provider/model of the embeddings; default: the cheapest embedding model a provider serves. */
+  GATEWAY_SEMANTIC_CACHE_MODEL: z.string().optional(),
+  /** Dimensions asked of models that can shorten their vectors (OpenAI text-embedding-3-*); 0: the model's own. */
+  GATEWAY_SEMANTIC_CACHE_DIMENSIONS: z.coerce.number().int().min(0).max(4096).default(256),
+  GATEWAY_SEMANTIC_CACHE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(31_536_000)
+    .default(7 * 86_400),
+  /** Entries per workspace; beyond it the least recently used go. */
+  GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   GATEWAY_EXPLORATION_RATE: z.coerce.number().min(0).max(1).default(0.1),
   GATEWAY_LOG_FLUSH_MS: ms(50),
   /** The queue holds every row between two commits too: fewer than this would drop rows with the database up. */

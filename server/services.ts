@@ -19,6 +19,7 @@ import { cheapestTarget } from './gateway/routing/targets.js';
 import { AbTestService } from './modules/ab-tests/service.js';
 import { AnalyticsService } from './modules/analytics/service.js';
 import { AuditService } from './modules/audit/service.js';
+import { CacheService } from './modules/cache/service.js';
 import { routingSource } from './modules/routing-source.js';
 import { FeedbackService } from './modules/feedback/service.js';
 import { ProvidersService } from './modules/providers/service.js';
@@ -41,6 +42,7 @@ export interface Services {
   abTests: AbTestService;
   feedback: FeedbackService;
   analytics: AnalyticsService;
+  cache: CacheService;
   liveBus: LiveBus;
   /** The process's LISTEN connection (routing state, token changes, provider reloads, the live tap). */
   listener: PgListener;
@@ -127,6 +129,13 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     analytics: new AnalyticsService(pool, {
       activeProviders: () => dataPlane.registry.activeCount(),
       explorationRate: () => config.GATEWAY_EXPLORATION_RATE,
+    }),
+    cache: new CacheService({
+      db,
+      audit,
+      config,
+      semantic: dataPlane.semanticCache,
+      embeddingTarget: () => dataPlane.embeddingTarget(),
     }),
     liveBus,
     listener,

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Usage } from '../providers/types.js';
 import { costRow, logCall, type Outcome } from './accounting.js';
+import type { CacheLookup } from './cache/layers.js';
 import type { CostLogRow, LogWriter } from './log-writer.js';
 import type { ChatCall, RoutingDecision, Target, UpstreamErrorSummary } from './types.js';
 
@@ -35,6 +36,8 @@ export class CallState {
    * have skipped the plan's later candidates, which were never sent anything.
    */
   tried: Target;
+  /** What the cache lookup found: a hit and its layer, or a semantic miss whose answer is stored. */
+  cache: CacheLookup = {};
 
   constructor(
     readonly call: ChatCall,
@@ -98,7 +101,7 @@ export class CallState {
       latencyMs: 0,
       usage,
       cached: true,
-      cacheType: 'exact',
+      cacheType: this.cache.cacheType ?? 'exact',
       tokensSaved: usage,
       streamed: this.streamed,
       status: 'ok',

@@ -10,6 +10,10 @@ import { ProviderRegistry, settingsFromCatalog, type RegistrySettings } from '..
 import { startSimulator, type Simulator } from '../simulator/index.js';
 import { CircuitBreakers } from './breaker.js';
 import { ExactCache } from './cache/exact-cache.js';
+import { chooseEmbeddingModel, type EmbeddingTarget } from './cache/semantic/embedding-model.js';
+import { semanticEmbedder } from './cache/semantic/embedder.js';
+import { SemanticCache } from './cache/semantic/semantic-cache.js';
+import { SEMANTIC_CACHE_CHANNEL, SemanticCacheStore } from './cache/semantic/store.js';
 import { LogWriter, type CommittedRequest, type LogWriterOptions } from './log-writer.js';
 import { JudgeSampler } from './judge-sampler.js';
 import { ChatPipeline, type PipelineOptions } from './pipeline.js';
@@ -52,6 +56,8 @@ export class DataPlane {
   readonly registry = new ProviderRegistry();
   readonly breakers = new CircuitBreakers();
   readonly cache: ExactCache | null;
+  /** The semantic layer, when GATEWAY_SEMANTIC_CACHE_ENABLED (off while no provider can embed). */
+  readonly semanticCache: SemanticCache | null;
   readonly logWriter: LogWriter;
   readonly pipeline: ChatPipeline;
   readonly routing: RoutingState;
@@ -96,10 +102,12 @@ export class DataPlane {
       policy: policyWith(config.GATEWAY_MIN_SAMPLES, config.GATEWAY_ROUTING_TOLERANCE),
       random: config.GATEWAY_ROUTING_SEED === undefined ? Math.random : seededRandom(config.GATEWAY_ROUTING_SEED),
     });
+    this.semanticCache = config.GATEWAY_SEMANTIC_CACHE_ENABLED ? this.createSemanticCache() : null;
     this.pipeline = new ChatPipeline({
       registry: this.registry,
       breakers: this.breakers,
       cache: this.cache,
+      semanticCache: this.semanticCache,
       logWriter: this.logWriter,
       strategy: this.engine,
       onAnswer: (call, answer) => this.judgeSampler.offer(call, answer),
@@ -113,12 +121,60 @@ export class DataPlane {
     await this.loadProviders();
     this.registry.startLocalProbe();
     await this.routing.start();
+    if (this.semanticCache) {
+      const cache = this.semanticCache;
+      await this.opts.listener?.listen(
+        SEMANTIC_CACHE_CHANNEL,
+        (payload) => cache.onNotification(payload),
+        () => cache.reset(),
+      );
+      const target = this.embeddingTarget();
+      if (target)
+        this.opts.logger.info(
+          { model: `${target.provider}/${target.model}`, threshold: this.opts.config.GATEWAY_SEMANTIC_CACHE_THRESHOLD },
+          'semantic cache on',
+        );
+      else
+        this.opts.logger.warn(
+          'GATEWAY_SEMANTIC_CACHE_ENABLED is set but no provider serves an embedding model: the semantic cache stays off',
+        );
+    }
     // A reload asked of another node is done here too (see announceReload).
     await this.opts.listener?.listen(PROVIDERS_CHANNEL, (from) => {
       if (from !== this.nodeId)
         void this.reload().catch((err: unknown) =>
           this.opts.logger.error({ err }, 'provider reload announced by another node failed'),
         );
+    });
+  }
+
+  /** The semantic cache's embedding model now: chosen again whenever the providers change. */
+  embeddingTarget(): EmbeddingTarget | null {
+    if (this.embeddingFor !== this.registry.version) {
+      const { config } = this.opts;
+      this.embedding = chooseEmbeddingModel(
+        this.registry,
+        config.GATEWAY_SEMANTIC_CACHE_MODEL,
+        config.GATEWAY_SEMANTIC_CACHE_DIMENSIONS,
+      );
+      this.embeddingFor = this.registry.version;
+    }
+    return this.embedding;
+  }
+
+  private embedding: EmbeddingTarget | null = null;
+  private embeddingFor = -1;
+
+  private createSemanticCache(): SemanticCache {
+    const { config, logger } = this.opts;
+    return new SemanticCache({
+      store: new SemanticCacheStore(this.opts.pool),
+      embed: semanticEmbedder(() => this.pipeline),
+      embeddingTarget: () => this.embeddingTarget(),
+      threshold: config.GATEWAY_SEMANTIC_CACHE_THRESHOLD,
+      ttlMs: config.GATEWAY_SEMANTIC_CACHE_TTL_SECONDS * 1000,
+      maxEntries: config.GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES,
+      logger,
     });
   }
 

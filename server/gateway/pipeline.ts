@@ -5,13 +5,14 @@ import { orderedTargets, permitFor, runAttempts, type AttemptConsumer } from './
 import type { AttemptPermit } from './breaker.js';
 import { hasImage, isCacheable } from './cache/eligibility.js';
 import { ExactCache } from './cache/exact-cache.js';
+import { CacheLayers } from './cache/layers.js';
 import { CallState, type PlannedCall } from './call-state.js';
 import type { LogWriter } from './log-writer.js';
 import type { RoutingResult, RoutingStrategy, Unroutable } from './routing/strategy.js';
 import { candidatesFor, resolvePinned, type Needs } from './routing/targets.js';
 import { StreamAnswer } from './stream.js';
 import type { ChatCall, CompletionResult, RoutedBy, RoutingDecision, StreamSink, Target } from './types.js';
-import { WholeAnswer, type AnswerDeps } from './whole-answer.js';
+import { WholeAnswer, type AnswerDeps, type ConsumerDeps } from './whole-answer.js';
 
 // The data-plane core: route -> cache lookup -> provider call with fallback -> account -> log.
 // Plain TypeScript: the HTTP handler, evals and the judge all call it. The fallback loop itself
@@ -29,10 +30,14 @@ export interface PipelineOptions extends AnswerDeps {
 }
 
 export class ChatPipeline {
+  readonly caches: CacheLayers;
+  private readonly deps: ConsumerDeps;
   private readonly wholeAnswer: WholeAnswer;
 
   constructor(readonly opts: PipelineOptions) {
-    this.wholeAnswer = new WholeAnswer(opts);
+    this.caches = new CacheLayers(opts.cache, opts.semanticCache ?? null);
+    this.deps = { ...opts, caches: this.caches };
+    this.wholeAnswer = new WholeAnswer(this.deps);
   }
 
   /** Routing decision, fallback candidates and cache key for a call; throws why it cannot be routed. */
@@ -50,7 +55,7 @@ export class ChatPipeline {
 
   /** A streaming call, written to `sink`. Resolves when the stream has ended one way or another. */
   stream(call: ChatCall, sink: StreamSink): Promise<void> {
-    return this.run(call, new StreamAnswer(this.opts, sink, call.body.stream_options?.include_usage === true));
+    return this.run(call, new StreamAnswer(this.deps, sink, call.body.stream_options?.include_usage === true));
   }
 
   /**
@@ -70,8 +75,11 @@ export class ChatPipeline {
   private async run<Answer, Result>(call: ChatCall, consumer: AttemptConsumer<Answer, Result>): Promise<Result> {
     const plan = await this.planOrLog(call, consumer.streamed);
     const state = new CallState(call, plan, consumer.streamed, this.opts.logWriter);
-    const hit = plan.cacheKey ? this.opts.cache!.get(plan.cacheKey) : undefined;
-    if (hit) return consumer.cached(hit, state);
+    // The exact layer answers synchronously; the semantic one embeds the last user turn first.
+    let found = this.caches.lookup(call, plan.decision, plan.cacheKey);
+    if (found instanceof Promise) found = await found;
+    state.cache = found;
+    if (found.hit) return consumer.cached(found.hit, state);
     return runAttempts(this.opts, state, consumer);
   }
 
@@ -100,7 +108,7 @@ export class ChatPipeline {
       : needs;
     const candidates = candidatesFor(this.opts.registry, decision, fallbackNeeds, this.opts.maxAttempts);
     const cacheable =
-      this.opts.cache !== null &&
+      (this.caches.exact !== null || this.caches.semantic !== null) &&
       isCacheable({
         temperature: call.body.temperature,
         cacheFlag: call.body.cache,

@@ -15,7 +15,7 @@ import { completionToChunks, StreamAccumulator } from './stream-accumulator.js';
 import { isPrimary, withFallback } from './target-role.js';
 import type { RoutingDecision, StreamHeadMeta, StreamSink, Target } from './types.js';
 import { upstreamBody } from './upstream-body.js';
-import type { AnswerDeps } from './whole-answer.js';
+import type { ConsumerDeps } from './whole-answer.js';
 
 // A streaming call's attempts. Fallback stays possible until the first upstream chunk is in hand
 // (until then the attempt loop, attempt-loop.ts, tries the next target); from then on chunks pass
@@ -38,7 +38,7 @@ export class StreamAnswer implements AttemptConsumer<OpenedStream, void> {
   readonly streamed = true;
 
   constructor(
-    private readonly deps: AnswerDeps,
+    private readonly deps: ConsumerDeps,
     private readonly sink: StreamSink,
     /** The client asked for usage (stream_options.include_usage): a `choices: []` frame ends the stream. */
     private readonly includeUsage: boolean,
@@ -50,7 +50,7 @@ export class StreamAnswer implements AttemptConsumer<OpenedStream, void> {
     const usage = hit.completion.usage ?? ZERO_USAGE;
     const { outcome, cost } = state.logCached(usage);
     // Unlike a live stream's, a hit's cost and latency are known before its first chunk.
-    const head = streamHeadMeta(call, plan.decision, plan.decision, 'exact', [], 0);
+    const head = streamHeadMeta(call, plan.decision, plan.decision, state.cache.cacheType ?? 'exact', [], 0);
     head.cost = cost;
     head.latencyMs = 0;
     sink.start(head);
@@ -166,12 +166,7 @@ export class StreamAnswer implements AttemptConsumer<OpenedStream, void> {
     // Only the requested target's own answer is cached under its key.
     if (plan.cacheKey && opened.primary) {
       const completion = acc.toCompletion(usage, reported === undefined);
-      if (completion)
-        deps.cache!.set(plan.cacheKey, {
-          completion,
-          inputTokens: usage.prompt_tokens,
-          outputTokens: usage.completion_tokens,
-        });
+      if (completion) deps.caches.store(call, target, plan.cacheKey, state.cache, completion, usage);
     }
   }
 }

@@ -3,6 +3,8 @@ import { withEstimatedUsage } from '../providers/usage.js';
 import { buildMeta, ZERO_USAGE } from './accounting.js';
 import type { AttemptConsumer, AttemptLoopDeps } from './attempt-loop.js';
 import type { CachedCompletion, ExactCache } from './cache/exact-cache.js';
+import type { CacheLayers } from './cache/layers.js';
+import type { SemanticCache } from './cache/semantic/semantic-cache.js';
 import { answerText, usageOf } from './call-usage.js';
 import type { CallState } from './call-state.js';
 import { isPrimary, withFallback } from './target-role.js';
@@ -14,14 +16,21 @@ import { upstreamBody } from './upstream-body.js';
 
 export interface AnswerDeps extends AttemptLoopDeps {
   cache: ExactCache | null;
+  /** The semantic layer behind the exact cache (GATEWAY_SEMANTIC_CACHE_ENABLED). */
+  semanticCache?: SemanticCache | null;
   /** Called after each successful live (not cached) answer, with the answer's text on demand: the judge samples from here. */
   onAnswer?: (call: ChatCall, answer: () => string) => void;
+}
+
+/** What a consumer works with: the options, and the cache layers the pipeline built from them. */
+export interface ConsumerDeps extends AnswerDeps {
+  caches: CacheLayers;
 }
 
 export class WholeAnswer implements AttemptConsumer<ChatCompletion, CompletionResult> {
   readonly streamed = false;
 
-  constructor(private readonly deps: AnswerDeps) {}
+  constructor(private readonly deps: ConsumerDeps) {}
 
   cached(hit: CachedCompletion, state: CallState): CompletionResult {
     const { outcome, cost } = state.logCached(hit.completion.usage ?? ZERO_USAGE);
@@ -45,12 +54,7 @@ export class WholeAnswer implements AttemptConsumer<ChatCompletion, CompletionRe
     const primary = isPrimary(plan.decision, target);
     const { outcome, cost } = state.logServed(withFallback(plan.decision, !primary), target, usage);
     // Only the requested target's own answer is cached under its key.
-    if (plan.cacheKey && primary)
-      this.deps.cache!.set(plan.cacheKey, {
-        completion,
-        inputTokens: usage.prompt_tokens,
-        outputTokens: usage.completion_tokens,
-      });
+    if (primary) this.deps.caches.store(call, target, plan.cacheKey, state.cache, completion, usage);
     this.deps.onAnswer?.(call, () => answerText(completion));
     return { completion, meta: buildMeta(call, outcome, cost, state.errors, state.upstreamMs) };
   }

@@ -32,6 +32,8 @@ export class SimState {
   modelQualities: Record<string, number> = {};
   /** Scripted replies, first match wins. */
   replies: Array<{ whenContains: string; reply: string }> = [];
+  /** Scripted embedding similarities, first match wins. */
+  embeddingSimilarities: Array<{ whenContains: string; anchor: string; similarity: number }> = [];
   models: Record<SimFormat, { list: string[]; set: Set<string> }> = {
     openai: modelEntry(DEFAULT_MODELS.openai),
     anthropic: modelEntry(DEFAULT_MODELS.anthropic),
@@ -66,6 +68,21 @@ export class SimState {
       )
         throw new TypeError('replies must be an array of {whenContains, reply} strings');
       this.replies = patch.replies.map((r) => ({ whenContains: r.whenContains, reply: r.reply }));
+    }
+    if (patch.embeddingSimilarities !== undefined) {
+      if (
+        !Array.isArray(patch.embeddingSimilarities) ||
+        !patch.embeddingSimilarities.every(
+          (r) =>
+            typeof r?.whenContains === 'string' &&
+            typeof r?.anchor === 'string' &&
+            typeof r?.similarity === 'number' &&
+            r.similarity >= -1 &&
+            r.similarity <= 1,
+        )
+      )
+        throw new TypeError('embeddingSimilarities must be an array of {whenContains, anchor, similarity in [-1, 1]}');
+      this.embeddingSimilarities = patch.embeddingSimilarities.map((r) => ({ ...r }));
     }
     if (patch.models) {
       for (const f of ['openai', 'anthropic', 'gemini'] as const) {

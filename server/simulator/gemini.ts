@@ -37,7 +37,7 @@ import { thinkingConfigError } from './gemini-thinking.js';
 import { jsonFromHint } from './json-hint.js';
 import { geminiLogprobs, MAX_TOP } from './logprobs.js';
 import { sendJson, streamFrames, type Frame } from './sse.js';
-import { clampDims, embed, newId, plan, textChars, type GenRequest, type ToolMode } from './text.js';
+import { clampDims, newId, scriptedEmbed, plan, textChars, type GenRequest, type ToolMode } from './text.js';
 
 /** A key starting with this is treated as wrong, as every key is by the real API but the ones it issued. */
 export const INVALID_KEY_PREFIX = 'invalid';
@@ -391,7 +391,13 @@ function contentText(c: unknown): string {
 function embedOne(x: Exchange): void {
   const text = contentText(x.body.content);
   if (!text) return bad(x, '* EmbedContentRequest.content: contents is not specified');
-  sendJson(x.res, 200, JSON.stringify({ embedding: { values: embed(text, clampDims(x.body.outputDimensionality)) } }));
+  sendJson(
+    x.res,
+    200,
+    JSON.stringify({
+      embedding: { values: scriptedEmbed(text, clampDims(x.body.outputDimensionality), x.state.embeddingSimilarities) },
+    }),
+  );
 }
 
 function embedBatch(x: Exchange): void {
@@ -405,7 +411,13 @@ function embedBatch(x: Exchange): void {
   for (const r of reqs) {
     const text = isObj(r) ? contentText(r.content) : '';
     if (!text) return bad(x, '* BatchEmbedContentsRequest.requests.content: contents is not specified');
-    embeddings.push({ values: embed(text, clampDims(isObj(r) ? r.outputDimensionality : undefined)) });
+    embeddings.push({
+      values: scriptedEmbed(
+        text,
+        clampDims(isObj(r) ? r.outputDimensionality : undefined),
+        x.state.embeddingSimilarities,
+      ),
+    });
   }
   sendJson(x.res, 200, JSON.stringify({ embeddings }));
 }

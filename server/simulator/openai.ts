@@ -16,7 +16,7 @@ import { MAX_TOP, openaiLogprobs } from './logprobs.js';
 import { sendJson, sseFrame, streamFrames, type Frame } from './sse.js';
 import {
   clampDims,
-  embed,
+  scriptedEmbed,
   estimateTokens,
   newId,
   plan,
@@ -346,7 +346,7 @@ function embeddings(x: Exchange): void {
   let tokens = 0;
   const data = inputs.map((text, index) => {
     tokens += estimateTokens(text);
-    const v = embed(text, dims);
+    const v = scriptedEmbed(text, dims, x.state.embeddingSimilarities);
     // The official SDKs ask for base64 by default and decode little-endian float32 themselves.
     const embedding = base64 ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v;
     return { object: 'embedding' as const, index, embedding };

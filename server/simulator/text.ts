@@ -229,6 +229,29 @@ export function embed(text: string, dims: number): number[] {
   return v;
 }
 
+/**
+ * `text`'s embedding, unless a scripted similarity matches it: then `similarity` x e(anchor) plus
+ * the rest along a direction orthogonal to it (from the text's own vector), so that the cosine
+ * similarity with e(anchor) is exactly `similarity`.
+ */
+export function scriptedEmbed(
+  text: string,
+  dims: number,
+  rules: ReadonlyArray<{ whenContains: string; anchor: string; similarity: number }>,
+): number[] {
+  const rule = rules.find((r) => text.includes(r.whenContains));
+  if (!rule) return embed(text, dims);
+  const a = embed(rule.anchor, dims);
+  const t = embed(text, dims);
+  let dot = 0;
+  for (let i = 0; i < dims; i++) dot += a[i]! * t[i]!;
+  // The part of t orthogonal to a, normalised.
+  const o = t.map((v, i) => v - dot * a[i]!);
+  const norm = Math.sqrt(o.reduce((s, v) => s + v * v, 0)) || 1;
+  const rest = Math.sqrt(Math.max(0, 1 - rule.similarity ** 2));
+  return a.map((v, i) => rule.similarity * v + (rest * o[i]!) / norm);
+}
+
 export function clampDims(v: unknown): number {
   return typeof v === 'number' && Number.isInteger(v) && v > 0 && v <= 4096 ? v : 64;
 }

@@ -22,6 +22,12 @@ export interface SimulatorOptions {
   models?: { openai?: string[]; anthropic?: string[]; gemini?: string[] };
   /** Hidden quality (1-5) per model: a grading request ("Score: N") about that model's reply gets this grade. */
   modelQualities?: Record<string, number>;
+  /**
+   * Scripted embeddings: an input containing `whenContains` embeds to a vector whose cosine
+   * similarity with the embedding of `anchor` is exactly `similarity` (first match wins), so a test
+   * controls how alike two texts look. Other inputs embed to a pseudo-random unit vector of their text.
+   */
+  embeddingSimilarities?: Array<{ whenContains: string; anchor: string; similarity: number }>;
   /** Scripted replies: a request whose last message contains `whenContains` is answered with `reply`. */
   replies?: Array<{ whenContains: string; reply: string }>;
   faults?: FaultRule[];

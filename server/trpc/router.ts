@@ -3,6 +3,7 @@ import { lockInputCoercion } from './strict-inputs.js';
 import { abTestsRouter } from '../modules/ab-tests/router.js';
 import { analyticsRouter } from '../modules/analytics/router.js';
 import { auditRouter } from '../modules/audit/router.js';
+import { cacheRouter } from '../modules/cache/router.js';
 import { feedbackRouter } from '../modules/feedback/router.js';
 import { providersRouter } from '../modules/providers/router.js';
 import { schedulerRouter } from '../modules/scheduler/router.js';
@@ -18,6 +19,7 @@ export const appRouter = router({
   feedback: feedbackRouter,
   scheduler: schedulerRouter,
   analytics: analyticsRouter,
+  cache: cacheRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -8,3 +8,4 @@ export * from './ab-tests.js';
 export * from './judge-config.js';
 export * from './job-runs.js';
 export * from './judge-samples.js';
+export * from './semantic-cache.js';

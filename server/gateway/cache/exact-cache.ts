@@ -84,7 +84,7 @@ export class ExactCache {
  * for its refusals), nor one with nothing in it (a thinking model that spent its whole token limit
  * before answering): replayed for the cache's lifetime, either would stand in for an answer.
  */
-function worthReplaying(completion: ChatCompletion): boolean {
+export function worthReplaying(completion: ChatCompletion): boolean {
   for (const c of completion.choices) {
     if (c.finish_reason === 'content_filter' || c.message.refusal) return false;
     const m = c.message as ChatCompletion['choices'][number]['message'] & { function_call?: unknown; audio?: unknown };
