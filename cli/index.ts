@@ -11,6 +11,7 @@ import { registerFeedbackCommand } from './commands/feedback.js';
 import { registerHealthCommand } from './commands/health.js';
 import { registerProvidersCommand } from './commands/providers.js';
 import { registerSchedulerCommand } from './commands/scheduler.js';
+import { registerSpendCommand } from './commands/spend.js';
 import { registerTailCommand } from './commands/tail.js';
 import { registerTokensCommand } from './commands/tokens.js';
 
@@ -67,6 +68,7 @@ export function buildProgram(): Command {
   registerAbTestsCommand(program);
   registerFeedbackCommand(program);
   registerAnalyticsCommand(program);
+  registerSpendCommand(program);
   registerTailCommand(program);
   return program;
 }

@@ -5,6 +5,7 @@ import type { AppRouter } from '../server/trpc/router.js';
 import { chatApi, type ChatApi } from './chat.js';
 import { embeddingsApi, type EmbeddingsApi } from './embeddings.js';
 import { liveApi, type LiveApi } from './live.js';
+import { spendExportApi, type SpendExportApi } from './spend-export.js';
 import { GatewayApiError, requestIdOf, trpcAnswersOnly, withTimeout } from './http.js';
 
 // The typed client for the gateway: the control plane (tRPC over /trpc with superjson) and the
@@ -13,6 +14,7 @@ import { GatewayApiError, requestIdOf, trpcAnswersOnly, withTimeout } from './ht
 export { HTTP_ERROR } from './http.js';
 export { GatewayApiError, type ChatApi, type ChatCallOptions, type ChatCompletions, type ChatStream } from './chat.js';
 export type { LiveApi, LiveCallOptions, LiveMessage, LiveSubscription } from './live.js';
+export type { SpendExport, SpendExportApi, SpendExportOptions } from './spend-export.js';
 export type {
   EmbeddingsApi,
   EmbeddingsCallOptions,
@@ -73,6 +75,7 @@ export function createGatewayClient(opts: GatewayClientOptions) {
     chat: chatApi(base, headers, fetchImpl),
     embeddings: embeddingsApi(base, headers, fetchImpl),
     live: liveApi(base, headers, fetchImpl),
+    spendExport: spendExportApi(base, headers, fetchImpl),
   };
   return new Proxy(trpc, {
     get: (target, key, receiver) =>
@@ -82,6 +85,8 @@ export function createGatewayClient(opts: GatewayClientOptions) {
     embeddings: EmbeddingsApi;
     /** The live tap (GET /v1/analytics/live). */
     live: LiveApi;
+    /** The spend export (GET /v1/spend/export), CSV or JSON. */
+    spendExport: SpendExportApi;
   };
 }
 

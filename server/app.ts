@@ -12,6 +12,8 @@ import './http/chat-openapi.js';
 import './http/embeddings-openapi.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { mountLive } from './http/live.js';
+import { mountSpendExport } from './http/spend-export.js';
+import './http/spend-export-openapi.js';
 import { requestIdMiddleware } from './http/request-id.js';
 import { checkParsedBody, emptyBodyAsJson, jsonBodyParser, lowerCaseMediaType } from './http/rest-body.js';
 import { restHandler } from './http/rest.js';
@@ -81,6 +83,8 @@ export function createApp(services: Services): Express {
   mountLive(app, services);
   // Prometheus metrics.
   mountMetrics(app, services);
+  // The spend export (CSV or JSON download).
+  mountSpendExport(app, services);
 
   // Typed SDK transport (superjson).
   // A batch is bounded: one HTTP request of some hundred procedure calls made one token's request

@@ -23,6 +23,8 @@ import { CacheService } from './modules/cache/service.js';
 import { routingSource } from './modules/routing-source.js';
 import { FeedbackService } from './modules/feedback/service.js';
 import { ProvidersService } from './modules/providers/service.js';
+import { SpendRepository } from './modules/spend/repository.js';
+import { SpendService } from './modules/spend/service.js';
 import { SystemService } from './modules/system/service.js';
 import { TenantService } from './modules/tenants/service.js';
 import { Authenticator } from './modules/tokens/authenticator.js';
@@ -43,6 +45,7 @@ export interface Services {
   feedback: FeedbackService;
   analytics: AnalyticsService;
   cache: CacheService;
+  spend: SpendService;
   liveBus: LiveBus;
   /** The process's LISTEN connection (routing state, token changes, provider reloads, the live tap). */
   listener: PgListener;
@@ -136,6 +139,12 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       config,
       semantic: dataPlane.semanticCache,
       embeddingTarget: () => dataPlane.embeddingTarget(),
+    }),
+    spend: new SpendService({
+      repository: new SpendRepository(pool),
+      tokenNames: async (tenantId) => new Map((await services.tokens.list(tenantId)).map((t) => [t.id, t.name])),
+      cellQuality: (tenantId) => services.analytics.cellQuality(tenantId),
+      minSamples: config.GATEWAY_MIN_SAMPLES,
     }),
     liveBus,
     listener,

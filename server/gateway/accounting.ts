@@ -30,6 +30,9 @@ export function costRow(call: ChatCall, target: Target, usage: Usage, status: 'o
     createdAt: new Date(),
     // Numbered by the log writer; present from the start so every row has one shape.
     seq: 0,
+    // Set when the call is logged (inCell), once routing has settled the cell.
+    taskType: null,
+    complexity: null,
   };
 }
 
@@ -146,6 +149,7 @@ function routingOf(d: RoutingDecision): CallMeta['routing'] {
  */
 export function logCall(writer: LogWriter, call: ChatCall, outcome: Outcome, costs: CostLogRow[]): number {
   const usd = charge(call, costs);
+  inCell(costs, outcome.decision);
   if (call.costOnly) writer.writeCosts(costs);
   else writer.write(requestRow(call, outcome), costs, promptPreview(call));
   return usd;
@@ -203,7 +207,19 @@ export function logUnrouted(
   // No target was chosen: the row names none.
   row.provider = null;
   row.model = null;
+  inCell(costs, decision);
   writer.write(row, costs, promptPreview(call));
+}
+
+/**
+ * Stamps a call's cost rows with the routing cell it was served in, known only once routing is
+ * done (the spend rollup groups by it: spend per cell, recommendations).
+ */
+function inCell(rows: readonly CostLogRow[], d: RoutingDecision): void {
+  for (const r of rows) {
+    r.taskType = d.taskType;
+    r.complexity = d.complexity;
+  }
 }
 
 /** The USD total of a call's cost rows, told to the call's spend counter. */

@@ -64,6 +64,9 @@ export interface CostLogRow {
   createdAt: Date;
   /** Position among its call's cost rows (0, 1, 2... in call order); set by the writer. Part of the row's key. */
   seq?: number;
+  /** The routing cell of the request the call served; set when the call is logged. */
+  taskType?: string | null;
+  complexity?: string | null;
 }
 
 /** A committed request row with what the live tap shows beside it (never persisted). */
@@ -149,6 +152,8 @@ export const COST_COLUMNS: Array<Column<CostLogRow>> = [
   ['status', 'status', 'text'],
   ['createdAt', 'created_at', 'timestamptz'],
   ['seq', 'seq', 'int2'],
+  ['taskType', 'task_type', 'text'],
+  ['complexity', 'complexity', 'text'],
 ];
 
 const REQUESTS = new RowCodec<RequestLogRow>(getTableName(requests), REQUEST_COLUMNS);

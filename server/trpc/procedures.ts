@@ -52,20 +52,23 @@ export function tierIncludes(current: Tier, required: Tier): boolean {
   return TIERS.indexOf(current) >= TIERS.indexOf(required);
 }
 
+/** 402 insufficient_tier with an upgrade payload: the tier a feature needs and the tiers there are. */
+export function insufficientTier(required: Tier, current: Tier): GatewayError {
+  return new GatewayError(
+    'insufficient_tier',
+    `This feature needs the ${required} tier or above (current: ${current})`,
+    {
+      details: { upgrade: { requiredTier: required, currentTier: current, tiers: TIERS } },
+    },
+  );
+}
+
 /** 402 insufficient_tier with an upgrade payload when the workspace's tier is below `required`. */
 export function requireTier(required: Tier) {
   return t.middleware(({ ctx, next }) => {
     const principal = (ctx as { principal?: { tier: Tier } }).principal;
     const current = principal?.tier ?? 'free';
-    if (!tierIncludes(current, required)) {
-      throw new GatewayError(
-        'insufficient_tier',
-        `This feature needs the ${required} tier or above (current: ${current})`,
-        {
-          details: { upgrade: { requiredTier: required, currentTier: current, tiers: TIERS } },
-        },
-      );
-    }
+    if (!tierIncludes(current, required)) throw insufficientTier(required, current);
     return next();
   });
 }

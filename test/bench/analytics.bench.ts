@@ -157,6 +157,13 @@ async function main(): Promise<void> {
         'requests (latencyMs, page 2)',
         `/v1/analytics/requests?orderBy=latencyMs&limit=500&cursor=${slowFirst.nextCursor}`,
       ],
+      ['spend/by model (30d)', '/v1/spend/by?dimension=model'],
+      ['spend/by cell (7d)', '/v1/spend/by?dimension=cell&range=7d'],
+      ['spend/by token (90d)', '/v1/spend/by?dimension=token&range=90d'],
+      ['spend/trajectory', '/v1/spend/trajectory'],
+      ['spend/drift', '/v1/spend/drift'],
+      ['spend/recommendations', '/v1/spend/recommendations'],
+      ['spend/export (30d, csv)', '/v1/spend/export'],
     ];
     log(`- timing ${endpoints.length} calls, ${CALLS} each after ${WARMUP} warm-up calls`);
     const timings: Timing[] = [];

@@ -55,7 +55,7 @@ const INSERT_REQUESTS = `
 insert into seed_requests (id, tenant_id, created_at, token_id, latency_ms, task_type, complexity, routed_by, provider, model,
   used_fallback, used_llm_fallback, cached, cache_type, tokens_saved_input, tokens_saved_output, input_tokens, output_tokens, streamed, status, error_type)
 select
-  'req_' || $1 || '_' || g.i, $1, $5::timestamptz - (g.r1 * interval '1 day' * $4), null,
+  'req_' || $1 || '_' || g.i, $1, $5::timestamptz - (g.r1 * interval '1 day' * $4), 'tok_seed_' || (g.i % 10),
   case when g.cached then 0 else 150 + floor(g.r2 * 2500)::int end,
   case when g.rb in ('user-override', 'ab-test') then null else (array['coding','creative','summarization','qa','general','vision'])[1 + floor(g.r3 * 6)::int] end,
   case when g.rb in ('user-override', 'ab-test') then null else (array['simple','medium','complex'])[1 + floor(g.r4 * 3)::int] end,
@@ -83,13 +83,14 @@ const COPY_REQUESTS = `insert into requests select * from seed_requests`;
 
 // One cost row per upstream-served request, plus a failed first attempt for fallbacks.
 const INSERT_COSTS = `
-insert into cost_logs (tenant_id, request_id, provider, model, input_tokens, output_tokens, cost, status, created_at)
-select r.tenant_id, r.id, r.provider, r.model, r.input_tokens, r.output_tokens,
+insert into cost_logs (tenant_id, request_id, token_id, provider, model, input_tokens, output_tokens, cost, status, created_at, task_type, complexity)
+select r.tenant_id, r.id, r.token_id, r.provider, r.model, r.input_tokens, r.output_tokens,
        round((r.input_tokens * 0.15 + r.output_tokens * 0.6) / 1e6, 12), case when r.status = 'error' then 'error' else 'ok' end,
-       r.created_at + r.latency_ms * interval '1 millisecond'
+       r.created_at + r.latency_ms * interval '1 millisecond', r.task_type, r.complexity
 from seed_requests r where not r.cached
 union all
-select r.tenant_id, r.id, 'openai', 'gpt-4o', r.input_tokens, 0, round(r.input_tokens * 2.5 / 1e6, 12), 'error', r.created_at + interval '50 milliseconds'
+select r.tenant_id, r.id, r.token_id, 'openai', 'gpt-4o', r.input_tokens, 0, round(r.input_tokens * 2.5 / 1e6, 12), 'error',
+       r.created_at + interval '50 milliseconds', r.task_type, r.complexity
 from seed_requests r where r.used_fallback`;
 
 // $1 rate.
@@ -138,6 +139,8 @@ export async function vacuumAnalyze(pool: pg.Pool): Promise<void> {
     'analytics_request_totals',
     'analytics_cost_hourly',
     'analytics_cost_totals',
+    'spend_by_cell',
+    'spend_by_token',
   ]) {
     await pool.query(`vacuum analyze ${table}`);
   }

@@ -41,6 +41,9 @@ export const costLogs = pgTable(
      * made), set by the log writer. Null only for rows inserted by other means (hand-written SQL).
      */
     seq: smallint('seq'),
+    /** The routing cell of the request the call served (null: not classified, or the gateway's own call). */
+    taskType: text('task_type'),
+    complexity: text('complexity'),
   },
   (t) => [
     index('cost_logs_tenant_created_idx').on(t.tenantId, t.createdAt.desc()),

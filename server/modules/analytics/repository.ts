@@ -211,7 +211,32 @@ const REQUEST_COLUMNS = `
   r.input_tokens as "inputTokens", r.output_tokens as "outputTokens", (r.tokens_saved_input + r.tokens_saved_output) as "tokensSaved",
   r.ab_test_id as "abTestId", r.variant, r.endpoint`;
 
+/** Judged quality of one (provider, model) on one routing cell, all time. */
+export interface CellQualityRow {
+  provider: string;
+  model: string;
+  taskType: string;
+  complexity: string;
+  /** Feedback rows (user and judge scores) on requests this model served in this cell. */
+  samples: number;
+  scoreSum: number;
+}
+
 export const analyticsRepository = {
+  /** Feedback per (provider, model, cell), summed over how the requests were routed; rated cells only. */
+  async cellQuality(db: Queryable, tenantId: string): Promise<CellQualityRow[]> {
+    const { rows } = await db.query<CellQualityRow>(
+      `select provider, model, task_type as "taskType", complexity,
+              sum(feedback_count)::float8 as samples, sum(feedback_score_sum)::float8 as "scoreSum"
+         from analytics_request_totals
+        where tenant_id = $1 and task_type <> '' and complexity <> '' and provider <> ''
+        group by 1, 2, 3, 4
+       having sum(feedback_count) > 0`,
+      [tenantId],
+    );
+    return rows;
+  },
+
   async overview(db: Queryable, tenantId: string): Promise<OverviewRow> {
     const { rows } = await db.query<OverviewRow>(SQL.overview, [tenantId]);
     return rows[0]!;

@@ -4,6 +4,7 @@ import { isStorableTime } from '../../lib/cursor.js';
 import { costUsd } from '../../providers/pricing.js';
 import {
   analyticsRepository as repo,
+  type CellQualityRow,
   type Queryable,
   type RequestListRow,
   type RequestTotalsRow,
@@ -65,6 +66,11 @@ export class AnalyticsService {
     opts: AnalyticsServiceOptions = {},
   ) {
     this.now = opts.now ?? Date.now;
+  }
+
+  /** Judged quality per (provider, model, routing cell): what spend recommendations weigh. */
+  cellQuality(tenantId: string): Promise<CellQualityRow[]> {
+    return repo.cellQuality(this.db, tenantId);
   }
 
   async overview(tenantId: string): Promise<Out<typeof Overview>> {
