@@ -1,5 +1,5 @@
 // OpenAI wire format: /chat/completions, /models, /embeddings.
-import { isOpenAIReasoningModel } from '../providers/openai-compatible/reasoning-models.js';
+import { isOpenAIReasoningModel } from '../providers/openai-compatible/vendors/openai.js';
 import type { ChatChunk, ChatCompletion, FinishReason } from '../providers/types.js';
 import {
   asArray,

@@ -31,13 +31,13 @@ export interface OpenAICompatibleOptions {
    * (Mistral answers 422) but report usage on their own; for those set this to false.
    */
   streamUsageOption?: boolean;
-  /** How this provider's reasoning models take a request (see reasoning-models.ts); as sent when unset. */
+  /** How this provider's reasoning models take a request (see vendors/); as sent when unset. */
   reasoningRules?: AcceptedFieldsFor;
   /** For an API that refuses fields it does not define: the ones it takes (see accepted-fields.ts). */
   acceptedFields?: AcceptedFields;
   /** The API knows the `developer` role (OpenAI's); when unset, such messages go as `system`. */
   developerRole?: boolean;
-  /** A provider's own change to a request, after the field rules (reasoning-models.ts); may refuse it. */
+  /** A provider's own change to a request, after the field rules (vendors/); may refuse it. */
   adjustRequest?: (body: ChatRequest, provider: string) => ChatRequest;
 }
 
