@@ -6,6 +6,7 @@ import { auditRouter } from '../modules/audit/router.js';
 import { cacheRouter } from '../modules/cache/router.js';
 import { feedbackRouter } from '../modules/feedback/router.js';
 import { providersRouter } from '../modules/providers/router.js';
+import { pricingRouter } from '../modules/pricing/router.js';
 import { schedulerRouter } from '../modules/scheduler/router.js';
 import { systemRouter } from '../modules/system/router.js';
 import { tokensRouter } from '../modules/tokens/router.js';
@@ -20,6 +21,7 @@ export const appRouter = router({
   scheduler: schedulerRouter,
   analytics: analyticsRouter,
   cache: cacheRouter,
+  pricing: pricingRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -9,3 +9,4 @@ export * from './judge-config.js';
 export * from './job-runs.js';
 export * from './judge-samples.js';
 export * from './semantic-cache.js';
+export * from './price-overrides.js';

@@ -3,10 +3,21 @@ import type { Database } from '../../db/client.js';
 import type { DataPlane } from '../../gateway/data-plane.js';
 import { resolvePinned } from '../../gateway/routing/targets.js';
 import { capabilitiesFor, isStructuredOutputReliable, modelTier } from '../../providers/capabilities.js';
-import { PRICING_AS_OF, priceFor, pricedModels } from '../../providers/pricing.js';
+import { PRICING_AS_OF, priceFor, pricedModels, type Rates } from '../../providers/pricing.js';
 import type { ActorRef, AuditService } from '../audit/service.js';
 import { modelStatsRepository } from './repository.js';
 import type { ModelStatsList, OpenAiModel, OpenAiModelList, PricingTable, ProviderList } from './schemas.js';
+
+/** A price's rates as the pricing table shows them. */
+function rateSet(r: Rates) {
+  return {
+    inputPerMillionUsd: r.input,
+    outputPerMillionUsd: r.output,
+    cachedInputPerMillionUsd: r.cachedInput,
+    cacheWrite5mPerMillionUsd: r.cacheWrite5m,
+    cacheWrite1hPerMillionUsd: r.cacheWrite1h,
+  };
+}
 
 export class ProvidersService {
   constructor(
@@ -54,16 +65,22 @@ export class ProvidersService {
     return this.list();
   }
 
-  pricing(): z.infer<typeof PricingTable> {
+  pricing(overrides: z.infer<typeof PricingTable>['overrides']): z.infer<typeof PricingTable> {
     return {
       asOf: PRICING_AS_OF,
       items: pricedModels().map((model) => {
         const price = priceFor(model)!;
         const caps = capabilitiesFor(model);
+        const tiers: Record<string, ReturnType<typeof rateSet>> = {};
+        for (const [tier, rates] of Object.entries(price.serviceTiers ?? {})) tiers[tier] = rateSet(rates);
         return {
           model,
-          inputPerMillionUsd: price.input,
-          outputPerMillionUsd: price.output,
+          ...rateSet(price),
+          longContext: price.longContext
+            ? { ...rateSet(price.longContext), aboveTokens: price.longContext.aboveTokens }
+            : null,
+          serviceTiers: tiers,
+          asOf: price.asOf,
           tier: modelTier(model) ?? null,
           vision: caps.vision,
           tools: caps.tools,
@@ -71,6 +88,7 @@ export class ProvidersService {
           structuredOutputReliable: isStructuredOutputReliable(model),
         };
       }),
+      overrides,
     };
   }
 

@@ -17,6 +17,7 @@ import { HttpAdapter } from '../http-adapter.js';
 import { settleStreamError } from '../stream-errors.js';
 import { forgetRawJson } from '../raw-json.js';
 import { isRecord } from '../util.js';
+import { withBillingDetail } from '../usage.js';
 import { isErrorFinish, renamedFinish, withReasoningInCompletion } from './answer-rules.js';
 import { flattenContentChunks } from './content-chunks.js';
 import { withAcceptedFields, type AcceptedFields, type AcceptedFieldsFor } from './accepted-fields.js';
@@ -142,6 +143,9 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
       if (flattenContentChunks(choice.message as unknown as Record<string, unknown>, false)) forgetRawJson(res);
     }
     if (res.usage && withReasoningInCompletion(res.usage)) forgetRawJson(res);
+    // The service tier the call was billed at (OpenAI's flex and priority tiers; usage.ts).
+    const tier = (res as { service_tier?: unknown }).service_tier;
+    if (res.usage && typeof tier === 'string') withBillingDetail(res.usage, { serviceTier: tier });
     return res;
   }
 
