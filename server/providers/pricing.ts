@@ -81,13 +81,23 @@ const oai = (
 };
 /** GPT-5 onwards: cached reads at a tenth, flex at half, priority at twice. */
 const gpt5 = (input: number, output: number) => oai(input, output, 0.1, { flex: true, priority: 'double' });
+/**
+ * GPT-5.6 and 6.x: as gpt5, and prompts over 272k tokens bill input (cached reads too) at twice
+ * the rate and output at 1.5x, on the standard tier.
+ */
+const gpt5Long = (input: number, output: number): ModelPrice => {
+  const price = gpt5(input, output);
+  price.longContext = { ...flat(input * 2, output * 1.5, round(input * 0.2)), aboveTokens: 272_000 };
+  return price;
+};
 
 /**
  * Anthropic (its prompt-caching page): cache reads at 0.1x the input rate, 5-minute writes at
- * 1.25x, 1-hour writes at 2x. `long`: prompts over 200k tokens (the 1M-token context window) bill
- * input at 2x and output at 1.5x, and the cache rates follow the doubled input rate.
+ * 1.25x, 1-hour writes at 2x. `longAbove`: prompts over that many tokens (200k on the models with
+ * the 1M-token context window, 100k on Haiku 5.5) bill input at 2x and output at 1.5x, and the
+ * cache rates follow the doubled input rate.
  */
-const claude = (input: number, output: number, long = false): ModelPrice => {
+const claude = (input: number, output: number, longAbove?: number): ModelPrice => {
   const rates = (i: number, o: number): Rates => ({
     input: i,
     output: o,
@@ -96,7 +106,7 @@ const claude = (input: number, output: number, long = false): ModelPrice => {
     cacheWrite1h: i * 2,
   });
   const price: ModelPrice = { ...rates(input, output), asOf };
-  if (long) price.longContext = { ...rates(input * 2, output * 1.5), aboveTokens: 200_000 };
+  if (longAbove) price.longContext = { ...rates(input * 2, output * 1.5), aboveTokens: longAbove };
   return price;
 };
 
@@ -122,16 +132,17 @@ function round(n: number): number {
 // Models a provider has retired keep their last list price: rows logged before the retirement,
 // and deployments that still serve them (cloud marketplaces), are priced all the same.
 // Where a price depends on the time of day (DeepSeek), the table holds the peak rate, so spend
-// limits err on the safe side.
+// limits err on the safe side. Long-context rates: Gemini Pro above 200k prompt tokens, Claude
+// Sonnet 4.x above 200k and Haiku 5.5 above 100k, GPT-5.6 and 6.x above 272k, Grok 4.5 above 200k.
 const PRICES: Record<string, ModelPrice> = {
   // OpenAI
-  'gpt-6.1-sol': gpt5(2, 10),
-  'gpt-6.1-terra': gpt5(1, 5),
-  'gpt-6-sol': gpt5(2, 10),
-  'gpt-6-luna': gpt5(0.1, 0.5),
-  'gpt-5.6-sol': gpt5(5, 30),
-  'gpt-5.6-terra': gpt5(2, 12),
-  'gpt-5.6-luna': gpt5(0.2, 1.2),
+  'gpt-6.1-sol': gpt5Long(2, 10),
+  'gpt-6.1-terra': gpt5Long(1, 5),
+  'gpt-6-sol': gpt5Long(2, 10),
+  'gpt-6-luna': gpt5Long(0.1, 0.5),
+  'gpt-5.6-sol': gpt5Long(5, 30),
+  'gpt-5.6-terra': gpt5Long(2, 12),
+  'gpt-5.6-luna': gpt5Long(0.2, 1.2),
   'gpt-5.5': gpt5(5, 30),
   'gpt-5.4': gpt5(2.5, 15),
   'gpt-5.4-mini': gpt5(0.75, 4.5),
@@ -155,7 +166,7 @@ const PRICES: Record<string, ModelPrice> = {
   // Anthropic
   'claude-opus-5-5': claude(4, 20),
   'claude-sonnet-5-5': claude(2, 10),
-  'claude-haiku-5-5': claude(0.1, 0.5),
+  'claude-haiku-5-5': claude(0.1, 0.5, 100_000),
   'claude-fable-5-2': claude(8, 40),
   'claude-fable-5-1': claude(10, 50),
   'claude-fable-5': claude(10, 50),
@@ -165,11 +176,11 @@ const PRICES: Record<string, ModelPrice> = {
   'claude-opus-4-7': claude(5, 25),
   'claude-opus-4-6': claude(5, 25),
   'claude-opus-4-5': claude(5, 25),
-  'claude-sonnet-4-6': claude(3, 15, true),
+  'claude-sonnet-4-6': claude(3, 15, 200_000),
   'claude-opus-4-1': claude(15, 75),
   'claude-opus-4-0': claude(15, 75),
-  'claude-sonnet-4-5': claude(3, 15, true),
-  'claude-sonnet-4-0': claude(3, 15, true),
+  'claude-sonnet-4-5': claude(3, 15, 200_000),
+  'claude-sonnet-4-0': claude(3, 15, 200_000),
   'claude-3-7-sonnet-latest': claude(3, 15),
   'claude-haiku-4-5': claude(1, 5),
   'claude-3-5-haiku-latest': claude(0.8, 4),

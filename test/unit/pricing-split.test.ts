@@ -135,3 +135,25 @@ describe('negotiated prices', () => {
     expect(book.resolve('t1', 'gpt-4o', 'openai')!.source).toBe('deployment');
   });
 });
+
+describe("the README's worked examples", () => {
+  const cost = (model: string, s: Partial<TokenSplit>, provider?: string) =>
+    Math.round(costOfTokens(priceFor(model, provider)!, split(s)) * 1e12) / 1e12;
+  it('cost what the README says', () => {
+    expect(cost('gpt-4o', { input: 2_000, cachedInput: 8_000, output: 20 })).toBe(0.0152);
+    expect(cost('gpt-4o', { input: 2_000, cachedInput: 8_000, output: 20, serviceTier: 'priority' })).toBe(0.02584);
+    expect(cost('o4-mini', { input: 2_000, cachedInput: 4_000, output: 20, serviceTier: 'flex' })).toBe(0.001694);
+    expect(
+      cost('claude-sonnet-4-5', {
+        input: 1_000,
+        cachedInput: 6_000,
+        cacheWrite5m: 2_000,
+        cacheWrite1h: 3_000,
+        output: 20,
+      }),
+    ).toBe(0.0306);
+    expect(cost('gemini-2.5-pro', { input: 200_000, cachedInput: 100_000, output: 20 })).toBe(0.5253);
+    expect(cost('deepseek-chat', { input: 1_000, cachedInput: 4_000, output: 100 }, 'deepseek')).toBe(0.000434);
+    expect(ratesFor(priceFor('claude-sonnet-4-5')!, split({ input: 250_000 }))).toMatchObject({ cacheWrite1h: 12 });
+  });
+});
