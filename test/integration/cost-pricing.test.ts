@@ -188,6 +188,18 @@ describe('Gemini: cached content and long prompts', () => {
   });
 });
 
+describe('GET /v1/models/stats', () => {
+  it('shows what prompt caching did for each model', async () => {
+    const res = await c.env.http('GET', '/v1/models/stats', { token: c.tenant.token });
+    const sonnet = res.body.items.find((m: any) => m.model === 'claude-sonnet-4-5');
+    // The two Anthropic cases above, whole and streamed: reads 2 x (6,000 + 100,000), 5-minute
+    // writes 2 x (2,000 + 50,000), 1-hour writes 2 x 3,000. Saved at the list rates (3 input, 0.30
+    // read, 3.75 and 6 written): 212,000 x 2.70 - 104,000 x 0.75 - 6,000 x 3.
+    expect(sonnet).toMatchObject({ cachedInputTokens: 212_000, cacheWriteTokens: 110_000 });
+    expect(sonnet.promptCacheSavingsUsd).toBeCloseTo(usd([212_000, 2.7], [104_000, -0.75], [6_000, -3]), 9);
+  });
+});
+
 describe('negotiated prices', () => {
   const overrides = '/v1/models/pricing/overrides';
 

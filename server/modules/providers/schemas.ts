@@ -86,6 +86,16 @@ export const ModelStats = z.object({
   outputTokens: z.number().int(),
   upstreamCalls: z.number().int().describe('cost_logs rows: real upstream calls, fallback attempts included'),
   totalCostUsd: z.number(),
+  cachedInputTokens: z.number().int().describe("Input tokens read from the provider's prompt cache (cost_logs)"),
+  cacheWriteTokens: z
+    .number()
+    .int()
+    .describe('Input tokens written to the prompt cache, 5-minute and 1-hour (cost_logs)'),
+  promptCacheSavingsUsd: z
+    .number()
+    .describe(
+      "What prompt caching saved at this workspace's current rates: cached reads at the input rate less what they cost, less the cache writes' premium (negative when writes cost more than reads saved)",
+    ),
   lastUsedAt: z.string().nullable(),
 });
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Database } from '../../db/client.js';
 import type { DataPlane } from '../../gateway/data-plane.js';
+import { priceBook } from '../../gateway/price-book.js';
 import { resolvePinned } from '../../gateway/routing/targets.js';
 import { capabilitiesFor, isStructuredOutputReliable, modelTier } from '../../providers/capabilities.js';
 import { PRICING_AS_OF, priceFor, pricedModels, type Rates } from '../../providers/pricing.js';
@@ -16,6 +17,33 @@ function rateSet(r: Rates) {
     cachedInputPerMillionUsd: r.cachedInput,
     cacheWrite5mPerMillionUsd: r.cacheWrite5m,
     cacheWrite1hPerMillionUsd: r.cacheWrite1h,
+  };
+}
+
+/**
+ * What prompt caching did for a model's calls: tokens read from and written to the cache, and
+ * what that saved against reading every input token afresh, at the workspace's current rates.
+ */
+function cacheFigures(
+  tenantId: string,
+  provider: string,
+  model: string,
+  c: { cachedInputTokens: number; cacheWrite5mTokens: number; cacheWrite1hTokens: number } | undefined,
+) {
+  const read = c?.cachedInputTokens ?? 0;
+  const written5m = c?.cacheWrite5mTokens ?? 0;
+  const written1h = c?.cacheWrite1hTokens ?? 0;
+  const price = read + written5m + written1h > 0 ? priceBook.priceFor(tenantId, model, provider) : undefined;
+  const saved = price
+    ? (read * (price.input - price.cachedInput) -
+        written5m * (price.cacheWrite5m - price.input) -
+        written1h * (price.cacheWrite1h - price.input)) /
+      1_000_000
+    : 0;
+  return {
+    cachedInputTokens: read,
+    cacheWriteTokens: written5m + written1h,
+    promptCacheSavingsUsd: Math.round(saved * 1e12) / 1e12,
   };
 }
 
@@ -113,6 +141,7 @@ export class ProvidersService {
         outputTokens: Number(r.outputTokens),
         upstreamCalls: c?.calls ?? 0,
         totalCostUsd: c?.cost ?? 0,
+        ...cacheFigures(tenantId, r.provider ?? '', r.model ?? '', c),
         lastUsedAt: r.lastUsedAt ? new Date(r.lastUsedAt).toISOString() : null,
       };
     });
@@ -129,6 +158,7 @@ export class ProvidersService {
         outputTokens: 0,
         upstreamCalls: c.calls,
         totalCostUsd: c.cost,
+        ...cacheFigures(tenantId, c.provider, c.model, c),
         lastUsedAt: null,
       });
     }
