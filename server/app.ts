@@ -114,7 +114,8 @@ export function createApp(services: Services): Express {
 /** Procedure calls one /trpc request may carry. */
 const TRPC_MAX_BATCH = 20;
 
-const MODEL_PATH_WITH_SLASHES = /^\/v1\/models\/([^/?]+\/[^?]+)(\?.*)?$/;
+// Not /v1/models/pricing/overrides, a path of its own (negotiated prices).
+const MODEL_PATH_WITH_SLASHES = /^\/v1\/models\/(?!pricing\/overrides(?:\?|$))([^/?]+\/[^?]+)(\?.*)?$/;
 
 /**
  * `GET /v1/models/openai/gpt-4o`, as a curl user writes it, to the REST route's one-segment form

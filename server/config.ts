@@ -9,6 +9,41 @@ const bool = z.enum(['true', 'false', '1', '0', 'on', 'off']).transform((v) => v
 const MAX_TIMER_MS = 2_147_483_647;
 const ms = (def: number, min = 0) => z.coerce.number().int().min(min).max(MAX_TIMER_MS).default(def);
 
+/**
+ * GATEWAY_PRICE_OVERRIDES: the deployment's negotiated prices, a JSON array of
+ * `{provider?, model, input, output, cachedInput?, cacheWrite5m?, cacheWrite1h?}` (USD per million tokens).
+ */
+const usdPerMillion = z.number().min(0).max(100_000);
+const PriceOverridesJson = z.string().transform((text, ctx) => {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'not JSON: expected an array of price overrides' });
+    return z.NEVER;
+  }
+  const parsed = z
+    .array(
+      z
+        .object({
+          provider: z.string().min(1).nullable().default(null),
+          model: z.string().min(1),
+          input: usdPerMillion,
+          output: usdPerMillion,
+          cachedInput: usdPerMillion.optional(),
+          cacheWrite5m: usdPerMillion.optional(),
+          cacheWrite1h: usdPerMillion.optional(),
+        })
+        .strict(),
+    )
+    .safeParse(json);
+  if (!parsed.success) {
+    for (const i of parsed.error.issues) ctx.addIssue({ code: 'custom', message: `${i.path.join('.')}: ${i.message}` });
+    return z.NEVER;
+  }
+  return parsed.data;
+});
+
 export const TIERS = ['free', 'team', 'enterprise', 'intelligence'] as const;
 export type Tier = (typeof TIERS)[number];
 
@@ -87,6 +122,8 @@ const ConfigSchema = z.object({
   GATEWAY_METRICS_TOKEN: z.string().min(16, 'GATEWAY_METRICS_TOKEN must be at least 16 characters').optional(),
   /** Days of request and cost logs the daily log-retention job keeps; 0 keeps everything. */
   GATEWAY_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
+  /** The deployment's negotiated prices (JSON array); a workspace's own overrides win over them. */
+  GATEWAY_PRICE_OVERRIDES: PriceOverridesJson.optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema> & {

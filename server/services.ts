@@ -25,6 +25,7 @@ import { FeedbackService } from './modules/feedback/service.js';
 import { ProvidersService } from './modules/providers/service.js';
 import { SpendRepository } from './modules/spend/repository.js';
 import { SpendService } from './modules/spend/service.js';
+import { PricingService } from './modules/pricing/service.js';
 import { SystemService } from './modules/system/service.js';
 import { TenantService } from './modules/tenants/service.js';
 import { Authenticator } from './modules/tokens/authenticator.js';
@@ -41,6 +42,8 @@ export interface Services {
   tenants: TenantService;
   system: SystemService;
   providers: ProvidersService;
+  /** Negotiated prices (per workspace and per deployment) over the list prices. */
+  pricing: PricingService;
   abTests: AbTestService;
   feedback: FeedbackService;
   analytics: AnalyticsService;
@@ -122,6 +125,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       failingSince: dataPlane.logWriter.failingSince,
     })),
     providers: new ProvidersService(db, dataPlane, audit),
+    pricing: new PricingService(db, audit, listener, logger, config.GATEWAY_PRICE_OVERRIDES ?? []),
     abTests: new AbTestService(routingDeps),
     feedback: new FeedbackService({
       ...routingDeps,
@@ -156,6 +160,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     async start() {
       await listener.start();
       await auth.start();
+      await services.pricing.start();
       await dataPlane.start();
       sharedRateLimits?.start();
       await jobs.start();

@@ -1,22 +1,27 @@
 import { performance } from 'node:perf_hooks';
 import { UNPRINTABLE } from '../lib/unprintable.js';
-import { costUsd } from '../providers/pricing.js';
+import { costOfTokens } from '../providers/pricing.js';
 import type { Usage } from '../providers/types.js';
+import { tokenSplit } from '../providers/usage.js';
 import type { CostLogRow, LogWriter, RequestLogRow } from './log-writer.js';
+import { priceBook } from './price-book.js';
 import type { CallMeta, ChatCall, RoutedBy, RoutingCell, RoutingDecision, StreamHeadMeta, Target } from './types.js';
 
 // Turning upstream calls into cost rows and a finished call into its request row.
 
 export const ZERO_USAGE: Usage = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
 
-/** USD for a call; models missing from the pricing table cost 0 (and local models are free). */
-export function costOf(target: Target, usage: Usage): number {
-  const usd = costUsd(target.model, usage.prompt_tokens, usage.completion_tokens, target.provider) ?? 0;
-  // Twelve decimals, as stored: keeps float noise out of responses and sums.
-  return Math.round(usd * 1e12) / 1e12;
-}
-
+/**
+ * A call's cost row: its tokens split by the kinds the provider bills separately (usage.ts), each
+ * at its rate for the workspace (price-book.ts: its negotiated price, the deployment's, or the
+ * list price), at the long-context or service-tier rates where they apply. Models missing from
+ * the pricing table cost 0 (and local models are free).
+ */
 export function costRow(call: ChatCall, target: Target, usage: Usage, status: 'ok' | 'error'): CostLogRow {
+  const split = tokenSplit(usage);
+  const price = priceBook.priceFor(call.tenantId, target.model, target.provider);
+  // Twelve decimals, as stored: keeps float noise out of responses and sums.
+  const cost = price ? Math.round(costOfTokens(price, split) * 1e12) / 1e12 : 0;
   return {
     tenantId: call.tenantId,
     requestId: call.requestId,
@@ -25,7 +30,11 @@ export function costRow(call: ChatCall, target: Target, usage: Usage, status: 'o
     model: target.model,
     inputTokens: usage.prompt_tokens,
     outputTokens: usage.completion_tokens,
-    cost: costOf(target, usage),
+    cachedInputTokens: split.cachedInput,
+    cacheWrite5mTokens: split.cacheWrite5m,
+    cacheWrite1hTokens: split.cacheWrite1h,
+    serviceTier: split.serviceTier,
+    cost,
     status,
     createdAt: new Date(),
     // Numbered by the log writer; present from the start so every row has one shape.

@@ -57,8 +57,13 @@ export interface CostLogRow {
   tokenId: string | null;
   provider: string;
   model: string;
+  /** Every input token; the three below are parts of it. */
   inputTokens: number;
   outputTokens: number;
+  cachedInputTokens: number;
+  cacheWrite5mTokens: number;
+  cacheWrite1hTokens: number;
+  serviceTier: string | null;
   cost: number;
   status: CostStatus;
   createdAt: Date;
@@ -154,6 +159,10 @@ export const COST_COLUMNS: Array<Column<CostLogRow>> = [
   ['seq', 'seq', 'int2'],
   ['taskType', 'task_type', 'text'],
   ['complexity', 'complexity', 'text'],
+  ['cachedInputTokens', 'cached_input_tokens', 'int4'],
+  ['cacheWrite5mTokens', 'cache_write_5m_tokens', 'int4'],
+  ['cacheWrite1hTokens', 'cache_write_1h_tokens', 'int4'],
+  ['serviceTier', 'service_tier', 'text'],
 ];
 
 const REQUESTS = new RowCodec<RequestLogRow>(getTableName(requests), REQUEST_COLUMNS);

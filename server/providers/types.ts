@@ -68,8 +68,12 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  /** Prompt tokens read from the provider's prompt cache (part of prompt_tokens), when there were any. */
-  prompt_tokens_details?: { cached_tokens?: number; [k: string]: unknown };
+  /**
+   * Prompt tokens read from the provider's prompt cache (`cached_tokens`) and written to it
+   * (`cache_write_tokens`, OpenRouter's name: Anthropic's cache writes), both part of
+   * prompt_tokens, when there were any.
+   */
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; [k: string]: unknown };
   /** Reasoning (thinking) tokens (part of completion_tokens), when there were any. */
   completion_tokens_details?: { reasoning_tokens?: number; [k: string]: unknown };
 }

@@ -159,15 +159,23 @@ async function messages(x: Exchange): Promise<void> {
   const stopReason = mapStop(p);
   const toolId = p.toolCall ? newId('toolu_') : '';
 
-  // FaultRule.omitUsage: every usage object left out.
+  // FaultRule.omitUsage: every usage object left out. FaultRule.usage: the prompt's cache reads and
+  // writes and the service tier as scripted; input_tokens counts only the rest, as Anthropic's does.
+  const scripted = x.usage;
+  const prompt = scripted?.promptTokens ?? p.promptTokens;
+  const cacheRead = scripted?.cachedTokens ?? 0;
+  const write5m = scripted?.cacheWrite5mTokens ?? 0;
+  const write1h = scripted?.cacheWrite1hTokens ?? 0;
   const usage = (output: number) =>
     x.omitUsage
       ? undefined
       : {
-          input_tokens: p.promptTokens,
+          input_tokens: Math.max(0, prompt - cacheRead - write5m - write1h),
+          cache_creation_input_tokens: write5m + write1h,
+          cache_read_input_tokens: cacheRead,
+          cache_creation: { ephemeral_5m_input_tokens: write5m, ephemeral_1h_input_tokens: write1h },
           output_tokens: output,
-          cache_creation_input_tokens: 0,
-          cache_read_input_tokens: 0,
+          service_tier: scripted?.serviceTier ?? 'standard',
         };
   // A model asked to think shows a summary of it; one that thinks by default omits it.
   const thinkingText = thinking.askedFor ? SIM_THINKING_TEXT : '';

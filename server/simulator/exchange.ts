@@ -1,7 +1,7 @@
 // The contract between the router (server.ts) and the three wire-format modules.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimState } from './config.js';
-import type { SimEndpoint } from './types.js';
+import type { ScriptedUsage, SimEndpoint } from './types.js';
 
 /** What a path asks for, before the body is known. */
 export type RouteKind = 'chat' | 'stream' | 'models' | 'model' | 'embed' | 'batchEmbed';
@@ -23,6 +23,8 @@ export interface Exchange {
   firstContentDelayMs?: number;
   /** Set when a fault rule asks for an answer without usage. */
   omitUsage?: boolean;
+  /** Set when a rule scripts the usage to report. */
+  usage?: ScriptedUsage;
 }
 
 export interface FormatApi {

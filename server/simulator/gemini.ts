@@ -210,10 +210,15 @@ async function generate(x: Exchange): Promise<void> {
   const responseId = newId('');
   const finishReason = p.finish === 'length' ? 'MAX_TOKENS' : 'STOP';
   // `out` is one candidate's tokens; every candidate is generated, and billed.
+  // FaultRule.usage: the prompt's length and its cached part as scripted (promptTokenCount counts
+  // cached content too, as Gemini's does).
+  const promptTokens = x.usage?.promptTokens ?? p.promptTokens;
+  const cached = Math.min(x.usage?.cachedTokens ?? 0, promptTokens);
   const usage = (out: number): Record<string, number> => ({
-    promptTokenCount: p.promptTokens,
+    promptTokenCount: promptTokens,
+    ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),
     candidatesTokenCount: out * candidateCount,
-    totalTokenCount: p.promptTokens + out * candidateCount,
+    totalTokenCount: promptTokens + out * candidateCount,
   });
   // `tokens`: the text pieces the parts hold (none for a function call).
   const response = (

@@ -1,5 +1,5 @@
 // OpenAI wire format: /chat/completions, /models, /embeddings.
-import { isOpenAIReasoningModel } from '../providers/openai-compatible/reasoning-models.js';
+import { isOpenAIReasoningModel } from '../providers/openai-compatible/vendors/openai.js';
 import type { ChatChunk, ChatCompletion, FinishReason } from '../providers/types.js';
 import {
   asArray,
@@ -107,11 +107,20 @@ async function chat(x: Exchange): Promise<void> {
   // `n` choices, each the same answer (billed n times).
   const n = choiceCount(b.n);
   const outputTokens = p.outputTokens * n;
-  const usage = {
-    prompt_tokens: p.promptTokens,
+  // A rule's scripted usage (ScriptedUsage): the prompt's length, its cached part, the service tier.
+  const scripted = x.usage;
+  const promptTokens = scripted?.promptTokens ?? p.promptTokens;
+  const cachedTokens = Math.min(scripted?.cachedTokens ?? 0, promptTokens);
+  const usage: Record<string, unknown> = {
+    prompt_tokens: promptTokens,
     completion_tokens: outputTokens,
-    total_tokens: p.promptTokens + outputTokens,
+    total_tokens: promptTokens + outputTokens,
   };
+  if (scripted) {
+    usage['prompt_tokens_details'] = { cached_tokens: cachedTokens, audio_tokens: 0 };
+    usage['completion_tokens_details'] = { reasoning_tokens: 0, audio_tokens: 0 };
+  }
+  const serviceTier = scripted?.serviceTier;
   const finish = finishReason(p);
   // `logprobs: true` (with `top_logprobs` alternatives per token): one entry per text piece. A
   // tool call has no content tokens to report.
@@ -149,11 +158,12 @@ async function chat(x: Exchange): Promise<void> {
       model,
       choices,
       usage: {
-        ...usage,
         prompt_tokens_details: { cached_tokens: 0 },
         completion_tokens_details: { reasoning_tokens: 0 },
+        ...usage,
       } as ChatCompletion['usage'],
     };
+    if (serviceTier !== undefined) (body as unknown as Record<string, unknown>)['service_tier'] = serviceTier;
     if (x.omitUsage) delete body.usage;
     return sendJson(x.res, 200, JSON.stringify(body));
   }
@@ -169,6 +179,7 @@ async function chat(x: Exchange): Promise<void> {
     // With logprobs asked for, every choice carries the field: its own tokens' entries, else null.
     if (top !== undefined) choice.logprobs = lp ? { content: lp, refusal: null } : null;
     const c: ChatChunk = { id, object: 'chat.completion.chunk', created, model, choices: [choice] };
+    if (serviceTier !== undefined) (c as unknown as Record<string, unknown>)['service_tier'] = serviceTier;
     // OpenAI sends usage: null on every chunk once include_usage is on; the last one carries it.
     if (includeUsage) c.usage = null;
     return sseFrame(c);
@@ -213,7 +224,15 @@ async function chat(x: Exchange): Promise<void> {
   if (includeUsage) {
     frames.push({
       kind: 'post',
-      data: sseFrame({ id, object: 'chat.completion.chunk', created, model, choices: [], usage }),
+      data: sseFrame({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model,
+        ...(serviceTier !== undefined ? { service_tier: serviceTier } : {}),
+        choices: [],
+        usage,
+      }),
     });
   }
   frames.push({ kind: 'post', data: 'data: [DONE]\n\n' });

@@ -122,6 +122,7 @@ async function handle(state: SimState, req: IncomingMessage, res: ServerResponse
   if (route.pathModel !== undefined) x.pathModel = route.pathModel;
   if (fault?.cutStreamAfterChunks !== undefined && endpoint === 'stream') x.cutAfter = fault.cutStreamAfterChunks;
   if (fault?.omitUsage) x.omitUsage = true;
+  if (fault?.usage) x.usage = fault.usage;
   if (fault?.firstContentDelayMs !== undefined && endpoint === 'stream')
     x.firstContentDelayMs = fault.firstContentDelayMs;
   await api.serve(x);

@@ -75,6 +75,32 @@ export interface FaultRule {
    * (and no usage chunk in a stream), no Gemini `usageMetadata`, no Anthropic `usage`.
    */
   omitUsage?: boolean;
+  /**
+   * Report this usage, in the provider's own fields, instead of the counted one (the answer itself
+   * is unchanged): how tests script prompt caching, long prompts and service tiers per request.
+   */
+  usage?: ScriptedUsage;
+}
+
+/**
+ * Usage a rule makes the simulator report. Each wire format says it as its provider does: OpenAI
+ * `prompt_tokens` (cached included), `prompt_tokens_details.cached_tokens` and a top-level
+ * `service_tier` (on every chunk of a stream); Anthropic `input_tokens` (only what is neither read
+ * from nor written to the cache), `cache_read_input_tokens`, `cache_creation_input_tokens` with its
+ * `cache_creation.ephemeral_5m_input_tokens` / `ephemeral_1h_input_tokens` split, and
+ * `usage.service_tier`; Gemini `promptTokenCount` (cached included) and `cachedContentTokenCount`.
+ */
+export interface ScriptedUsage {
+  /** Every input token of the prompt, cache reads and writes included. Default: the counted prompt. */
+  promptTokens?: number;
+  /** Of them, read from the prompt cache. */
+  cachedTokens?: number;
+  /** Of them, written to the cache for 5 minutes (Anthropic only). */
+  cacheWrite5mTokens?: number;
+  /** Of them, written to the cache for 1 hour (Anthropic only). */
+  cacheWrite1hTokens?: number;
+  /** The service tier reported (OpenAI: `default`, `flex`, `priority`; Anthropic: `standard`, `priority`). */
+  serviceTier?: string;
 }
 
 export interface RecordedRequest {

@@ -6,6 +6,7 @@ import { auditRouter } from '../modules/audit/router.js';
 import { cacheRouter } from '../modules/cache/router.js';
 import { feedbackRouter } from '../modules/feedback/router.js';
 import { providersRouter } from '../modules/providers/router.js';
+import { pricingRouter } from '../modules/pricing/router.js';
 import { schedulerRouter } from '../modules/scheduler/router.js';
 import { spendRouter } from '../modules/spend/router.js';
 import { systemRouter } from '../modules/system/router.js';
@@ -22,6 +23,7 @@ export const appRouter = router({
   analytics: analyticsRouter,
   cache: cacheRouter,
   spend: spendRouter,
+  pricing: pricingRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -88,6 +88,7 @@ describe('OpenAPI document', () => {
       '/v1/providers',
       '/v1/ab-tests/{id}',
       '/v1/feedback',
+      '/v1/models/pricing/overrides',
     ])
       expect(doc.paths[path], path).toBeDefined();
     expect(Object.keys(doc.paths['/v1/admin/tokens/{id}'])).toEqual(expect.arrayContaining(['patch', 'delete']));

@@ -93,6 +93,8 @@ describe('unknown fields', () => {
     ['GET', '/v1/audit-logs?acton=token.create', undefined, 'acton: unknown field'],
     ['GET', '/v1/feedback?source=user&reqId=x', undefined, 'reqId: unknown field'],
     ['GET', '/v1/models/pricing?bogus=1', undefined, 'bogus: unknown field'],
+    ['PUT', '/v1/models/pricing/overrides', { model: 'gpt-4o', input: 1, output: 1, ttl: 1 }, 'ttl: unknown field'],
+    ['DELETE', '/v1/models/pricing/overrides?model=gpt-4o&modle=x', undefined, 'modle: unknown field'],
     ['GET', '/v1/analytics/timeseries?range=24h&from=2030-01-01', undefined, 'from: unknown field'],
     ['GET', '/v1/analytics/overview?tenant=x', undefined, 'tenant: unknown field'],
     ['GET', '/v1/analytics/requests?limit=5&sort=latency', undefined, 'sort: unknown field'],

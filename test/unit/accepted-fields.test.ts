@@ -3,11 +3,9 @@
 // are renamed, hints it lacks are left out, and what would change the answer (logprobs it cannot
 // return, more choices than it gives) is refused.
 import { describe, expect, it } from 'vitest';
-import {
-  GROQ_FIELDS,
-  MISTRAL_FIELDS,
-  withAcceptedFields,
-} from '../../server/providers/openai-compatible/accepted-fields.js';
+import { withAcceptedFields } from '../../server/providers/openai-compatible/accepted-fields.js';
+import { GROQ_FIELDS } from '../../server/providers/openai-compatible/vendors/groq.js';
+import { MISTRAL_FIELDS } from '../../server/providers/openai-compatible/vendors/mistral.js';
 import { ProviderError, type ChatRequest } from '../../server/providers/types.js';
 
 describe('Mistral accepted fields', () => {
@@ -46,7 +44,7 @@ describe('Mistral accepted fields', () => {
       presence_penalty: 0.1,
       response_format: { type: 'json_object' },
       parallel_tool_calls: false,
-      // Kept here; mistralReasoningEffort (reasoning-models.ts) sends or drops it per model.
+      // Kept here; mistralReasoningEffort (vendors/mistral.ts) sends or drops it per model.
       reasoning_effort: 'low',
     });
     expect(req).toEqual(copy);

@@ -272,7 +272,7 @@ describe('anthropic stream usage', () => {
       prompt_tokens: 2312,
       completion_tokens: 40,
       total_tokens: 2352,
-      prompt_tokens_details: { cached_tokens: 2000 },
+      prompt_tokens_details: { cached_tokens: 2000, cache_write_tokens: 300 },
     });
   });
 

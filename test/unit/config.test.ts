@@ -10,6 +10,21 @@ describe('configuration', () => {
     expect(() => loadConfig({ GATEWAY_JOBS_POLL_SECONDS: 'soon' })).toThrow(/GATEWAY_JOBS_POLL_SECONDS/);
   });
 
+  it("reads the deployment's negotiated prices as a JSON array, refusing anything else at start", () => {
+    expect(loadConfig({}).GATEWAY_PRICE_OVERRIDES).toBeUndefined();
+    expect(
+      loadConfig({ GATEWAY_PRICE_OVERRIDES: '[{"model": "gpt-4o", "input": 2, "output": 8, "cachedInput": 0.5}]' })
+        .GATEWAY_PRICE_OVERRIDES,
+    ).toEqual([{ provider: null, model: 'gpt-4o', input: 2, output: 8, cachedInput: 0.5 }]);
+    expect(() => loadConfig({ GATEWAY_PRICE_OVERRIDES: '{"gpt-4o": 2' })).toThrow(/GATEWAY_PRICE_OVERRIDES: not JSON/);
+    expect(() => loadConfig({ GATEWAY_PRICE_OVERRIDES: '[{"model": "gpt-4o", "input": -1, "output": 8}]' })).toThrow(
+      /GATEWAY_PRICE_OVERRIDES: 0.input/,
+    );
+    expect(() =>
+      loadConfig({ GATEWAY_PRICE_OVERRIDES: '[{"model": "gpt-4o", "input": 1, "output": 8, "x": 1}]' }),
+    ).toThrow(/GATEWAY_PRICE_OVERRIDES/);
+  });
+
   it('shares rate limits only when REDIS_URL is a URL, syncing every 100 ms unless told otherwise', () => {
     expect(loadConfig({}).REDIS_URL).toBeUndefined();
     expect(loadConfig({}).GATEWAY_RATE_SYNC_MS).toBe(100);

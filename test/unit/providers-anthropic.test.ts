@@ -245,7 +245,8 @@ describe('anthropic response translation', () => {
       prompt_tokens: 1110,
       completion_tokens: 5,
       total_tokens: 1115,
-      prompt_tokens_details: { cached_tokens: 1000 },
+      // The cache writes too, under OpenRouter's name for them.
+      prompt_tokens_details: { cached_tokens: 1000, cache_write_tokens: 100 },
     });
   });
 

@@ -1,18 +1,17 @@
 // Reasoning models behind OpenAI-format APIs refuse parts of a request other models take. The
-// adapter reshapes a request for them (reasoning-models.ts): what only renames or hints is adapted,
+// adapter reshapes a request for them (openai-compatible/vendors/): what only renames or hints is adapted,
 // what would change the answer is refused before anything is sent.
 import { describe, expect, it } from 'vitest';
 import { withAcceptedFields, type AcceptedFields } from '../../server/providers/openai-compatible/accepted-fields.js';
+import { deepseekReasoningRules } from '../../server/providers/openai-compatible/vendors/deepseek.js';
+import { mistralReasoningEffort } from '../../server/providers/openai-compatible/vendors/mistral.js';
 import {
-  deepseekReasoningRules,
   isOpenAIReasoningModel,
-  mistralReasoningEffort,
   openaiReasoningRules,
   openaiRequest,
   openaiToolsOnChatCompletions,
-  xaiReasoningEffort,
-  xaiReasoningRules,
-} from '../../server/providers/openai-compatible/reasoning-models.js';
+} from '../../server/providers/openai-compatible/vendors/openai.js';
+import { xaiReasoningEffort, xaiReasoningRules } from '../../server/providers/openai-compatible/vendors/xai.js';
 import { ProviderError, type ChatRequest } from '../../server/providers/types.js';
 
 const messages: ChatRequest['messages'] = [{ role: 'user', content: 'hi' }];

@@ -18,7 +18,10 @@ export const COST_STATUSES = ['ok', 'error'] as const;
 export type CostStatus = (typeof COST_STATUSES)[number];
 
 // One row per real upstream provider call (an attempt that got an answer from the provider,
-// failed ones included), never for cache hits. cost = input_tokens x input_rate + output_tokens x output_rate.
+// failed ones included), never for cache hits. cost = each kind of token x its rate (pricing.ts):
+// input_tokens counts every input token, of which cached_input_tokens were read from the
+// provider's prompt cache and cache_write_5m/1h_tokens written to it (the rest read afresh), each
+// billed at its own rate, at the service tier's rates when service_tier names one.
 export const costLogs = pgTable(
   'cost_logs',
   {
@@ -32,6 +35,14 @@ export const costLogs = pgTable(
     model: text('model').notNull(),
     inputTokens: integer('input_tokens').notNull(),
     outputTokens: integer('output_tokens').notNull(),
+    /** Of input_tokens, those read from the provider's prompt cache. */
+    cachedInputTokens: integer('cached_input_tokens').notNull().default(0),
+    /** Of input_tokens, those written to the prompt cache for 5 minutes (Anthropic). */
+    cacheWrite5mTokens: integer('cache_write_5m_tokens').notNull().default(0),
+    /** Of input_tokens, those written to the prompt cache for 1 hour (Anthropic). */
+    cacheWrite1hTokens: integer('cache_write_1h_tokens').notNull().default(0),
+    /** The service tier the provider reported (OpenAI's default, flex, priority; Anthropic's standard, priority). */
+    serviceTier: text('service_tier'),
     /** USD. */
     cost: numeric('cost', { precision: 20, scale: 12, mode: 'number' }).notNull(),
     status: text('status', { enum: COST_STATUSES }).notNull().default('ok'),

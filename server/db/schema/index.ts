@@ -10,3 +10,4 @@ export * from './job-runs.js';
 export * from './judge-samples.js';
 export * from './semantic-cache.js';
 export * from './spend-rollups.js';
+export * from './price-overrides.js';

@@ -28,6 +28,9 @@ export const modelStatsRepository = {
         model: costLogs.model,
         calls: sql<number>`count(*)::int`,
         cost: sql<number>`coalesce(sum(${costLogs.cost}), 0)::float8`,
+        cachedInputTokens: sql<number>`coalesce(sum(${costLogs.cachedInputTokens}), 0)::float8`,
+        cacheWrite5mTokens: sql<number>`coalesce(sum(${costLogs.cacheWrite5mTokens}), 0)::float8`,
+        cacheWrite1hTokens: sql<number>`coalesce(sum(${costLogs.cacheWrite1hTokens}), 0)::float8`,
       })
       .from(costLogs)
       .where(and(eq(costLogs.tenantId, tenantId)))

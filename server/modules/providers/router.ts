@@ -25,7 +25,7 @@ export const providersRouter = router({
     .meta(providerMeta.pricing)
     .input(noInput)
     .output(PricingTable)
-    .query(({ ctx }) => ctx.services.providers.pricing()),
+    .query(({ ctx }) => ctx.services.providers.pricing(ctx.services.pricing.list(ctx.tenantId).items)),
   models: tenantProcedure
     .meta(providerMeta.models)
     .input(noInput)

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { rest } from '../../trpc/meta.js';
+import { PriceOverride } from '../pricing/schemas.js';
 
 const tag = 'Providers and models';
 
@@ -32,10 +33,31 @@ export const ProviderList = z.object({
   activeCount: z.number().int().describe('Providers with at least one model (SPEC.md Analytics semantics 4)'),
 });
 
+/** Every rate of one price, USD per million tokens of each kind. */
+const RateSet = z.object({
+  inputPerMillionUsd: z.number().describe('USD per million input tokens read afresh'),
+  outputPerMillionUsd: z.number().describe('USD per million output tokens (reasoning included)'),
+  cachedInputPerMillionUsd: z.number().describe("USD per million input tokens read from the provider's prompt cache"),
+  cacheWrite5mPerMillionUsd: z
+    .number()
+    .describe('USD per million input tokens written to the prompt cache for 5 minutes'),
+  cacheWrite1hPerMillionUsd: z.number().describe('USD per million input tokens written to the prompt cache for 1 hour'),
+});
+
 export const ModelPricing = z.object({
   model: z.string(),
-  inputPerMillionUsd: z.number().describe('USD per million input tokens'),
-  outputPerMillionUsd: z.number().describe('USD per million output tokens'),
+  ...RateSet.shape,
+  longContext: RateSet.extend({
+    aboveTokens: z.number().int().describe('Prompts longer than this (every input kind together) bill these rates'),
+  })
+    .nullable()
+    .describe('Rates for long prompts, where the provider prices by prompt length'),
+  serviceTiers: z
+    .record(z.string(), RateSet)
+    .describe(
+      "Rates per service tier the provider reports (OpenAI's flex, priority); other tiers bill the standard rates",
+    ),
+  asOf: z.string().describe('Date these rates were taken (YYYY-MM-DD)'),
   tier: z.enum(['small', 'medium', 'large']).nullable(),
   vision: z.boolean(),
   tools: z.boolean(),
@@ -46,8 +68,11 @@ export const ModelPricing = z.object({
 });
 
 export const PricingTable = z.object({
-  asOf: z.string().describe('Date the list prices were taken'),
+  asOf: z.string().describe('Date the list prices were last reviewed'),
   items: z.array(ModelPricing),
+  overrides: z
+    .array(PriceOverride)
+    .describe("Negotiated prices that replace these for this workspace's calls (GET /v1/models/pricing/overrides)"),
 });
 
 export const ModelStats = z.object({
@@ -61,6 +86,16 @@ export const ModelStats = z.object({
   outputTokens: z.number().int(),
   upstreamCalls: z.number().int().describe('cost_logs rows: real upstream calls, fallback attempts included'),
   totalCostUsd: z.number(),
+  cachedInputTokens: z.number().int().describe("Input tokens read from the provider's prompt cache (cost_logs)"),
+  cacheWriteTokens: z
+    .number()
+    .int()
+    .describe('Input tokens written to the prompt cache, 5-minute and 1-hour (cost_logs)'),
+  promptCacheSavingsUsd: z
+    .number()
+    .describe(
+      "What prompt caching saved at this workspace's current rates: cached reads at the input rate less what they cost, less the cache writes' premium (negative when writes cost more than reads saved)",
+    ),
   lastUsedAt: z.string().nullable(),
 });
 
@@ -99,7 +134,7 @@ export const providerMeta = {
     'GET',
     '/v1/models/pricing',
     tag,
-    'The static pricing table (USD per million tokens) and capability flags',
+    "The pricing table (USD per million tokens of each kind, with their date), capability flags and this workspace's negotiated prices",
   ),
   model: rest(
     'GET',

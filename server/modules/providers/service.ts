@@ -1,12 +1,51 @@
 import type { z } from 'zod';
 import type { Database } from '../../db/client.js';
 import type { DataPlane } from '../../gateway/data-plane.js';
+import { priceBook } from '../../gateway/price-book.js';
 import { resolvePinned } from '../../gateway/routing/targets.js';
 import { capabilitiesFor, isStructuredOutputReliable, modelTier } from '../../providers/capabilities.js';
-import { PRICING_AS_OF, priceFor, pricedModels } from '../../providers/pricing.js';
+import { PRICING_AS_OF, priceFor, pricedModels, type Rates } from '../../providers/pricing.js';
 import type { ActorRef, AuditService } from '../audit/service.js';
 import { modelStatsRepository } from './repository.js';
 import type { ModelStatsList, OpenAiModel, OpenAiModelList, PricingTable, ProviderList } from './schemas.js';
+
+/** A price's rates as the pricing table shows them. */
+function rateSet(r: Rates) {
+  return {
+    inputPerMillionUsd: r.input,
+    outputPerMillionUsd: r.output,
+    cachedInputPerMillionUsd: r.cachedInput,
+    cacheWrite5mPerMillionUsd: r.cacheWrite5m,
+    cacheWrite1hPerMillionUsd: r.cacheWrite1h,
+  };
+}
+
+/**
+ * What prompt caching did for a model's calls: tokens read from and written to the cache, and
+ * what that saved against reading every input token afresh, at the workspace's current rates.
+ */
+function cacheFigures(
+  tenantId: string,
+  provider: string,
+  model: string,
+  c: { cachedInputTokens: number; cacheWrite5mTokens: number; cacheWrite1hTokens: number } | undefined,
+) {
+  const read = c?.cachedInputTokens ?? 0;
+  const written5m = c?.cacheWrite5mTokens ?? 0;
+  const written1h = c?.cacheWrite1hTokens ?? 0;
+  const price = read + written5m + written1h > 0 ? priceBook.priceFor(tenantId, model, provider) : undefined;
+  const saved = price
+    ? (read * (price.input - price.cachedInput) -
+        written5m * (price.cacheWrite5m - price.input) -
+        written1h * (price.cacheWrite1h - price.input)) /
+      1_000_000
+    : 0;
+  return {
+    cachedInputTokens: read,
+    cacheWriteTokens: written5m + written1h,
+    promptCacheSavingsUsd: Math.round(saved * 1e12) / 1e12,
+  };
+}
 
 export class ProvidersService {
   constructor(
@@ -54,16 +93,22 @@ export class ProvidersService {
     return this.list();
   }
 
-  pricing(): z.infer<typeof PricingTable> {
+  pricing(overrides: z.infer<typeof PricingTable>['overrides']): z.infer<typeof PricingTable> {
     return {
       asOf: PRICING_AS_OF,
       items: pricedModels().map((model) => {
         const price = priceFor(model)!;
         const caps = capabilitiesFor(model);
+        const tiers: Record<string, ReturnType<typeof rateSet>> = {};
+        for (const [tier, rates] of Object.entries(price.serviceTiers ?? {})) tiers[tier] = rateSet(rates);
         return {
           model,
-          inputPerMillionUsd: price.input,
-          outputPerMillionUsd: price.output,
+          ...rateSet(price),
+          longContext: price.longContext
+            ? { ...rateSet(price.longContext), aboveTokens: price.longContext.aboveTokens }
+            : null,
+          serviceTiers: tiers,
+          asOf: price.asOf,
           tier: modelTier(model) ?? null,
           vision: caps.vision,
           tools: caps.tools,
@@ -71,6 +116,7 @@ export class ProvidersService {
           structuredOutputReliable: isStructuredOutputReliable(model),
         };
       }),
+      overrides,
     };
   }
 
@@ -95,6 +141,7 @@ export class ProvidersService {
         outputTokens: Number(r.outputTokens),
         upstreamCalls: c?.calls ?? 0,
         totalCostUsd: c?.cost ?? 0,
+        ...cacheFigures(tenantId, r.provider ?? '', r.model ?? '', c),
         lastUsedAt: r.lastUsedAt ? new Date(r.lastUsedAt).toISOString() : null,
       };
     });
@@ -111,6 +158,7 @@ export class ProvidersService {
         outputTokens: 0,
         upstreamCalls: c.calls,
         totalCostUsd: c.cost,
+        ...cacheFigures(tenantId, c.provider, c.model, c),
         lastUsedAt: null,
       });
     }

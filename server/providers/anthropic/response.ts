@@ -1,5 +1,6 @@
 // Anthropic Messages API response -> OpenAI chat completion.
 import type { ChatCompletion, FinishReason, ToolCall, Usage } from '../types.js';
+import { withBillingDetail, type BillingDetail } from '../usage.js';
 import { nowSeconds } from '../util.js';
 import { JSON_TOOL_NAME } from './request.js';
 import { isThinkingBlock, withThinking, type ThinkingBlock } from './thinking.js';
@@ -7,8 +8,13 @@ import { isThinkingBlock, withThinking, type ThinkingBlock } from './thinking.js
 export interface AnthropicUsage {
   input_tokens?: number;
   output_tokens?: number;
+  /** Tokens written to the prompt cache (5-minute and 1-hour writes together). */
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** The cache writes by lifetime, each billed at its own rate. */
+  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
+  /** `standard`, `priority` or `batch`. */
+  service_tier?: string | null;
 }
 
 export interface AnthropicResponse {
@@ -67,12 +73,27 @@ export function promptTokens(u: AnthropicUsage | undefined): number {
 }
 
 /**
- * `cacheRead`: prompt tokens read from Anthropic's prompt cache, reported as OpenAI reports
- * cached prompt tokens (prompt_tokens_details.cached_tokens) when there were any.
+ * Anthropic's usage in OpenAI's shape: prompt_tokens counts every input token (input_tokens are
+ * only those after the last cache breakpoint); cache reads are OpenAI's
+ * `prompt_tokens_details.cached_tokens`, cache writes its `cache_write_tokens` (OpenRouter's name);
+ * the writes' 1-hour share and the service tier go with it as billing detail (usage.ts).
  */
-export function toUsage(prompt: number, completion: number, cacheRead = 0): Usage {
+export function toUsage(u: AnthropicUsage | undefined): Usage {
+  const prompt = promptTokens(u);
+  const completion = u?.output_tokens ?? 0;
   const usage: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-  if (cacheRead > 0) usage.prompt_tokens_details = { cached_tokens: cacheRead };
+  const cacheRead = u?.cache_read_input_tokens ?? 0;
+  const cacheWrite = u?.cache_creation_input_tokens ?? 0;
+  if (cacheRead > 0 || cacheWrite > 0) {
+    usage.prompt_tokens_details = {};
+    if (cacheRead > 0) usage.prompt_tokens_details.cached_tokens = cacheRead;
+    if (cacheWrite > 0) usage.prompt_tokens_details.cache_write_tokens = cacheWrite;
+  }
+  const detail: BillingDetail = {};
+  const oneHour = u?.cache_creation?.ephemeral_1h_input_tokens ?? 0;
+  if (oneHour > 0) detail.cacheWrite1h = oneHour;
+  if (typeof u?.service_tier === 'string' && u.service_tier !== '') detail.serviceTier = u.service_tier;
+  if (detail.cacheWrite1h !== undefined || detail.serviceTier !== undefined) withBillingDetail(usage, detail);
   return usage;
 }
 
@@ -136,6 +157,6 @@ export function fromAnthropicResponse(
     created: nowSeconds(),
     model: res.model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
-    usage: toUsage(promptTokens(res.usage), res.usage?.output_tokens ?? 0, res.usage?.cache_read_input_tokens ?? 0),
+    usage: toUsage(res.usage),
   };
 }

@@ -21,7 +21,7 @@ import { isRetryableStatus, redact } from '../http-errors.js';
 import { streamFailure } from '../stream-errors.js';
 import { isRecord, newId, nowSeconds, usageChunk } from '../util.js';
 import { JSON_TOOL_NAME } from './request.js';
-import { mapStopReason, promptTokens, refusalOf, toUsage, type AnthropicUsage } from './response.js';
+import { mapStopReason, refusalOf, toUsage, type AnthropicUsage } from './response.js';
 import { isThinkingBlock, withThinking } from './thinking.js';
 
 type Delta = ChatChunk['choices'][number]['delta'];
@@ -63,6 +63,9 @@ export class AnthropicStreamTranslator {
   private input = 0;
   private cacheWrite = 0;
   private cacheRead = 0;
+  /** Of the cache writes, those written for 1 hour. */
+  private cacheWrite1h = 0;
+  private serviceTier: string | null = null;
   private completion = 0;
   private done = false;
   private finish: FinishReason = null;
@@ -122,7 +125,14 @@ export class AnthropicStreamTranslator {
           this.id || newId('msg_'),
           this.created,
           this.model,
-          toUsage(this.prompt, this.completion, this.cacheRead),
+          toUsage({
+            input_tokens: this.input,
+            output_tokens: this.completion,
+            cache_creation_input_tokens: this.cacheWrite,
+            cache_read_input_tokens: this.cacheRead,
+            cache_creation: { ephemeral_1h_input_tokens: this.cacheWrite1h },
+            service_tier: this.serviceTier,
+          }),
         );
       case 'error':
         throw this.errorEvent(e['error']);
@@ -231,14 +241,10 @@ export class AnthropicStreamTranslator {
     this.cacheWrite = Math.max(this.cacheWrite, count(u['cache_creation_input_tokens']));
     this.cacheRead = Math.max(this.cacheRead, count(u['cache_read_input_tokens']));
     this.completion = Math.max(this.completion, count(u['output_tokens']));
-  }
-
-  private get prompt(): number {
-    return promptTokens({
-      input_tokens: this.input,
-      cache_creation_input_tokens: this.cacheWrite,
-      cache_read_input_tokens: this.cacheRead,
-    });
+    const creation = u['cache_creation'];
+    if (isRecord(creation))
+      this.cacheWrite1h = Math.max(this.cacheWrite1h, count(creation['ephemeral_1h_input_tokens']));
+    if (typeof u['service_tier'] === 'string') this.serviceTier = u['service_tier'];
   }
 
   private errorEvent(err: unknown): ProviderError {

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest } from '../types.js';
 import { legacyFunctionField, refuser, stopList } from '../util.js';
 
 // Some OpenAI-format APIs and models refuse fields they do not take. Mistral answers 422 "Extra
 // inputs are not permitted" for any field it does not define, at the top level and inside
 // messages; Groq answers 400 to a few OpenAI fields it lacks; reasoning models refuse sampling
-// settings, `max_tokens` or `stop` (reasoning-models.ts). Clients send plenty of those
+// settings, `max_tokens` or `stop` (reasoning-rules.ts). Clients send plenty of those
 // (`max_completion_tokens` from current OpenAI SDKs, `store`, `user`, `seed`, message `name`s,
 // assistant messages echoed back with `refusal` and `annotations`), and the router may pick such a
 // target for any request. So a request keeps only the fields its target takes: what only renames
@@ -37,80 +36,9 @@ export interface AcceptedFields {
 /** The fields a target takes for a model id, or undefined when the model takes requests as they are. */
 export type AcceptedFieldsFor = (model: string) => AcceptedFields | undefined;
 
+// Each vendor's own sets sit in its file under vendors/ (Mistral's, Groq's, the reasoning models').
+
 const takes = (set: FieldSet, key: string): boolean => ('only' in set ? set.only.has(key) : !set.except.has(key));
-
-/** Mistral's chat completions request (its API reference). */
-export const MISTRAL_FIELDS: AcceptedFields = {
-  top: {
-    only: new Set([
-      'model',
-      'messages',
-      'temperature',
-      'top_p',
-      'max_tokens',
-      'stream',
-      'stop',
-      'random_seed',
-      'response_format',
-      'tools',
-      'tool_choice',
-      'presence_penalty',
-      'frequency_penalty',
-      'n',
-      'prediction',
-      'parallel_tool_calls',
-      'prompt_mode',
-      'safe_prompt',
-      // Per model: see mistralReasoningEffort in reasoning-models.ts.
-      'reasoning_effort',
-    ]),
-  },
-  renamed: { max_completion_tokens: 'max_tokens', seed: 'random_seed' },
-  message: {
-    system: { only: new Set(['role', 'content']) },
-    user: { only: new Set(['role', 'content']) },
-    assistant: { only: new Set(['role', 'content', 'tool_calls', 'prefix']) },
-    tool: { only: new Set(['role', 'content', 'tool_call_id', 'name']) },
-  },
-  toolCallId: mistralToolCallId,
-};
-
-/**
- * Mistral refuses a tool-call id that is not exactly 9 letters or digits ("Tool call id was call_…
- * but must be a-z, A-Z, 0-9, with a length of 9"): a conversation whose tool turns another provider
- * served would always fail there. Such an id goes as 9 characters of its digest: a call and its
- * result map alike, and distinct ids stay distinct (to 53 bits).
- */
-function mistralToolCallId(id: string): string {
-  if (MISTRAL_TOOL_ID.test(id)) return id;
-  return createHash('sha256')
-    .update(id)
-    .digest('base64')
-    .replace(/[^a-zA-Z0-9]/g, '')
-    .slice(0, 9);
-}
-
-const MISTRAL_TOOL_ID = /^[a-zA-Z0-9]{9}$/;
-
-/**
- * Groq: every OpenAI field but the few its compatibility notes list as a 400. In messages it takes
- * only the fields its API defines ("property 'refusal' is unsupported"), and clients send back
- * answers with more: OpenAI's `refusal` and `annotations`, the Python SDK's `audio` and
- * `function_call` nulls, DeepSeek's `reasoning_content`, a framework's `id`. A message's `name` is
- * refused too (its compatibility notes), but a legacy `function` result's, which needs it.
- */
-export const GROQ_FIELDS: AcceptedFields = {
-  top: { except: new Set(['logprobs', 'top_logprobs', 'logit_bias']) },
-  message: {
-    system: { only: new Set(['role', 'content']) },
-    developer: { only: new Set(['role', 'content']) },
-    user: { only: new Set(['role', 'content']) },
-    assistant: { only: new Set(['role', 'content', 'tool_calls', 'function_call']) },
-    tool: { only: new Set(['role', 'content', 'tool_call_id']) },
-    function: { only: new Set(['role', 'content', 'name']) },
-  },
-  maxChoices: 1,
-};
 
 /** `body` with only the fields `accepted` allows, in a copy; refused (a 'request' ProviderError) when it cannot be. */
 export function withAcceptedFields(body: ChatRequest, accepted: AcceptedFields, provider: string): ChatRequest {

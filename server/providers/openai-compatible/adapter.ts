@@ -17,6 +17,7 @@ import { HttpAdapter } from '../http-adapter.js';
 import { settleStreamError } from '../stream-errors.js';
 import { forgetRawJson } from '../raw-json.js';
 import { isRecord } from '../util.js';
+import { withBillingDetail } from '../usage.js';
 import { isErrorFinish, renamedFinish, withReasoningInCompletion } from './answer-rules.js';
 import { flattenContentChunks } from './content-chunks.js';
 import { withAcceptedFields, type AcceptedFields, type AcceptedFieldsFor } from './accepted-fields.js';
@@ -31,13 +32,13 @@ export interface OpenAICompatibleOptions {
    * (Mistral answers 422) but report usage on their own; for those set this to false.
    */
   streamUsageOption?: boolean;
-  /** How this provider's reasoning models take a request (see reasoning-models.ts); as sent when unset. */
+  /** How this provider's reasoning models take a request (see vendors/); as sent when unset. */
   reasoningRules?: AcceptedFieldsFor;
   /** For an API that refuses fields it does not define: the ones it takes (see accepted-fields.ts). */
   acceptedFields?: AcceptedFields;
   /** The API knows the `developer` role (OpenAI's); when unset, such messages go as `system`. */
   developerRole?: boolean;
-  /** A provider's own change to a request, after the field rules (reasoning-models.ts); may refuse it. */
+  /** A provider's own change to a request, after the field rules (vendors/); may refuse it. */
   adjustRequest?: (body: ChatRequest, provider: string) => ChatRequest;
 }
 
@@ -142,6 +143,9 @@ export class OpenAICompatibleAdapter extends HttpAdapter implements ProviderAdap
       if (flattenContentChunks(choice.message as unknown as Record<string, unknown>, false)) forgetRawJson(res);
     }
     if (res.usage && withReasoningInCompletion(res.usage)) forgetRawJson(res);
+    // The service tier the call was billed at (OpenAI's flex and priority tiers; usage.ts).
+    const tier = (res as { service_tier?: unknown }).service_tier;
+    if (res.usage && typeof tier === 'string') withBillingDetail(res.usage, { serviceTier: tier });
     return res;
   }
 

@@ -21,6 +21,7 @@ import { isRetryableStatus, redact } from '../http-errors.js';
 import { forgetRawJson, keepRawJson } from '../raw-json.js';
 import { streamFailure } from '../stream-errors.js';
 import { emptyBesides, isRecord, nowSeconds, usageChunk } from '../util.js';
+import { withBillingDetail } from '../usage.js';
 import { isErrorFinish, renamedFinish, withReasoningInCompletion } from './answer-rules.js';
 import { flattenContentChunks } from './content-chunks.js';
 import { ToolCallNumbering } from './tool-call-numbering.js';
@@ -30,6 +31,7 @@ export class OpenAIStreamNormalizer {
   private sawFinish = false;
   private usageSent = false;
   private pendingUsage: Usage | undefined;
+  private serviceTier: string | undefined;
   private id = '';
   private model: string;
   private created = nowSeconds();
@@ -73,6 +75,11 @@ export class OpenAIStreamNormalizer {
     if (typeof chunk.id === 'string') this.id = chunk.id;
     if (typeof chunk.model === 'string') this.model = chunk.model;
     if (typeof chunk.created === 'number') this.created = chunk.created;
+    // OpenAI names the service tier on every chunk; the call is billed at it (usage.ts).
+    const tier = parsed['service_tier'];
+    if (typeof tier === 'string') this.serviceTier = tier;
+    if (chunk.usage && this.serviceTier !== undefined)
+      withBillingDetail(chunk.usage, { serviceTier: this.serviceTier });
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     if (chunk.usage && withReasoningInCompletion(chunk.usage)) forgetRawJson(chunk);
     if (choices.length === 0) {
