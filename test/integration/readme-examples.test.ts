@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -102,6 +102,7 @@ let dropDatabase: () => Promise<void>;
 let workDir: string;
 let binDir: string;
 let examplesDir: string;
+let cliHost: ChildProcess | undefined;
 
 beforeAll(async () => {
   const db = await createTestDatabase();
@@ -124,14 +125,45 @@ beforeAll(async () => {
   await gateway.waitFor(/built-in simulator at \S+ stands in for openai, anthropic and gemini/);
   baseUrl = `http://127.0.0.1:${port}`;
 
-  // `gatewayctl` as a user has it on the PATH (README: `npm link`, or npx in a checkout).
+  // `gatewayctl` as a user has it on the PATH (README: `npm link`, or npx in a checkout). The
+  // examples run dozens of commands: they go to one process that runs them one after the other
+  // (test/support/cli-host.ts) rather than each starting its own; `tail`, which runs until it is
+  // stopped, runs as the real binary.
   binDir = path.join(workDir, 'bin');
   mkdirSync(binDir);
-  writeFileSync(
-    path.join(binDir, 'gatewayctl'),
-    `#!/bin/sh\nexec "${process.execPath}" "${path.join(ROOT, 'bin/gatewayctl.js')}" "$@"\n`,
-    { mode: 0o755 },
-  );
+  const realBinary = `"${process.execPath}" "${path.join(ROOT, 'bin/gatewayctl.js')}" "$@"`;
+  const cliEntry = ['cli/index.ts', 'cli/src/index.ts'].map((f) => path.join(ROOT, f)).find((f) => existsSync(f));
+  let shim = `#!/bin/sh\nexec ${realBinary}\n`;
+  if (cliEntry) {
+    cliHost = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/cli-host.ts'), cliEntry], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const hostPort = await new Promise<string>((resolve, reject) => {
+      let said = '';
+      cliHost!.stdout!.on('data', (d) => {
+        said += d;
+        const m = /listening on (\d+)/.exec(said);
+        if (m) resolve(m[1]!);
+      });
+      cliHost!.once('exit', (code) => reject(new Error(`the gatewayctl host exited (${code}): ${said}`)));
+    });
+    writeFileSync(
+      path.join(binDir, 'gatewayctl-client.mjs'),
+      [
+        `const env = {};`,
+        `for (const k of ['GATEWAY_URL', 'GATEWAY_TOKEN', 'GATEWAY_TIMEOUT']) env[k] = process.env[k];`,
+        `const res = await fetch('http://127.0.0.1:${hostPort}/', { method: 'POST', body: JSON.stringify({ args: process.argv.slice(2), env }) });`,
+        `const out = await res.json();`,
+        `process.stdout.write(out.stdout);`,
+        `process.stderr.write(out.stderr);`,
+        `process.exitCode = out.code;`,
+      ].join('\n'),
+    );
+    const client = `"${process.execPath}" "${path.join(binDir, 'gatewayctl-client.mjs')}" "$@"`;
+    shim = `#!/bin/sh\nfor a in "$@"; do [ "$a" = tail ] && exec ${realBinary}; done\nexec ${client}\n`;
+  }
+  writeFileSync(path.join(binDir, 'gatewayctl'), shim, { mode: 0o755 });
   // TypeScript examples live in the checkout (so `openai` resolves), with a tsconfig that maps
   // the SDK's package name to its sources: no build step.
   examplesDir = mkdtempSync(path.join(ROOT, '.readme-examples-'));
@@ -150,6 +182,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  cliHost?.kill();
   await gateway?.stop();
   await dropDatabase?.();
   if (examplesDir) rmSync(examplesDir, { recursive: true, force: true });
