@@ -283,7 +283,22 @@ function run(file: string, args: string[], stopAfterMs?: number): Promise<Run> {
 /** Bash in strict mode, every command traced; curl fails on an HTTP error status. */
 const SHELL_PRELUDE = ['set -eo pipefail -x', 'curl() { command curl --fail-with-body -S "$@"; }', ''].join('\n');
 
+/**
+ * Runs an example in the checkout (where `npx gatewayctl` works, as the README says), then removes
+ * the files it wrote there (an export, say). Only new files at the top: a directory that appears
+ * meanwhile is another test's (`npm run build`'s dist/).
+ */
 async function runExample(example: Example): Promise<Run> {
+  const before = new Set(readdirSync(ROOT));
+  try {
+    return await runIn(example);
+  } finally {
+    for (const entry of readdirSync(ROOT, { withFileTypes: true }))
+      if (entry.isFile() && !before.has(entry.name)) rmSync(path.join(ROOT, entry.name), { force: true });
+  }
+}
+
+async function runIn(example: Example): Promise<Run> {
   const code = await prepare(example.code);
   const stopAfter = example.untilStopped ? UNTIL_STOPPED_MS : undefined;
   if (example.kind === 'sh') return run('bash', ['-c', SHELL_PRELUDE + code], stopAfter);
