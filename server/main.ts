@@ -35,11 +35,13 @@ async function main(): Promise<void> {
     `Database: ${database.embedded ? `embedded PostgreSQL in ${config.GATEWAY_DATA_DIR}` : 'DATABASE_URL'}`,
     ...banner,
   ];
-  const simulator = services.dataPlane.simulator;
-  if (simulator)
+  const { simulator, simulatorRole } = services.dataPlane;
+  if (simulator && simulatorRole === 'stand-in')
     lines.push(
-      `No provider credential set: routing every model to the built-in simulator at ${simulator.url} (provider "simulator"). Set e.g. OPENAI_API_KEY for real providers.`,
+      `No provider key set: the built-in simulator at ${simulator.url} stands in for openai, anthropic and gemini (answers say "simulated": true). Set e.g. OPENAI_API_KEY for real providers.`,
     );
+  else if (simulator)
+    lines.push(`GATEWAY_SIMULATOR=on: the built-in simulator at ${simulator.url} serves as provider "simulator".`);
   process.stdout.write(lines.map((l) => `  ${l}`).join('\n') + '\n');
 
   let stopping = false;

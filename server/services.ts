@@ -7,6 +7,7 @@ import { SharedRateLimiter } from './gateway/limits/shared-rate-limiter.js';
 import type { RateLimit } from './gateway/limits/sliding-window.js';
 import { Metrics } from './metrics/registry.js';
 import { DataPlane } from './gateway/data-plane.js';
+import { startSimulator } from './simulator/index.js';
 import { LiveBus } from './gateway/live-bus.js';
 import { JobRunner } from './jobs/boss.js';
 import { logRetentionJob } from './jobs/handlers/log-retention.js';
@@ -83,6 +84,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     onRequestsCommitted: (rows) => liveBus.publish(rows),
     onRowsQueued: metrics ? (r, c) => metrics.requests.observe(r, c) : undefined,
     onUpstreamFailure: metrics ? (f) => metrics.requests.countUpstreamFailure(f) : undefined,
+    startSimulator: () => startSimulator(),
   });
   const sharedRateLimits = config.REDIS_URL
     ? new SharedRateLimiter(

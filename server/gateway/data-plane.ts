@@ -4,10 +4,14 @@ import type { Database } from '../db/client.js';
 import { notifyIn, type PgListener } from '../db/listener.js';
 import { currentProviderEnv, type Config } from '../config.js';
 import type { Logger } from '../lib/logger.js';
-import { resolveProviderSettings, SIMULATOR_MODELS } from '../providers/catalog.js';
+import {
+  resolveProviderSettings,
+  SIMULATOR_MODELS,
+  simulatorProviderSettings,
+  type SimulatorBaseUrls,
+} from '../providers/catalog.js';
 import { closeHttp, configureHttp } from '../providers/http.js';
 import { ProviderRegistry, settingsFromCatalog, type RegistrySettings } from '../providers/registry.js';
-import { startSimulator, type Simulator } from '../simulator/index.js';
 import { CircuitBreakers } from './breaker.js';
 import { ExactCache } from './cache/exact-cache.js';
 import { chooseEmbeddingModel, type EmbeddingTarget } from './cache/semantic/embedding-model.js';
@@ -30,6 +34,26 @@ import { RoutingState, type RoutingSource } from './routing/state.js';
 
 export const SIMULATOR_PROVIDER = 'simulator';
 
+/**
+ * The built-in upstream simulator as the data plane sees it: one server speaking the OpenAI,
+ * Anthropic and Gemini wire formats. The composition root (services.ts) starts it, so the data
+ * plane does not import the simulator.
+ */
+export interface BuiltInSimulator {
+  url: string;
+  baseUrls: SimulatorBaseUrls;
+  /** Which models it lists and serves per wire format. */
+  configure(patch: { models: { openai?: string[]; anthropic?: string[]; gemini?: string[] } }): void;
+  close(): Promise<void>;
+}
+
+/**
+ * What the built-in simulator does in this process: `stand-in` (no real key at all) it answers for
+ * the openai, anthropic and gemini providers under their names, `provider` (GATEWAY_SIMULATOR=on
+ * beside real keys) it is the provider `simulator` only, never named as a real provider.
+ */
+export type SimulatorRole = 'stand-in' | 'provider';
+
 export interface DataPlaneOptions {
   config: Config;
   pool: pg.Pool;
@@ -44,6 +68,8 @@ export interface DataPlaneOptions {
   onRowsQueued?: LogWriterOptions['onQueued'];
   /** Every failed upstream attempt (metrics). */
   onUpstreamFailure?: PipelineOptions['onUpstreamFailure'];
+  /** Starts the built-in simulator (GATEWAY_SIMULATOR); without it the gateway runs without one. */
+  startSimulator?: () => Promise<BuiltInSimulator>;
 }
 
 /** Reloads asked of one gateway process, announced to the others (payload: the node that reloaded). */
@@ -63,9 +89,11 @@ export class DataPlane {
   readonly routing: RoutingState;
   readonly engine: RoutingEngine;
   readonly judgeSampler: JudgeSampler;
-  simulator: Simulator | undefined;
+  simulator: BuiltInSimulator | undefined;
+  /** What the simulator does now (undefined: not running); see SimulatorRole. */
+  simulatorRole: SimulatorRole | undefined;
   /** Simulators a credential replaced, stopping once their calls have had time to finish. */
-  private readonly retiring: Array<{ simulator: Simulator; timer: NodeJS.Timeout }> = [];
+  private readonly retiring: Array<{ simulator: BuiltInSimulator; timer: NodeJS.Timeout }> = [];
 
   constructor(private readonly opts: DataPlaneOptions) {
     const { config } = opts;
@@ -197,9 +225,22 @@ export class DataPlane {
     await notifyIn(db, PROVIDERS_CHANNEL, this.nodeId);
   }
 
+  /**
+   * True when `provider` is played by the built-in simulator (`_gateway.simulated`, GET
+   * /v1/providers): a plain map lookup, cheap enough for every answer.
+   */
+  isSimulated(provider: string): boolean {
+    return this.registry.get(provider)?.source === 'simulator';
+  }
+
   private async loadProviders(): Promise<void> {
     const previous = this.simulator;
-    const changed = await this.registry.load(await this.resolveSettings());
+    const previousRole = this.simulatorRole;
+    const settings = await this.resolveSettings();
+    const changed = await this.registry.load(settings);
+    // A simulated answer cached under `openai/gpt-4o-mini` must not be replayed once the real
+    // provider of that name is in place (or the other way round).
+    if (previousRole !== this.simulatorRole) this.cache?.clear();
     // A provider with a new key or address starts with a closed circuit: a fixed key is used at once.
     for (const name of changed) this.breakers.reset(name);
     // A removed provider's open circuit would be reported (metrics, /v1/providers) for good.
@@ -231,33 +272,53 @@ export class DataPlane {
     const settings = settingsFromCatalog(resolveProviderSettings(env));
     const mode = this.opts.config.GATEWAY_SIMULATOR;
     const hasCredential = settings.some((s) => s.source === 'env');
-    if (mode === 'on' || (mode === 'auto' && !hasCredential)) {
-      settings.unshift(await this.simulatorSettings());
-    } else {
+    const role: SimulatorRole | undefined =
+      mode === 'off' || (mode === 'auto' && hasCredential) ? undefined : hasCredential ? 'provider' : 'stand-in';
+    const simulator = role && (await this.runningSimulator());
+    if (!role || !simulator) {
       // Stopped by loadProviders once the new providers are in place.
       this.simulator = undefined;
+      this.simulatorRole = undefined;
+      return settings;
     }
-    return settings;
+    this.simulatorRole = role;
+    if (role === 'provider') {
+      // Beside real providers it answers under its own name only, every model in one format.
+      const models = [...SIMULATOR_MODELS.openai, ...SIMULATOR_MODELS.anthropic, ...SIMULATOR_MODELS.gemini];
+      simulator.configure({ models: { openai: models } });
+      settings.unshift({
+        name: SIMULATOR_PROVIDER,
+        family: 'openai-compatible',
+        baseUrl: simulator.baseUrls.openai,
+        apiKey: SIMULATOR_API_KEY,
+        builtinModels: models,
+        source: 'simulator',
+      });
+      return settings;
+    }
+    // No real key at all: it stands in for each family under that family's name, speaking its
+    // wire format, so `openai/...`, `anthropic/...` and `gemini/...` work on a first start. A
+    // catalog provider of the same name cannot be among `settings` (it would have a key).
+    simulator.configure({
+      models: {
+        openai: [...SIMULATOR_MODELS.openai],
+        anthropic: [...SIMULATOR_MODELS.anthropic],
+        gemini: [...SIMULATOR_MODELS.gemini],
+      },
+    });
+    const standIns = simulatorProviderSettings(simulator.baseUrls, SIMULATOR_API_KEY).map(
+      (s): RegistrySettings => ({ ...s, source: 'simulator' }),
+    );
+    return [...standIns, ...settings];
   }
 
-  /** No credential at all: a simulator on loopback plays every model, so a first curl works. */
-  private async simulatorSettings(): Promise<RegistrySettings> {
-    const models = [...SIMULATOR_MODELS.openai, ...SIMULATOR_MODELS.anthropic, ...SIMULATOR_MODELS.gemini];
-    if (!this.simulator) {
-      this.simulator = await startSimulator({ models: { openai: models } });
-      this.opts.logger.info(
-        { url: this.simulator.url },
-        'no provider credential set: routing to the built-in simulator',
-      );
-    }
-    return {
-      name: SIMULATOR_PROVIDER,
-      family: 'openai-compatible',
-      baseUrl: this.simulator.baseUrls.openai,
-      apiKey: SIMULATOR_API_KEY,
-      builtinModels: models,
-      source: 'simulator',
-    };
+  /** The simulator of this process, started on first need; undefined when none can be started. */
+  private async runningSimulator(): Promise<BuiltInSimulator | undefined> {
+    if (this.simulator) return this.simulator;
+    if (!this.opts.startSimulator) return undefined;
+    this.simulator = await this.opts.startSimulator();
+    this.opts.logger.info({ url: this.simulator.url }, 'no provider credential set: the built-in simulator answers');
+    return this.simulator;
   }
 }
 

@@ -26,6 +26,7 @@ export const CHAT_PATH = '/v1/chat/completions';
 
 export function chatHandler(services: Services, dataPlane: DataPlane, admit: CallGate) {
   const maxBody = services.config.GATEWAY_MAX_BODY_BYTES;
+  const isSimulated = (provider: string) => dataPlane.isSimulated(provider);
 
   const handle = async (req: IncomingMessage, res: ServerResponse, requestId: string) => {
     const startedAt = performance.now();
@@ -51,11 +52,11 @@ export function chatHandler(services: Services, dataPlane: DataPlane, admit: Cal
     };
 
     if (body.stream) {
-      await dataPlane.pipeline.stream(call, sseSink(res, startedAt, services.metrics?.countError));
+      await dataPlane.pipeline.stream(call, sseSink(res, startedAt, services.metrics?.countError, isSimulated));
       return;
     }
     const { completion, meta } = await dataPlane.pipeline.complete(call);
-    const payload = jsonWithGateway(completion, meta);
+    const payload = jsonWithGateway(completion, meta, dataPlane.isSimulated(meta.provider));
     res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(payload),

@@ -39,7 +39,7 @@ export function embeddingsHandler(services: Services, dataPlane: DataPlane, admi
       endpoint: 'embeddings',
     };
     const { response, meta } = await embed(dataPlane.pipeline, call, body);
-    const payload = jsonWithGateway(response, meta);
+    const payload = jsonWithGateway(response, meta, dataPlane.isSimulated(meta.provider));
     res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(payload),

@@ -6,7 +6,11 @@ import { rawJsonOf } from '../providers/raw-json.js';
 // Hot path: no object spread here (see upstreamBody in gateway/upstream-body.ts), and the answer is
 // not copied to add `_gateway`.
 
-export function gatewayMeta(meta: CallMeta) {
+/**
+ * `simulated`: the built-in simulator played the provider (no real key is set); the field is left
+ * out otherwise, so real answers are as they were.
+ */
+export function gatewayMeta(meta: CallMeta, simulated = false) {
   return {
     requestId: meta.requestId,
     provider: meta.provider,
@@ -17,6 +21,7 @@ export function gatewayMeta(meta: CallMeta) {
     cacheType: meta.cacheType ?? undefined,
     cost: meta.cost,
     routing: meta.routing,
+    simulated: simulated || undefined,
   };
 }
 
@@ -25,18 +30,18 @@ export function gatewayMeta(meta: CallMeta) {
  * last field, without copying the object: cached answers are shared and must not be changed.
  * An answer that still carries the upstream's own JSON text is not encoded again.
  */
-export function jsonWithGateway(answer: object, meta: CallMeta): string {
-  return withGatewayField(rawJsonOf(answer) ?? JSON.stringify(answer), meta);
+export function jsonWithGateway(answer: object, meta: CallMeta, simulated = false): string {
+  return withGatewayField(rawJsonOf(answer) ?? JSON.stringify(answer), meta, simulated);
 }
 
 /** A stream's last choice chunk (its finish) as chunkJson sends it, with `_gateway` as its last field. */
-export function chunkWithGateway(chunk: ChatChunk, meta: CallMeta): string {
-  return withGatewayField(chunkJson(chunk), meta);
+export function chunkWithGateway(chunk: ChatChunk, meta: CallMeta, simulated = false): string {
+  return withGatewayField(chunkJson(chunk), meta, simulated);
 }
 
 /** The JSON text of an object with `"_gateway"` added before its closing brace. */
-function withGatewayField(json: string, meta: CallMeta): string {
-  const gateway = JSON.stringify(gatewayMeta(meta));
+function withGatewayField(json: string, meta: CallMeta, simulated: boolean): string {
+  const gateway = JSON.stringify(gatewayMeta(meta, simulated));
   const end = json.lastIndexOf('}');
   const head = json.slice(0, end).trimEnd();
   return end > 0 && head.length > 1 ? `${head},"_gateway":${gateway}}` : `{"_gateway":${gateway}}`;

@@ -12,8 +12,14 @@ import { chunkJson, chunkWithGateway, gatewayHeaders, jsonWithGateway } from './
 /**
  * `startedAt`: performance.now() when the request arrived (for Server-Timing). `countError`: told the
  * type of an error that ends a stream once it has begun (metrics; earlier ones are error answers).
+ * `isSimulated`: whether a provider is played by the built-in simulator (`_gateway.simulated`).
  */
-export function sseSink(res: ServerResponse, startedAt: number, countError?: (type: string) => void): StreamSink {
+export function sseSink(
+  res: ServerResponse,
+  startedAt: number,
+  countError?: (type: string) => void,
+  isSimulated?: (provider: string) => boolean,
+): StreamSink {
   // False when the socket did not take the frame (Node queued it): the caller waits for drained().
   // A response already over has nothing to wait for.
   const write = (frame: string): boolean => {
@@ -41,7 +47,9 @@ export function sseSink(res: ServerResponse, startedAt: number, countError?: (ty
     end(final: ChatChunk, meta: CallMeta) {
       // A choice chunk (the held finish) goes as the other chunks do, without usage; the
       // `choices: []` frame carries the usage the client asked for.
-      const json = final.choices.length > 0 ? chunkWithGateway(final, meta) : jsonWithGateway(final, meta);
+      const simulated = isSimulated?.(meta.provider) ?? false;
+      const json =
+        final.choices.length > 0 ? chunkWithGateway(final, meta, simulated) : jsonWithGateway(final, meta, simulated);
       write(`data: ${json}\n\ndata: [DONE]\n\n`);
       res.end();
     },

@@ -184,59 +184,62 @@ async function chat(x: Exchange): Promise<void> {
     if (includeUsage) c.usage = null;
     return sseFrame(c);
   };
-  const frames: Frame[] = [];
-  // With n > 1, every choice's opening (the role, with a tool call's id and name when there is
-  // one) comes before the rest of any choice (as vLLM sends them), then the pieces of the choices
-  // interleaved.
-  if (p.toolCall) {
-    const tc = p.toolCall;
-    // The call's id and name open it in the same chunk as the role, as OpenAI sends them: a
-    // content-bearing chunk, so a cut after 0 chunks sends none of it.
-    for (let i = 0; i < n; i++)
-      frames.push({
-        kind: 'content',
-        data: chunk(
-          {
-            role: 'assistant',
-            content: null,
-            tool_calls: [
-              { index: 0, id: newId('call_'), type: 'function', function: { name: tc.name, arguments: '' } },
-            ],
-          },
-          null,
-          i,
-        ),
-      });
-    for (const a of tc.argPieces)
+  // Made as they are sent, not all before the first: a long answer's first event leaves at once,
+  // as a provider's does, whatever the answer's length.
+  function* frames(): Generator<Frame> {
+    // With n > 1, every choice's opening (the role, with a tool call's id and name when there is
+    // one) comes before the rest of any choice (as vLLM sends them), then the pieces of the choices
+    // interleaved.
+    if (p.toolCall) {
+      const tc = p.toolCall;
+      // The call's id and name open it in the same chunk as the role, as OpenAI sends them: a
+      // content-bearing chunk, so a cut after 0 chunks sends none of it.
       for (let i = 0; i < n; i++)
-        frames.push({
+        yield {
           kind: 'content',
-          data: chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] }, null, i),
-        });
-  } else {
-    for (let i = 0; i < n; i++) frames.push({ kind: 'pre', data: chunk({ role: 'assistant', content: '' }, null, i) });
-    p.pieces.forEach((piece, k) => {
-      const lp = tokenLogprobs ? [tokenLogprobs[k]!] : undefined;
-      for (let i = 0; i < n; i++) frames.push({ kind: 'content', data: chunk({ content: piece }, null, i, lp) });
-    });
+          data: chunk(
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [
+                { index: 0, id: newId('call_'), type: 'function', function: { name: tc.name, arguments: '' } },
+              ],
+            },
+            null,
+            i,
+          ),
+        };
+      for (const a of tc.argPieces)
+        for (let i = 0; i < n; i++)
+          yield {
+            kind: 'content',
+            data: chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] }, null, i),
+          };
+    } else {
+      for (let i = 0; i < n; i++) yield { kind: 'pre', data: chunk({ role: 'assistant', content: '' }, null, i) };
+      for (let k = 0; k < p.pieces.length; k++) {
+        const lp = tokenLogprobs ? [tokenLogprobs[k]!] : undefined;
+        for (let i = 0; i < n; i++) yield { kind: 'content', data: chunk({ content: p.pieces[k]! }, null, i, lp) };
+      }
+    }
+    for (let i = 0; i < n; i++) yield { kind: 'post', data: chunk({}, finish, i) };
+    if (includeUsage) {
+      yield {
+        kind: 'post',
+        data: sseFrame({
+          id,
+          object: 'chat.completion.chunk',
+          created,
+          model,
+          ...(serviceTier !== undefined ? { service_tier: serviceTier } : {}),
+          choices: [],
+          usage,
+        }),
+      };
+    }
+    yield { kind: 'post', data: 'data: [DONE]\n\n' };
   }
-  for (let i = 0; i < n; i++) frames.push({ kind: 'post', data: chunk({}, finish, i) });
-  if (includeUsage) {
-    frames.push({
-      kind: 'post',
-      data: sseFrame({
-        id,
-        object: 'chat.completion.chunk',
-        created,
-        model,
-        ...(serviceTier !== undefined ? { service_tier: serviceTier } : {}),
-        choices: [],
-        usage,
-      }),
-    });
-  }
-  frames.push({ kind: 'post', data: 'data: [DONE]\n\n' });
-  await streamFrames(x.res, frames, {
+  await streamFrames(x.res, frames(), {
     delayMs: x.state.chunkDelayMs,
     cutAfter: x.cutAfter,
     firstContentDelayMs: x.firstContentDelayMs,

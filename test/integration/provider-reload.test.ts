@@ -39,7 +39,13 @@ const reload = () => env.http('POST', '/v1/providers/reload', { token: tenant.to
 
 describe('reload', () => {
   it('keeps serving from the built-in simulator until the providers a new key brings are discovered', async () => {
-    expect((await chat('gpt-4o-mini')).body._gateway.provider).toBe('simulator');
+    // With no key the simulator stands in for openai, anthropic and gemini under their names.
+    const first = await chat('gpt-4o-mini');
+    expect(first.body._gateway).toMatchObject({ provider: 'openai', simulated: true });
+    const listed = await env.http('GET', '/v1/providers', { token: tenant.token });
+    const simulated = listed.body.items.filter((p: { simulated: boolean }) => p.simulated);
+    expect(simulated.map((p: { name: string }) => p.name).sort()).toEqual(['anthropic', 'gemini', 'openai']);
+    expect(simulated.every((p: { source: string }) => p.source === 'simulator')).toBe(true);
     writeFileSync(envFile, `OPENAI_API_KEY=sk-first\nOPENAI_BASE_URL=${upstream.baseUrls.openai}\n`);
     // Discovery of the new provider takes a while: calls meanwhile still go to the simulator.
     upstream.setFaults([{ endpoint: 'models', latencyMs: 800, times: 1 }]);
@@ -47,9 +53,28 @@ describe('reload', () => {
     await new Promise((r) => setTimeout(r, 200));
     const during = await chat('gpt-4o-mini');
     expect(during.status).toBe(200);
-    expect(during.body._gateway.provider).toBe('simulator');
+    expect(during.body._gateway).toMatchObject({ provider: 'openai', simulated: true });
     expect((await reloaded).status).toBe(200);
-    expect((await chat('gpt-4o-mini')).body._gateway.provider).toBe('openai');
+    // A real key: the simulator no longer answers in any provider's name.
+    const after = await chat('gpt-4o-mini');
+    expect(after.body._gateway.provider).toBe('openai');
+    expect(after.body._gateway).not.toHaveProperty('simulated');
+    const names = (await env.http('GET', '/v1/providers', { token: tenant.token })).body.items;
+    expect(names.filter((p: { simulated: boolean }) => p.simulated)).toEqual([]);
+    expect(names.map((p: { name: string }) => p.name)).not.toContain('anthropic');
+  });
+
+  it('does not replay an answer the simulator gave once the real provider of that name is in place', async () => {
+    writeFileSync(envFile, '');
+    expect((await reload()).status).toBe(200);
+    const body = { model: 'openai/gpt-4o-mini', temperature: 0, messages: [{ role: 'user', content: 'cached?' }] };
+    const simulated = await env.http('POST', '/v1/chat/completions', { token: tenant.token, body });
+    expect(simulated.body._gateway).toMatchObject({ provider: 'openai', simulated: true, cached: false });
+    writeFileSync(envFile, `OPENAI_API_KEY=sk-first\nOPENAI_BASE_URL=${upstream.baseUrls.openai}\n`);
+    expect((await reload()).status).toBe(200);
+    const real = await env.http('POST', '/v1/chat/completions', { token: tenant.token, body });
+    expect(real.body._gateway).toMatchObject({ provider: 'openai', cached: false });
+    expect(real.body._gateway).not.toHaveProperty('simulated');
   });
 
   it('closes the circuit of a provider whose key changed, and only of that one', async () => {

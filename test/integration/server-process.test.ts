@@ -53,17 +53,19 @@ describe('the server process', () => {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
       });
+    expect(first.output()).toContain('stands in for openai, anthropic and gemini');
     const answered: any = await (await chat('')).json();
-    expect(answered._gateway.provider).toBe('simulator');
+    expect(['openai', 'anthropic', 'gemini']).toContain(answered._gateway.provider);
+    expect(answered._gateway.simulated).toBe(true);
     await fetch(`${simulatorUrl}/_simulator/config`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ faults: [{ status: 500 }] }),
     });
-    const failed = await chat('simulator/gpt-4o-mini');
+    const failed = await chat('openai/gpt-4o-mini');
     expect(failed.status).toBe(502);
     const { error }: any = await failed.json();
-    expect(error.attempts[0].message).toContain('simulator returned HTTP 500');
+    expect(error.attempts[0].message).toContain('openai returned HTTP 500');
     expect(error.message).not.toContain('***');
     expect(await first.stop('SIGTERM')).toBe(0);
 

@@ -130,18 +130,23 @@ describe('a stream client that reads, slowly', () => {
     });
     try {
       const { client } = await stalledClient(short);
-      // Reads a moment, then stops a while, over and over: several upstream timeouts in all.
+      // Reads a moment, then stops a while, over and over, for more than two upstream timeouts in
+      // all; then reads the rest at once (the answer has outlasted the timeout by then).
       let text = '';
       client.setEncoding('utf8');
       client.on('data', (d: string) => (text += d));
       const started = Date.now();
+      const slowUntil = started + 2 * timeoutMs + timeoutMs / 2;
+      const ended = () => text.includes('data: [DONE]') || text.includes('event: error');
       let paused = true;
-      while (!text.includes('data: [DONE]') && !text.includes('event: error') && Date.now() - started < 60_000) {
+      while (!ended() && Date.now() < slowUntil) {
         if (paused) client.resume();
         else client.pause();
         paused = !paused;
         await new Promise((r) => setTimeout(r, paused ? timeoutMs / 2 : 40));
       }
+      client.resume();
+      while (!ended() && Date.now() - started < 60_000) await new Promise((r) => setTimeout(r, 20));
       client.destroy();
       expect(Date.now() - started).toBeGreaterThan(2 * timeoutMs);
       expect(text).not.toContain('event: error');

@@ -72,6 +72,11 @@ export class ExactCache {
     return { ...entry, completion };
   }
 
+  /** Forgets every answer: the provider behind a name changed (the built-in simulator stood in for it). */
+  clear(): void {
+    this.lru.clear();
+  }
+
   /** Keeps an answer worth replaying (see worthReplaying); others are not stored. */
   set(key: string, value: CachedCompletion): void {
     if (worthReplaying(value.completion)) this.lru.set(key, value);

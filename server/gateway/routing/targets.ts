@@ -50,20 +50,30 @@ export function resolvePinned(registry: ProviderRegistry, model: string): Target
  */
 export function candidatesFor(registry: ProviderRegistry, primary: Target, needs: Needs, max: number): Target[] {
   // The answer depends only on the registry view, the target and the needs: cache it per view.
-  if (memoVersion !== registry.version) {
-    memo.clear();
-    memoVersion = registry.version;
+  // Per registry too: each gateway node in one process (tests, benchmarks) has its own, and two
+  // registries can be at the same version with different providers.
+  // The last one used is at hand: a process has one registry, bar tests.
+  let memo = lastMemo?.registry === registry ? lastMemo : memos.get(registry);
+  if (!memo || memo.version !== registry.version) {
+    memo = { registry, version: registry.version, targets: new Map() };
+    memos.set(registry, memo);
   }
+  lastMemo = memo;
   const key = `${primary.provider}\0${primary.model}\0${+needs.vision}${+needs.tools}${+needs.json}${+needs.structured}\0${max}`;
-  const hit = memo.get(key);
+  const hit = memo.targets.get(key);
   if (hit) return hit;
   const computed = computeCandidates(registry, primary, needs, max);
-  if (memo.size < 10_000) memo.set(key, computed);
+  if (memo.targets.size < 10_000) memo.targets.set(key, computed);
   return computed;
 }
 
-const memo = new Map<string, Target[]>();
-let memoVersion = -1;
+interface Memo {
+  registry: ProviderRegistry;
+  version: number;
+  targets: Map<string, Target[]>;
+}
+const memos = new WeakMap<ProviderRegistry, Memo>();
+let lastMemo: Memo | undefined;
 
 function computeCandidates(registry: ProviderRegistry, primary: Target, needs: Needs, max: number): Target[] {
   const out: Target[] = [{ provider: primary.provider, model: primary.model }];

@@ -10,6 +10,11 @@ export const Provider = z.object({
   source: z
     .enum(['env', 'local', 'simulator'])
     .describe('env: credential from the environment; local: a local model server; simulator: the built-in simulator'),
+  simulated: z
+    .boolean()
+    .describe(
+      'Played by the built-in simulator: with no provider key set it stands in for openai, anthropic and gemini under their names',
+    ),
   baseUrl: z.string(),
   active: z.boolean().describe('Has at least one model after discovery (a local server that is down has none)'),
   modelCount: z.number().int(),

@@ -62,6 +62,7 @@ export class ProvidersService {
         name: p.name,
         family: p.family,
         source: p.source,
+        simulated: p.source === 'simulator',
         baseUrl: p.baseUrl,
         active: p.active,
         modelCount: p.models.length,
