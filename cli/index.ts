@@ -7,6 +7,7 @@ import { printError } from './output.js';
 import { registerAbTestsCommand } from './commands/ab-tests.js';
 import { registerAnalyticsCommand } from './commands/analytics.js';
 import { registerAuditCommand } from './commands/audit.js';
+import { registerCacheCommand } from './commands/cache.js';
 import { registerFeedbackCommand } from './commands/feedback.js';
 import { registerHealthCommand } from './commands/health.js';
 import { registerProvidersCommand } from './commands/providers.js';
@@ -68,6 +69,7 @@ export function buildProgram(): Command {
   registerAbTestsCommand(program);
   registerFeedbackCommand(program);
   registerAnalyticsCommand(program);
+  registerCacheCommand(program);
   registerSpendCommand(program);
   registerTailCommand(program);
   return program;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatEnv, startChatEnv } from '../support/chat-env.js';
+import { runCli } from '../support/cli.js';
 import type { TestTenant } from '../support/harness.js';
 import { expectTypedError, securityMatrix } from '../support/security.js';
 
@@ -265,6 +266,19 @@ describe('/v1/cache and analytics', () => {
       403,
       'permission_error',
     );
+  });
+
+  it('gatewayctl cache stats and clear', async () => {
+    await ask([user('A question for the command line')]);
+    await settle();
+    const vars = { url: chat.env.baseUrl, token: chat.tenant.token };
+    const stats = await runCli(['cache', 'stats'], vars);
+    expect(stats).toMatchObject({ code: 0, stderr: '' });
+    expect(stats.stdout).toMatch(/EMBEDDING MODEL\s*│\s*openai\/text-embedding-3-small/);
+    expect(stats.stdout).toMatch(/openai\/gpt-4o-mini\s*│\s*1\s*│/);
+    const cleared = await runCli(['--json', 'cache', 'clear', '--model', MODEL], vars);
+    expect(cleared.code).toBe(0);
+    expect(JSON.parse(cleared.stdout)).toEqual({ deleted: 1, model: MODEL });
   });
 
   it('is listed in /openapi.json', async () => {
