@@ -251,8 +251,13 @@ export class SemanticCache {
     await this.opts.store.purgeExpired(tenantId).catch(() => 0);
     const rows = await this.opts.store.load(tenantId, embeddingModel, this.opts.maxEntries);
     const ws = new Workspace();
-    // Oldest first, so the newest are the last to be evicted.
-    for (let i = rows.length - 1; i >= 0; i--) this.addStored(tenantId, ws, rows[i]!);
+    // Oldest first, so the newest are the last to be evicted. In slices, giving the event loop back
+    // between them: adding to a large graph costs a fraction of a millisecond an entry, and a
+    // workspace of 100,000 must not hold every other request up while it loads.
+    for (let i = rows.length - 1; i >= 0; i--) {
+      this.addStored(tenantId, ws, rows[i]!);
+      if (i % LOAD_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     return ws;
   }
 
@@ -329,6 +334,9 @@ export class SemanticCache {
       if (entry.provider === scope.provider && entry.model === scope.model) this.drop(ws, entry);
   }
 }
+
+/** Entries added between two yields to the event loop while a workspace loads. */
+const LOAD_SLICE = 200;
 
 const modelId = (t: EmbeddingTarget) => `${t.provider}/${t.model}`;
 
