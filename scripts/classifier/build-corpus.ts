@@ -75,13 +75,24 @@ function add(r: Omit<CorpusRow, 'split' | 'id'> & { split?: 'train' | 'test' }):
   const text = clip(r.text);
   if (text.length < 8 || seen.has(text)) return;
   seen.add(text);
-  rows.push({ id: `${r.source}:${rows.length}`, split: r.split ?? 'train', ...r, text });
+  // The id is the prompt's hash: stable whatever else the corpus holds (complexity.jsonl refers to it).
+  rows.push({ id: `${r.source}:${hash(text).toString(36)}`, split: r.split ?? 'train', ...r, text });
 }
-/** Split by prompt: a share of each source category goes to test. */
+/**
+ * Train or test, from a hash of `key` (the prompt, or a T0 template's name): fixed for each key,
+ * whatever else the corpus holds, so adding a source never moves a prompt between the parts.
+ */
+function hash(key: string): number {
+  let h = 0x811c9dc5 ^ SEED;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+function splitOf(key: string): 'train' | 'test' {
+  return hash(key) / 4294967296 < TEST_SHARE ? 'test' : 'train';
+}
+/** Split by prompt. */
 function addSplitByItem(items: Array<Omit<CorpusRow, 'split' | 'id'>>, take: number): void {
-  const picked = shuffle(items).slice(0, take);
-  const nTest = Math.round(picked.length * TEST_SHARE);
-  picked.forEach((r, i) => add({ ...r, split: i < nTest ? 'test' : 'train' }));
+  for (const r of shuffle(items).slice(0, take)) add({ ...r, split: splitOf(r.text) });
 }
 
 // --- Stack Overflow question titles (jacoxu/StackOverflow; Kaggle's Stack Overflow dump, CC BY-SA).
@@ -166,11 +177,13 @@ function addSplitByItem(items: Array<Omit<CorpusRow, 'split' | 'id'>>, take: num
   for (const file of ['dataset/gpt-4/train/orig/train.csv', 'dataset/gpt-4/test/test.csv']) {
     for (const rec of parseCsv(show(repo, file)).slice(1)) if (rec[1]) prompts.push(rec[1]);
   }
-  // [OT] marks the subreddit's off-topic posts (meta threads, questions to the community): not prompts.
-  const stories = prompts.filter((p) => !/^\s*\[\s*OT\s*\]/i.test(p));
+  // A post's tag ([WP], [CW], [IP]...) is its category; [OT] marks the subreddit's off-topic posts
+  // (meta threads, questions to the community) and untagged posts have no category: both left out.
+  const TAG = /^\s*[[{]\s*([A-Za-z]{2})\s*[\]}]\s*/;
+  const stories = prompts.filter((p) => TAG.test(p) && TAG.exec(p)![1]!.toUpperCase() !== 'OT');
   addSplitByItem(
     stories.map((p) => {
-      const tag = /^\s*\[\s*([A-Za-z]{2})\s*\]/.exec(p)?.[1]?.toUpperCase() ?? 'WP';
+      const tag = TAG.exec(p)![1]!.toUpperCase();
       return {
         source: 'writingprompts',
         sourceCategory: `[${tag}]`,
@@ -234,14 +247,14 @@ function addSplitByItem(items: Array<Omit<CorpusRow, 'split' | 'id'>>, take: num
       cluster: 'Sentiment',
       task: 'general',
       datasets: ['amazon_polarity', 'app_reviews', 'imdb', 'rotten_tomatoes', 'yelp_review'],
-      perTemplate: 7,
+      perTemplate: 12,
     },
-    { cluster: 'Topic classification', task: 'general', datasets: ['ag_news', 'dbpedia_14', 'trec'], perTemplate: 7 },
+    { cluster: 'Topic classification', task: 'general', datasets: ['ag_news', 'dbpedia_14', 'trec'], perTemplate: 12 },
     {
       cluster: 'Paraphrase identification',
       task: 'general',
       datasets: ['glue_mrpc', 'glue_qqp', 'paws_labeled'],
-      perTemplate: 6,
+      perTemplate: 12,
     },
   ];
   // Templates whose ask is not the cluster's task.
@@ -249,9 +262,7 @@ function addSplitByItem(items: Array<Omit<CorpusRow, 'split' | 'id'>>, take: num
     /generate_story|spice_up|write_an_outline|reverse|write_an_article|Write_a_dialogue|expand|generate_question|question_generation|Generate_Question|Topic_Prediction|Guess_Title|Is_This_True|Decide_good_answer|exercise|automatic_system|Jeopardy|generate_review|generate_paraphrase|generate_sentence|Context_Contains_Answer|no_prompt|_id$|title_generation|Guess_Answer|generate_|write_a_question|gen_q|answer_generation_question|make_a_title|first_sentence_title|write_a_title/i;
   for (const c of clusters) {
     const templates = files.filter((f) => c.datasets.some((d) => f.startsWith(`${d}_`)) && !notOriginal.test(f));
-    const order = shuffle([...templates]);
-    const nTest = Math.round(order.length * TEST_SHARE);
-    order.forEach((tmpl, ti) => {
+    for (const tmpl of templates) {
       const lines = show(repo, `${dir}${tmpl}.jsonl`).split('\n').filter(Boolean);
       const picked = shuffle(lines).slice(0, c.perTemplate);
       for (const l of picked) {
@@ -261,11 +272,11 @@ function addSplitByItem(items: Array<Omit<CorpusRow, 'split' | 'id'>>, take: num
           sourceCategory: c.cluster,
           group: `t0:${tmpl}`,
           taskType: c.task,
-          split: ti < nTest ? 'test' : 'train',
+          split: splitOf(tmpl),
           text: prompt,
         });
       }
-    });
+    }
   }
 }
 
@@ -333,18 +344,48 @@ function addSplitByItem(items: Array<Omit<CorpusRow, 'split' | 'id'>>, take: num
 }
 
 // --- CLINC150 (clinc/oos-eval, CC BY 3.0): requests to a personal assistant, each labelled with
-// its intent and the intent's domain by the dataset's makers. The domains of conversation,
-// planning and everyday advice map to general; banking, credit cards, device control (home,
-// auto, utility, meta) are not requests a chat model gets, and are left out, as are the few
+// its intent (and the intent's domain) by the dataset's makers. The intents that are conversation,
+// planning or a request to act map to general; those that ask a fact (exchange rates, calories,
+// time zones) are qa-like and left out, as are banking, credit cards, device control and the
+// account look-ups of the work domain, which are not requests a chat model gets, and the
 // small-talk intents that ask for a joke or a fact.
 {
   const repo = 'clinc+oos-eval';
-  const domains = JSON.parse(show(repo, 'data/domains.json')) as Record<string, string[]>;
   const data = JSON.parse(show(repo, 'data/data_full.json')) as Record<string, Array<[string, string]>>;
-  const keep = ['small_talk', 'travel', 'kitchen_and_dining', 'work'];
-  const skip = new Set(['tell_joke', 'fun_fact', 'meaning_of_life']);
+  const kept: Record<string, string[]> = {
+    small_talk: [
+      'greeting',
+      'goodbye',
+      'thank_you',
+      'who_made_you',
+      'what_is_your_name',
+      'where_are_you_from',
+      'what_are_your_hobbies',
+      'do_you_have_pets',
+      'are_you_a_bot',
+      'how_old_are_you',
+      'what_can_i_ask_you',
+      'who_do_you_work_for',
+    ],
+    travel: [
+      'travel_suggestion',
+      'book_flight',
+      'book_hotel',
+      'car_rental',
+      'translate',
+      'travel_notification',
+      'lost_luggage',
+    ],
+    kitchen_and_dining: [
+      'meal_suggestion',
+      'restaurant_suggestion',
+      'restaurant_reservation',
+      'ingredient_substitution',
+      'recipe',
+    ],
+  };
   const domainOf = new Map<string, string>();
-  for (const d of keep) for (const intent of domains[d] ?? []) if (!skip.has(intent)) domainOf.set(intent, d);
+  for (const [d, intents] of Object.entries(kept)) for (const intent of intents) domainOf.set(intent, d);
   const byIntent = new Map<string, string[]>();
   for (const [text, intent] of [...data.train!, ...data.val!, ...data.test!]) {
     if (!domainOf.has(intent)) continue;
@@ -354,7 +395,7 @@ function addSplitByItem(items: Array<Omit<CorpusRow, 'split' | 'id'>>, take: num
   }
   const items: Array<Omit<CorpusRow, 'split' | 'id'>> = [];
   for (const [intent, texts] of byIntent)
-    for (const text of shuffle(texts).slice(0, 7))
+    for (const text of shuffle(texts).slice(0, 20))
       items.push({
         source: 'clinc150',
         sourceCategory: `${domainOf.get(intent)}/${intent}`,

@@ -14,9 +14,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '../..');
 const CLASSES = ['coding', 'creative', 'summarization', 'qa', 'general'] as const;
 const BANDS: Array<[number, number]> = [
-  [0, 0.6],
-  [0.6, 0.8],
-  [0.8, 0.9],
+  [0, 0.5],
+  [0.5, 0.7],
+  [0.7, 0.9],
   [0.9, 1.0001],
 ];
 

@@ -61,13 +61,16 @@ export function featurize(text: string, dim = DIM): { idx: Int32Array; val: Floa
   return { idx, val };
 }
 
-function loadTraining(): Array<{ text: string; y: number }> {
-  const out: Array<{ text: string; y: number }> = [];
+/** How much a project fixture counts next to a corpus prompt: they are the gateway's own kind of traffic. */
+const FIXTURE_WEIGHT = 3;
+
+function loadTraining(): Array<{ text: string; y: number; w: number }> {
+  const out: Array<{ text: string; y: number; w: number }> = [];
   const corpus = readFileSync(path.join(root, 'data/classifier/corpus.jsonl'), 'utf8').trim().split('\n');
   for (const l of corpus) {
     const r = JSON.parse(l) as { split: string; taskType: string; text: string };
     if (r.split !== 'train') continue;
-    out.push({ text: r.text, y: CLASSES.indexOf(r.taskType as (typeof CLASSES)[number]) });
+    out.push({ text: r.text, y: CLASSES.indexOf(r.taskType as (typeof CLASSES)[number]), w: 1 });
   }
   const fixtures = readFileSync(path.join(root, 'test/fixtures/classifier/corpus.jsonl'), 'utf8').trim().split('\n');
   for (const l of fixtures) {
@@ -76,7 +79,7 @@ function loadTraining(): Array<{ text: string; y: number }> {
       continue;
     const y = CLASSES.indexOf(r.taskType as (typeof CLASSES)[number]);
     if (y < 0) continue;
-    out.push({ text: r.messages[0]!.content, y });
+    out.push({ text: r.messages[0]!.content, y, w: FIXTURE_WEIGHT });
   }
   return out;
 }
@@ -132,10 +135,15 @@ function trainModel(docs: Doc[]): { W: Float32Array; b: Float64Array } {
   return { W, b };
 }
 
-function toDocs(rows: Array<{ text: string; y: number }>): Doc[] {
+function toDocs(rows: Array<{ text: string; y: number; w: number }>): Doc[] {
+  // Classes weigh alike whatever their size.
   const counts = new Array<number>(K).fill(0);
-  for (const r of rows) counts[r.y]!++;
-  return rows.map((r) => ({ ...featurize(r.text), y: r.y, w: rows.length / (K * counts[r.y]!) }));
+  let total = 0;
+  for (const r of rows) {
+    counts[r.y]! += r.w;
+    total += r.w;
+  }
+  return rows.map((r) => ({ ...featurize(r.text), y: r.y, w: (r.w * total) / (K * counts[r.y]!) }));
 }
 
 function main(): void {

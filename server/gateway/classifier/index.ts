@@ -20,15 +20,17 @@ export interface Classification {
 }
 
 /**
- * Below this task confidence the optional LLM classifier is consulted (when one is configured).
+ * Below this confidence (either dimension) the optional LLM classifier is consulted.
  *
  * The task confidence is the learned model's top softmax probability, its temperature fitted on
- * prompts held out from training. On the corpus's test split (data/classifier/REPORT.md) the
- * band under 0.6 holds about one prompt in eleven and is right about half the time; above 0.9
- * the model is right about 99 times in 100. So a model call here is a real second opinion, and
- * it stays rare. Complexity confidence does not trigger it: a complexity miss is one level off.
+ * prompts held out from training. On the corpus's test split (data/classifier/REPORT.md) the band
+ * under 0.5 holds about 3% of prompts and is right on fewer than half of them, the band 0.5-0.7
+ * a little over half the time, and above 0.9 (three prompts in four) 98 times in 100. So a model
+ * call below 0.5 is a real second opinion, and it stays rare; a deployment that can afford one on
+ * about one request in nine may raise this to 0.7. Complexity confidence starts at 0.55 (see
+ * complexity.ts): a complexity miss is one level off, not worth a model call on its own.
  */
-export const LOW_CONFIDENCE = 0.6;
+export const LOW_CONFIDENCE = 0.5;
 
 /** Context turns read, nearest first; older ones add little and would cost time in long chats. */
 const MAX_CONTEXT_TURNS = 4;
@@ -50,6 +52,24 @@ const CONTEXT_DECAY = 0.7;
 const CONTEXT_HALF_AT_CHARS = 60;
 
 const VISION_CONFIDENCE = 0.95;
+
+/**
+ * One or two words ("hmm", "go on") are too little evidence for a confident call, whatever the
+ * softmax says: the training data has few such texts and the model's probability on them is not
+ * calibrated. Their confidence is scaled down (by (words + 1) / 4), unless earlier turns give
+ * context, so an LLM classifier, when configured, gets them.
+ */
+function evidenceFactor(text: string, contextTurns: number): number {
+  if (contextTurns > 0) return 1;
+  let words = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length && words < 3; i++) {
+    const space = text.charCodeAt(i) <= 32;
+    if (!space && !inWord) words++;
+    inWord = !space;
+  }
+  return words >= 3 ? 1 : (words + 1) / 4;
+}
 
 const LATEST_HEAD = 1500;
 const LATEST_TAIL = 700;
@@ -123,7 +143,7 @@ export function classify(messages: readonly ChatMessage[]): Classification {
   return {
     taskType: MODEL_CLASSES[best]!,
     complexity: cx.complexity,
-    taskConfidence: scores[best]!,
+    taskConfidence: scores[best]! * evidenceFactor(latestText, read),
     complexityConfidence: cx.confidence,
   };
 }
