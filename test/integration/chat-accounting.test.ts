@@ -21,10 +21,13 @@ beforeAll(async () => {
 });
 afterAll(() => c.close());
 
-/** A prompt the in-process classifier is unsure about: the LLM classifier is asked. */
+/**
+ * A prompt the in-process classifier is unsure about: the LLM classifier is asked. One word, made
+ * unique by its question marks (a number would read as code to the classifier).
+ */
 const UNSURE = 'hmm';
 let n = 0;
-const unsure = () => `${UNSURE} ${++n}`;
+const unsure = () => `${UNSURE}${'?'.repeat(++n)}`;
 
 interface CostRow {
   provider: string;

@@ -66,6 +66,31 @@ describe('submitting feedback', () => {
     expect(list.body.items[0].score).toBe(1);
   });
 
+  it('takes the request id as request_id (SPEC) as well as requestId', async () => {
+    const id = await ask('openai/gpt-4o-mini', `snake ${Math.random()}`);
+    const res = await rate({ request_id: id, score: 3 });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ requestId: id, score: 3, source: 'user' });
+    // Both, naming the same request, are fine; the score is replaced as usual.
+    const both = await rate({ requestId: id, request_id: id, thumbs: 'up' });
+    expect(both.status).toBe(200);
+    expect(both.body.score).toBe(5);
+    const list = await c.env.http('GET', `/v1/feedback?requestId=${id}`, { token: c.tenant.token });
+    expect(list.body.items).toHaveLength(1);
+    // A foreign id under either name is a 404.
+    expectTypedError(await rate({ request_id: id, score: 2 }, other.token), 404, 'not_found_error');
+  });
+
+  it.each([
+    ['neither name', { score: 3 }, 'requestId'],
+    ['two different ids', { requestId: 'req_a', request_id: 'req_b', score: 3 }, 'request_id'],
+    ['an empty request_id', { request_id: '', score: 3 }, 'request_id'],
+  ])('refuses a request id given by %s with 400 naming the field', async (_what, body, field) => {
+    const res = await rate(body);
+    expectTypedError(res, 400, 'invalid_request_error');
+    expect(res.body.error.message).toContain(`${field}:`);
+  });
+
   it('copies the routing cell of routed requests', async () => {
     const id = await ask('', `cell ${Math.random()}`, c.tenant.token, {
       routing_hint: 'qa',

@@ -431,8 +431,11 @@ describe('classifier: accuracy on labelled prompts', () => {
     for (const r of holdout) expect(seen.has(key(r))).toBe(false);
   });
 
-  // Floors sit a little under the measured figures (see the classifier's design notes), so a
-  // change that costs accuracy fails here.
+  // Floors sit a little under the measured figures, so a change that costs accuracy fails here.
+  // The task type is measured on the test split of data/classifier (prompts labelled by the data
+  // sets' makers, see the next block); these two sets were written beside the old cue lists and
+  // stay as a regression check. The tuning corpus's single-turn prompts are in the model's
+  // training data; the held-out set is not.
   it('meets the floors on the tuning corpus', () => {
     const a = accuracy(corpus);
     expect(a.task).toBeGreaterThanOrEqual(0.95);
@@ -441,7 +444,27 @@ describe('classifier: accuracy on labelled prompts', () => {
 
   it('meets the floors on the held-out set', () => {
     const a = accuracy(holdout);
-    expect(a.task).toBeGreaterThanOrEqual(0.9);
+    expect(a.task).toBeGreaterThanOrEqual(0.85);
     expect(a.complexity).toBeGreaterThanOrEqual(0.75);
+  });
+});
+
+describe('classifier: accuracy on the test split of data/classifier', () => {
+  const TASKS = ['coding', 'creative', 'summarization', 'qa', 'general'] as const;
+  const rows = readFileSync(path.join(here, '../../data/classifier/corpus.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { taskType: TaskType; split: string; text: string })
+    .filter((r) => r.split === 'test');
+
+  it('holds the goals: macro-averaged accuracy of at least 90%, no task type below 80%', () => {
+    expect(rows.length).toBeGreaterThanOrEqual(1000);
+    const perTask = TASKS.map((t) => {
+      const mine = rows.filter((r) => r.taskType === t);
+      return mine.filter((r) => classify([user(r.text)]).taskType === t).length / mine.length;
+    });
+    const macro = perTask.reduce((a, b) => a + b, 0) / TASKS.length;
+    expect(macro).toBeGreaterThanOrEqual(0.9);
+    for (const a of perTask) expect(a).toBeGreaterThanOrEqual(0.8);
   });
 });

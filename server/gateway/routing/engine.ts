@@ -4,7 +4,7 @@ import type { ChatMessage } from '../../providers/types.js';
 import type { CostLogRow } from '../log-writer.js';
 import type { ChatCall, Complexity, RoutedBy, RoutingCell, Target, TaskType } from '../types.js';
 import { weightedIndex, type Random } from '../../lib/random.js';
-import { hasEvidence, rank, type Scored, type ScoringPolicy } from './scoring.js';
+import { explorationPick, hasEvidence, rank, thompsonPick, type Scored, type ScoringPolicy } from './scoring.js';
 import type { ActiveAbTest, RoutingState } from './state.js';
 import type { RoutingResult, RoutingStrategy } from './strategy.js';
 import { satisfies, type Needs } from './targets.js';
@@ -35,28 +35,13 @@ export interface RoutingEngineOptions {
   latencyOf?: (t: Target) => number;
 }
 
-/** The exploration weight of a model the pricing table does not know (see explorationWeight). */
-const UNPRICED_WEIGHT = 0.25;
-
 /**
- * How likely exploration is to pick `candidate` over the others (relative weights): candidates
- * still short of `minSamples` are where evidence changes decisions most; cheaper ones than `top`
- * weigh fully, pricier ones in proportion to how much cheaper `top` is, and an unpriced one as if it
- * cost four times what `top` does.
+ * The adaptive pick draws from posteriors narrowed to this share of their spread: a draw, so a
+ * model left in doubt by its scores keeps some traffic, but mostly the best estimate, since
+ * exploration's share makes the wide draws. Chosen on the routing bench (test/bench/routing.bench.ts):
+ * the full spread spends more on doubtful dear models for no gain in quality.
  */
-export function explorationWeight(
-  candidate: Pick<Scored, 'samples' | 'price'>,
-  top: Pick<Scored, 'price'>,
-  minSamples: number,
-): number {
-  const need = candidate.samples < minSamples ? 1 : 0.25 / (1 + candidate.samples / minSamples);
-  const price = !Number.isFinite(candidate.price)
-    ? UNPRICED_WEIGHT
-    : candidate.price > 0 && Number.isFinite(top.price)
-      ? Math.min(1, top.price / candidate.price)
-      : 1;
-  return need * price;
-}
+const ADAPTIVE_SPREAD = 0.35;
 
 export class RoutingEngine implements RoutingStrategy {
   constructor(private readonly opts: RoutingEngineOptions) {}
@@ -98,8 +83,13 @@ export class RoutingEngine implements RoutingStrategy {
       };
     }
 
-    const top = ranked[0]!;
-    const explored = this.explore(ranked);
+    // Once the cell has evidence, the adaptive pick is a draw from the posteriors (Thompson
+    // sampling, thompsonPick): a model whose scores leave it in doubt keeps getting some traffic
+    // until they settle it, instead of waiting for exploration's share. Before, the priors decide.
+    const top = adaptiveHasEvidence
+      ? thompsonPick(ranked, cell.complexity, this.opts.policy, this.opts.random, ADAPTIVE_SPREAD)
+      : ranked[0]!;
+    const explored = this.explore(ranked, top, cell.complexity);
     const routedBy: RoutedBy = explored ? 'exploration' : adaptiveHasEvidence ? 'adaptive' : cell.routedBy;
     const chosen = explored ?? top;
     return {
@@ -182,18 +172,15 @@ export class RoutingEngine implements RoutingStrategy {
   }
 
   /**
-   * With probability explorationRate, a non-top candidate. Favours those with the least evidence,
-   * and those cheaper than the top pick: evidence on a cheaper model can lower the bill, while a
-   * pricier one is sampled in proportion to how much cheaper the top pick is. A model without a
-   * price (not in the pricing table: its calls are logged at cost 0) is sampled as one four times
-   * the top pick's price would be, not as the cheapest.
+   * With probability explorationRate, a non-top candidate, chosen by drawing from the candidates'
+   * posteriors (explorationPick): the samples go where a score can change the decision, a
+   * candidate whose posterior overlaps the best, cheap or dear, and move on as scores settle it. A
+   * uniform pick, or one that favours cheap models, spends them on models already ruled out and
+   * never learns that a dear model is much better on a cell.
    */
-  private explore(ranked: Scored[]): Scored | undefined {
+  private explore(ranked: Scored[], chosen: Scored, complexity: Complexity): Scored | undefined {
     if (ranked.length < 2 || this.opts.explorationRate <= 0 || this.opts.random() >= this.opts.explorationRate)
       return undefined;
-    const top = ranked[0]!;
-    const others = ranked.slice(1);
-    const weights = others.map((s) => explorationWeight(s, top, this.opts.policy.minSamples));
-    return others[weightedIndex(weights, this.opts.random)];
+    return explorationPick(ranked, chosen, complexity, this.opts.policy, this.opts.random);
   }
 }

@@ -3,6 +3,7 @@ import type { Complexity, Target } from '../types.js';
 import type { QualityStat } from './state.js';
 import { targetKey } from './state.js';
 import { blendedPrice } from './targets.js';
+import type { Random } from '../../lib/random.js';
 
 // Adaptive scoring: a quality estimate per candidate on the 1-5 feedback scale, traded against
 // price. The rule is "cheapest among the near-best": find the best estimated quality, keep the
@@ -23,6 +24,12 @@ export interface ScoringPolicy {
    * looks best on few noisy scores must not price every cheaper model out (the winner's curse).
    */
   caution: number;
+  /**
+   * Pseudo-scores the prior counts for in exploration's posterior (thompsonPick): fewer than
+   * `priorStrength`, so exploration doubts the tier priors more than the ranking does and tries a
+   * small model on a complex cell, or a dear one on a simple cell, before the scores say no.
+   */
+  explorationPriorStrength: number;
 }
 
 export const DEFAULT_POLICY: ScoringPolicy = {
@@ -30,6 +37,7 @@ export const DEFAULT_POLICY: ScoringPolicy = {
   priorStrength: 4,
   tolerance: { simple: 0.35, medium: 0.3, complex: 0.2 },
   caution: 1,
+  explorationPriorStrength: 1,
 };
 
 /** The default policy with its tolerances scaled (GATEWAY_ROUTING_TOLERANCE). */
@@ -69,6 +77,13 @@ export interface Scored extends Target {
   /** Whether the estimate rests on feedback (samples >= minSamples) rather than the prior. */
   evidence: boolean;
   price: number;
+  /**
+   * The posterior of the model's quality in the cell from every score it has (however few): the
+   * prior as `priorStrength` pseudo-scores, then the scores, faded with age. Exploration draws from
+   * it (thompsonPick); the ranking waits for `minSamples` before trusting a mean.
+   */
+  posteriorMean: number;
+  posteriorSd: number;
 }
 
 export function prior(t: Target, complexity: Complexity): number {
@@ -87,6 +102,7 @@ export function score(t: Target, complexity: Complexity, stat: QualityStat | und
   const quality = evidence ? (p * policy.priorStrength + stat!.sum) / weight : p;
   // A measured mean is known to within its standard error; a prior is a guess (see rank()).
   const margin = evidence ? (policy.caution * SCORE_SD) / Math.sqrt(weight) : 0;
+  const all = policy.explorationPriorStrength + n;
   return {
     provider: t.provider,
     model: t.model,
@@ -96,6 +112,8 @@ export function score(t: Target, complexity: Complexity, stat: QualityStat | und
     samples: n,
     evidence,
     price: blendedPrice(t),
+    posteriorMean: (p * policy.explorationPriorStrength + (stat?.sum ?? 0)) / all,
+    posteriorSd: SCORE_SD / Math.sqrt(all),
   };
 }
 
@@ -143,4 +161,75 @@ export function rank(
 
 export function hasEvidence(scored: Scored[]): boolean {
   return scored.some((s) => s.evidence);
+}
+
+/**
+ * A model the pricing table does not know (its calls are logged at cost 0) is not taken for the
+ * cheapest: it comes last among those within tolerance.
+ */
+function knownPrice(s: Scored): number {
+  return Number.isFinite(s.price) ? s.price : Number.POSITIVE_INFINITY;
+}
+
+/** A standard normal draw (Box-Muller). */
+function normal(random: Random): number {
+  const u = Math.max(random(), 1e-12);
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
+}
+
+/**
+ * Thompson sampling on the routing rule: draw each candidate's quality from its posterior, then
+ * take the cheapest within tolerance of the best draw, as rank() does with estimates. A candidate
+ * comes out of the draw often where its posterior is wide and overlaps the best (too few scores to
+ * rule it in or out: where a score can change the decision) and rarely once its scores settle it,
+ * whatever it costs: a dear model that may be much better gets tried as a cheap one does.
+ */
+export function thompsonPick(
+  scored: Scored[],
+  complexity: Complexity,
+  policy: ScoringPolicy,
+  random: Random,
+  spread = 1,
+): Scored {
+  let best = -Infinity;
+  const draws = scored.map((s) => {
+    const d = s.posteriorMean + spread * s.posteriorSd * normal(random);
+    if (d > best) best = d;
+    return d;
+  });
+  const floor = best - policy.tolerance[complexity];
+  let chosen = -1;
+  for (let i = 0; i < scored.length; i++) {
+    if (draws[i]! < floor) continue;
+    if (chosen < 0 || knownPrice(scored[i]!) < knownPrice(scored[chosen]!)) chosen = i;
+  }
+  return scored[chosen]!;
+}
+
+/** Draws tried before exploration stops waiting for one that disagrees with the top pick. */
+const EXPLORATION_DRAWS = 8;
+
+/**
+ * A candidate other than `chosen` to explore: the first Thompson draw (thompsonPick) that
+ * disagrees with it, so each is explored about as often as its posterior says it may be the right
+ * choice. When the draws keep agreeing (the cell is settled), the other candidate with the most
+ * upside.
+ */
+export function explorationPick(
+  ranked: Scored[],
+  chosen: Scored,
+  complexity: Complexity,
+  policy: ScoringPolicy,
+  random: Random,
+): Scored {
+  for (let i = 0; i < EXPLORATION_DRAWS; i++) {
+    const pick = thompsonPick(ranked, complexity, policy, random);
+    if (pick !== chosen) return pick;
+  }
+  let best: Scored | undefined;
+  for (const s of ranked) {
+    if (s === chosen) continue;
+    if (!best || s.posteriorMean + 2 * s.posteriorSd > best.posteriorMean + 2 * best.posteriorSd) best = s;
+  }
+  return best!;
 }

@@ -7,12 +7,31 @@ const tag = 'Feedback and quality';
 
 export const SubmitFeedbackInput = z
   .object({
-    requestId: z.string().min(1).max(MAX_ID_CHARS).describe('The X-Gateway-Request-Id of the call being rated'),
+    requestId: z
+      .string()
+      .min(1)
+      .max(MAX_ID_CHARS)
+      .optional()
+      .describe('The X-Gateway-Request-Id of the call being rated (or give it as request_id)'),
+    request_id: z
+      .string()
+      .min(1)
+      .max(MAX_ID_CHARS)
+      .optional()
+      .describe('The same id under the name SPEC gives it; give requestId or request_id'),
     score: z.number().int().min(1).max(5).optional().describe('Quality score 1-5'),
     thumbs: z.enum(['up', 'down']).optional().describe('Alternative to score: up counts as 5, down as 1'),
     comment: z.string().max(2000).optional(),
   })
   .strict()
+  .refine((v) => v.requestId !== undefined || v.request_id !== undefined, {
+    message: 'give the request id as requestId or request_id',
+    path: ['requestId'],
+  })
+  .refine((v) => v.requestId === undefined || v.request_id === undefined || v.requestId === v.request_id, {
+    message: 'requestId and request_id name different requests: give one of them',
+    path: ['request_id'],
+  })
   .refine((v) => (v.score === undefined) !== (v.thumbs === undefined), {
     message: 'give exactly one of score (1-5) or thumbs (up|down)',
     path: ['score'],

@@ -91,7 +91,9 @@ export class FeedbackService {
 
   async submit(tenantId: string, input: z.infer<typeof SubmitFeedbackInput>): Promise<Dto> {
     const score = input.score ?? (input.thumbs === 'up' ? 5 : 1);
-    return this.record(tenantId, input.requestId, score, 'user', input.comment ?? null);
+    // The schema takes the id as requestId or request_id (one of them, or both the same).
+    const requestId = (input.requestId ?? input.request_id)!;
+    return this.record(tenantId, requestId, score, 'user', input.comment ?? null);
   }
 
   /** Store a score (user or judge) and feed it to routing at once. 404 for unknown or foreign ids. */
