@@ -11,6 +11,7 @@ import { schedulerRouter } from '../modules/scheduler/router.js';
 import { spendRouter } from '../modules/spend/router.js';
 import { systemRouter } from '../modules/system/router.js';
 import { tokensRouter } from '../modules/tokens/router.js';
+import { guardrailsRouter } from '../modules/guardrails/router.js';
 
 export const appRouter = router({
   system: systemRouter,
@@ -24,6 +25,7 @@ export const appRouter = router({
   cache: cacheRouter,
   spend: spendRouter,
   pricing: pricingRouter,
+  guardrails: guardrailsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -11,3 +11,4 @@ export * from './judge-samples.js';
 export * from './semantic-cache.js';
 export * from './spend-rollups.js';
 export * from './price-overrides.js';
+export * from './guardrails.js';

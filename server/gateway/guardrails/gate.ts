@@ -1,0 +1,139 @@
+import type { Logger } from '../../lib/logger.js';
+import type { PgListener } from '../../db/listener.js';
+import { matcherFor, type Engine, type Matcher } from './patterns.js';
+
+// The guardrails on the request path: every workspace's enabled rules, compiled once and held in
+// memory. Loaded whole at start-up; a change reloads that workspace's rules on every node (NOTIFY on
+// CHANNEL, sent by the guardrails service after it commits; the node that made the change reloads
+// before it answers). A call costs no database round trip, and a workspace with no enabled rule
+// costs one map lookup.
+
+export const GUARDRAILS_CHANNEL = 'guardrails_changed';
+export const SNIPPET_CHARS = 200;
+
+export interface EnabledRule {
+  id: string;
+  tenantId: string;
+  name: string;
+  action: 'block' | 'flag';
+  pattern: string;
+  engine: Engine;
+}
+
+interface Compiled {
+  id: string;
+  name: string;
+  action: 'block' | 'flag';
+  matcher: Matcher;
+}
+
+export interface Hit {
+  ruleId: string;
+  ruleName: string;
+  action: 'block' | 'flag';
+  snippet: string;
+}
+
+/** What the rules said of a call: the rule that blocks it (if any) and every rule that fired. */
+export interface Verdict {
+  blockedBy: Hit | null;
+  hits: Hit[];
+}
+
+export interface GuardrailGateDeps {
+  /** Enabled rules of one workspace, or of all of them (tenantId undefined), in evaluation order. */
+  loadEnabled(tenantId?: string): Promise<EnabledRule[]>;
+  listener: PgListener;
+  logger: Logger;
+}
+
+export class GuardrailGate {
+  private readonly byTenant = new Map<string, Compiled[]>();
+  /** Per workspace, the latest reload started: an older one that finishes later is dropped. */
+  private readonly generation = new Map<string, number>();
+
+  constructor(private readonly d: GuardrailGateDeps) {}
+
+  async start(): Promise<void> {
+    await this.d.listener.listen(
+      GUARDRAILS_CHANNEL,
+      (tenantId) => void this.reload(tenantId),
+      () => void this.reloadAll(),
+    );
+    await this.reloadAll();
+  }
+
+  /** Re-reads one workspace's enabled rules. */
+  async reload(tenantId: string): Promise<void> {
+    const gen = (this.generation.get(tenantId) ?? 0) + 1;
+    this.generation.set(tenantId, gen);
+    try {
+      const rules = await this.d.loadEnabled(tenantId);
+      if (this.generation.get(tenantId) === gen) this.install(tenantId, rules);
+    } catch (err) {
+      this.d.logger.warn({ err, tenantId }, 'guardrail rules reload failed');
+    }
+  }
+
+  private async reloadAll(): Promise<void> {
+    try {
+      const rows = await this.d.loadEnabled();
+      const grouped = new Map<string, EnabledRule[]>();
+      for (const r of rows) {
+        const list = grouped.get(r.tenantId);
+        if (list) list.push(r);
+        else grouped.set(r.tenantId, [r]);
+      }
+      for (const tenantId of [...this.byTenant.keys()]) if (!grouped.has(tenantId)) this.byTenant.delete(tenantId);
+      for (const [tenantId, list] of grouped) this.install(tenantId, list);
+    } catch (err) {
+      this.d.logger.warn({ err }, 'guardrail rules load failed');
+    }
+  }
+
+  private install(tenantId: string, rules: EnabledRule[]): void {
+    const compiled: Compiled[] = [];
+    for (const r of rules) {
+      const matcher = safeMatcher(r, this.d.logger);
+      if (matcher) compiled.push({ id: r.id, name: r.name, action: r.action, matcher });
+    }
+    if (compiled.length === 0) this.byTenant.delete(tenantId);
+    else this.byTenant.set(tenantId, compiled);
+  }
+
+  /** Whether the workspace has any enabled rule (the text need not be built otherwise). */
+  active(tenantId: string): boolean {
+    return this.byTenant.has(tenantId);
+  }
+
+  /** Runs the workspace's enabled rules over `text`; null when none fired. */
+  screen(tenantId: string, text: string): Verdict | null {
+    const rules = this.byTenant.get(tenantId);
+    if (!rules || text.length === 0) return null;
+    let verdict: Verdict | null = null;
+    for (const r of rules) {
+      const m = r.matcher.exec(text);
+      if (!m) continue;
+      const hit: Hit = { ruleId: r.id, ruleName: r.name, action: r.action, snippet: m.text.slice(0, SNIPPET_CHARS) };
+      verdict ??= { blockedBy: null, hits: [] };
+      verdict.hits.push(hit);
+      if (r.action === 'block') {
+        // The first blocking rule decides; later rules need not run.
+        verdict.blockedBy = hit;
+        break;
+      }
+    }
+    return verdict;
+  }
+}
+
+function safeMatcher(r: EnabledRule, logger: Logger): Matcher | null {
+  try {
+    const m = matcherFor(r.pattern, r.engine);
+    if (!m) logger.warn({ ruleId: r.id }, 'guardrail rule skipped: no room left on the linear-time engine');
+    return m;
+  } catch (err) {
+    logger.warn({ err, ruleId: r.id }, 'guardrail rule skipped: pattern does not compile');
+    return null;
+  }
+}

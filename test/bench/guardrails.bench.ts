@@ -1,0 +1,74 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUILTIN_RULES, RULE_FLAGS } from '../../server/gateway/guardrails/builtin.js';
+
+// Efficacy of the built-in jailbreak rules on the evaluation set (README, "Guardrails"): recall on
+// jailbreak prompts and false-positive rate on benign ones, per rule and overall, per source.
+// The set is not in the repository (its sources keep their own licences); GUARDRAILS_EVAL_DIR
+// points at a folder holding train.jsonl and test.jsonl, one {"text","label","source"} a line.
+// SPLIT=train|test (default test: the held-back split the rules were never tuned on).
+
+const dir = process.env.GUARDRAILS_EVAL_DIR ?? '/work/shared/guardrails-eval';
+const split = process.env.SPLIT ?? 'test';
+const file = join(dir, `${split}.jsonl`);
+if (!existsSync(file)) {
+  console.error(`no evaluation set at ${file}: set GUARDRAILS_EVAL_DIR (see README, Guardrails)`);
+  process.exit(2);
+}
+interface Row {
+  text: string;
+  label: 'jailbreak' | 'benign';
+  source: string;
+}
+const rows: Row[] = readFileSync(file, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
+const rules = BUILTIN_RULES.map((r) => ({ name: r.name, re: new RegExp(r.pattern, RULE_FLAGS) }));
+const pct = (n: number, d: number) => (d === 0 ? '-' : `${((100 * n) / d).toFixed(1)}%`);
+
+const jail = rows.filter((r) => r.label === 'jailbreak');
+const benign = rows.filter((r) => r.label === 'benign');
+const HARD = /\b(?:act as|acting as|pretend|role-?play|you are an?|imagine you|play the role|in character|persona)\b/i;
+const hard = benign.filter((r) => HARD.test(r.text));
+const hits = (r: Row) => rules.filter((x) => x.re.test(r.text)).map((x) => x.name);
+const jailHits = jail.map(hits);
+const benignHits = benign.map(hits);
+
+console.log(
+  `split ${split}: ${jail.length} jailbreak, ${benign.length} benign (${hard.length} role-play / "act as" hard negatives)`,
+);
+console.log('\nrule                          recall   false positives');
+for (const r of rules) {
+  const tp = jailHits.filter((h) => h.includes(r.name)).length;
+  const fp = benignHits.filter((h) => h.includes(r.name)).length;
+  console.log(
+    `${r.name.padEnd(30)}${pct(tp, jail.length).padStart(7)}   ${pct(fp, benign.length).padStart(6)} (${fp})`,
+  );
+}
+const tp = jailHits.filter((h) => h.length > 0).length;
+const fp = benignHits.filter((h) => h.length > 0).length;
+const hardFp = hard.filter((r) => hits(r).length > 0).length;
+console.log(
+  `${'all four'.padEnd(30)}${pct(tp, jail.length).padStart(7)}   ${pct(fp, benign.length).padStart(6)} (${fp})`,
+);
+console.log(
+  `hard negatives (role-play, "act as"): false positives ${pct(hardFp, hard.length)} (${hardFp} of ${hard.length})`,
+);
+
+console.log('\nby source                                    n    caught / flagged');
+const sources = [...new Set(rows.map((r) => `${r.label}\t${r.source}`))].sort();
+for (const s of sources) {
+  const [label, source] = s.split('\t') as [string, string];
+  const of = rows.filter((r) => r.label === label && r.source === source);
+  const n = of.filter((r) => hits(r).length > 0).length;
+  console.log(`${`${label}: ${source}`.padEnd(44)}${String(of.length).padStart(5)}    ${pct(n, of.length)}`);
+}
+if (process.env.SHOW) {
+  const which = process.env.SHOW;
+  for (const [i, r] of (which === 'fp' ? benign : jail).entries()) {
+    const h = (which === 'fp' ? benignHits : jailHits)[i]!;
+    if (which === 'fp' ? h.length > 0 : h.length === 0)
+      console.log(`--- ${r.source} ${h.join(',')}\n${r.text.slice(0, 300).replace(/\n/g, ' | ')}`);
+  }
+}
