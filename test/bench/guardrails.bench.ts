@@ -72,3 +72,68 @@ if (process.env.SHOW) {
       console.log(`--- ${r.source} ${h.join(',')}\n${r.text.slice(0, 300).replace(/\n/g, ' | ')}`);
   }
 }
+
+// Cost on the request path: a 2,000-token prompt (about 8,000 characters of ordinary text from the
+// benign prompts) against the four built-ins and 20 custom rules, all enabled, none firing.
+{
+  const { GuardrailGate } = await import('../../server/gateway/guardrails/gate.js');
+  const { encode } = await import('gpt-tokenizer');
+  let prompt = '';
+  for (const r of benign) {
+    if (hits(r).length > 0) continue;
+    prompt += `${r.text}\n`;
+    if (encode(prompt).length >= 2_000) break;
+  }
+  const custom = Array.from({ length: 20 }, (_, i) => `project[-_ ]?codename[-_ ]?${i}|acme-secret-${i}\\d{4}`);
+  const rules = [...BUILTIN_RULES.map((r) => r.pattern), ...custom].map((pattern, i) => ({
+    id: `grd_${i}`,
+    tenantId: 'ten_bench',
+    name: `rule ${i}`,
+    action: 'block' as const,
+    pattern,
+    engine: 'js' as const,
+  }));
+  // The gate as the request path runs it, its rules loaded as at start-up (no database here).
+  const gate = new GuardrailGate({
+    loadEnabled: async () => rules,
+    listener: { listen: async () => undefined } as never,
+    logger: { warn: () => undefined } as never,
+  });
+  await gate.start();
+  const scan = () => {
+    if (gate.screen('ten_bench', prompt)) throw new Error('a rule fired on the timing prompt');
+  };
+  const builtinsOnly = new GuardrailGate({
+    loadEnabled: async () => rules.slice(0, 4),
+    listener: { listen: async () => undefined } as never,
+    logger: { warn: () => undefined } as never,
+  });
+  await builtinsOnly.start();
+  const customOnly = new GuardrailGate({
+    loadEnabled: async () => rules.slice(4),
+    listener: { listen: async () => undefined } as never,
+    logger: { warn: () => undefined } as never,
+  });
+  await customOnly.start();
+  for (let i = 0; i < 200; i++) scan();
+  const timed = (f: () => unknown) => {
+    const samples: number[] = [];
+    for (let i = 0; i < 2_000; i++) {
+      const t = performance.now();
+      f();
+      samples.push(performance.now() - t);
+    }
+    samples.sort((a, b) => a - b);
+    const q = (p: number) => samples[Math.floor(p * (samples.length - 1))]!.toFixed(3);
+    return `p50 ${q(0.5)} ms, p99 ${q(0.99)} ms`;
+  };
+  console.log(
+    `\nscan cost of a ${encode(prompt).length}-token prompt (${prompt.length} characters) that no rule matches:`,
+  );
+  console.log(`  4 built-ins + 20 custom rules: ${timed(scan)}`);
+  console.log(`  4 built-ins:                   ${timed(() => builtinsOnly.screen('ten_bench', prompt))}`);
+  console.log(`  20 custom rules:               ${timed(() => customOnly.screen('ten_bench', prompt))}`);
+  console.log(
+    `  a workspace with no rule:      ${timed(() => gate.active('ten_none') && gate.screen('ten_none', prompt))}`,
+  );
+}

@@ -39,7 +39,7 @@ const HIDDEN = `(?:your|initial|original|hidden|secret|system|previous|above|pre
 const systemPromptExtraction = [
   String.raw`\bsystem\s*(?:prompt|message|instructions?)\b`,
   String.raw`\b(?:initial|original|hidden|secret|pre-?)\s*(?:prompt|instructions?)\b`,
-  String.raw`\b${REVEAL}\b[^.\n?]{0,30}?\b${HIDDEN}\b[^.\n?]{0,20}?\b(?:instructions?|prompts?|directives?)\b(?! (?:for|on|to|of how) )`,
+  String.raw`\b${REVEAL}\b[^.\n?]{0,30}?\b${HIDDEN}\b[^.\n?]{0,20}?\b(?:instructions?|prompts?|directives?)\b`,
   String.raw`\bwhat (?:is|are|were|was)\b[^.\n?]{0,15}\b(?:your|the|these|those)\b[^.\n?]{0,15}\b(?:instructions?|prompt|directives?|rules you)\b`,
   String.raw`\b(?:instructions?|prompt|rules) (?:you (?:were|have been|are|got|received)|(?:were|was|is|are) (?:given|provided) to you|given to you|above this)\b`,
   String.raw`\bwords? (?:above|before) (?:this|the)\b`,
@@ -48,10 +48,10 @@ const systemPromptExtraction = [
   String.raw`\b(?:${INSTR}|guidelines|directives|rules) (?:you(?:'ve| have)? (?:been )?(?:given|got|received|following|programmed)|(?:provided|given) to you|to you)\b`,
   String.raw`\bthings (?:that )?you are instructed\b`,
   String.raw`\b(?:my previous|guard|secret|complete|unabridged)\s+(?:\w+\s+)?${INSTR}\b`,
-  String.raw`\byour\s+(?:\w+\s+)?${INSTR}\b(?=\s*(?:[?!:]|$|\b(?:are|were|say|says|to me|backwards|verbatim|exactly|word for word|in full|before|given|from|and print|translated)\b))`,
+  String.raw`\byour\s+(?:\w+\s+)?${INSTR}\b(?:\s*(?:[?!:]|$|\b(?:are|were|say|says|to me|backwards|verbatim|exactly|word for word|in full|before|given|from|and print|translated)\b))`,
   String.raw`\b(?:about|against|adhere to|remember|change|changed|apply|violate|disobey|regurgitate|reveal|summari[sz]e|duplicate|repeat|list|print)\s+(?:all (?:of )?)?your\s+(?:\w+\s+)?${INSTR}\b`,
   String.raw`\b${INSTR}\s+(?:that )?(?:you|we)\s+(?:were|where|have|had|got|received|are|did)\b`,
-  String.raw`\b(?:repeat|rephrase|respond with|spell|print|regurgitate|rot13|translate|reverse|shuffle|recite|paraphrase|quote|encode)\b[^.\n?]{0,25}\b${INSTR}\b(?! (?:for|on|to|of|how)\b)`,
+  String.raw`\b(?:repeat|rephrase|respond with|spell|print|regurgitate|rot13|translate|reverse|shuffle|recite|paraphrase|quote|encode)\b[^.\n?]{0,25}\b${INSTR}\b`,
   String.raw`\brepeat (?:the |all )?(?:text|words|everything) (?:above|before)\b`,
 ].join('|');
 
@@ -91,5 +91,8 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   { key: 'delimiter_injection', name: 'Delimiter injection', pattern: delimiterInjection },
 ];
 
-/** Flags every rule runs with: case-insensitive, Unicode. */
-export const RULE_FLAGS = 'iu';
+/**
+ * Flags of rules on V8's engine: case-insensitive. Not Unicode: V8's Unicode case folding makes a
+ * scan of these rules about ten times slower. RE2 needs the Unicode flag (patterns.ts).
+ */
+export const RULE_FLAGS = 'i';

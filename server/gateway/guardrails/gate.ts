@@ -1,6 +1,6 @@
 import type { Logger } from '../../lib/logger.js';
 import type { PgListener } from '../../db/listener.js';
-import { matcherFor, type Engine, type Matcher } from './patterns.js';
+import { combined, matcherFor, type Engine, type Matcher } from './patterns.js';
 
 // The guardrails on the request path: every workspace's enabled rules, compiled once and held in
 // memory. Loaded whole at start-up; a change reloads that workspace's rules on every node (NOTIFY on
@@ -27,6 +27,12 @@ interface Compiled {
   matcher: Matcher;
 }
 
+interface RuleSet {
+  rules: Compiled[];
+  /** Matches wherever any rule on V8's engine would: when it does not, those rules are skipped. */
+  precheck: RegExp | null;
+}
+
 export interface Hit {
   ruleId: string;
   ruleName: string;
@@ -48,7 +54,7 @@ export interface GuardrailGateDeps {
 }
 
 export class GuardrailGate {
-  private readonly byTenant = new Map<string, Compiled[]>();
+  private readonly byTenant = new Map<string, RuleSet>();
   /** Per workspace, the latest reload started: an older one that finishes later is dropped. */
   private readonly generation = new Map<string, number>();
 
@@ -97,8 +103,12 @@ export class GuardrailGate {
       const matcher = safeMatcher(r, this.d.logger);
       if (matcher) compiled.push({ id: r.id, name: r.name, action: r.action, matcher });
     }
-    if (compiled.length === 0) this.byTenant.delete(tenantId);
-    else this.byTenant.set(tenantId, compiled);
+    if (compiled.length === 0) {
+      this.byTenant.delete(tenantId);
+      return;
+    }
+    const sources = compiled.map((c) => c.matcher.source).filter((s): s is string => s !== null);
+    this.byTenant.set(tenantId, { rules: compiled, precheck: combined(sources) });
   }
 
   /** Whether the workspace has any enabled rule (the text need not be built otherwise). */
@@ -108,10 +118,12 @@ export class GuardrailGate {
 
   /** Runs the workspace's enabled rules over `text`; null when none fired. */
   screen(tenantId: string, text: string): Verdict | null {
-    const rules = this.byTenant.get(tenantId);
-    if (!rules || text.length === 0) return null;
+    const set = this.byTenant.get(tenantId);
+    if (!set || text.length === 0) return null;
+    const skipJs = set.precheck !== null && !set.precheck.test(text);
     let verdict: Verdict | null = null;
-    for (const r of rules) {
+    for (const r of set.rules) {
+      if (skipJs && r.matcher.source !== null) continue;
       const m = r.matcher.exec(text);
       if (!m) continue;
       const hit: Hit = { ruleId: r.id, ruleName: r.name, action: r.action, snippet: m.text.slice(0, SNIPPET_CHARS) };

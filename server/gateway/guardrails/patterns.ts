@@ -16,6 +16,24 @@ export type Engine = 'js' | 're2';
 /** A compiled rule pattern: `exec` returns the match's index and text, or null. */
 export interface Matcher {
   exec(text: string): { index: number; text: string } | null;
+  /** The pattern, for rules on V8's engine (which can share one combined pre-check); null on RE2. */
+  source: string | null;
+}
+
+/**
+ * One case-insensitive RegExp matching wherever any of `sources` matches: a call that it does not
+ * match needs none of them run (one scan instead of one per rule). Null when there is nothing to
+ * combine, or when the sources cannot share one expression (backreferences and named groups would
+ * be renumbered or clash).
+ */
+export function combined(sources: string[]): RegExp | null {
+  const plain = sources.filter((s) => !/\\[1-9]|\\k<|\(\?<[A-Za-z]/.test(s));
+  if (plain.length < 2 || plain.length !== sources.length) return null;
+  try {
+    return new RegExp(plain.map((s) => `(?:${s})`).join('|'), RULE_FLAGS);
+  } catch {
+    return null;
+  }
 }
 
 // re2-wasm has a fixed heap and never frees a compiled pattern: after some 4,000 compilations the
@@ -23,13 +41,14 @@ export interface Matcher {
 // compilation stops well before the limit (a pattern past it is refused; one already saved is skipped
 // with a warning until the next restart).
 const RE2_BUDGET = 3_000;
+const RE2_FLAGS = 'iu';
 const re2Cache = new Map<string, RE2>();
 
 function compileRe2(pattern: string): RE2 | null {
   const cached = re2Cache.get(pattern);
   if (cached) return cached;
   if (re2Cache.size >= RE2_BUDGET) return null;
-  const re = new RE2(pattern, RULE_FLAGS);
+  const re = new RE2(pattern, RE2_FLAGS);
   re2Cache.set(pattern, re);
   return re;
 }
@@ -38,6 +57,7 @@ export function matcherFor(pattern: string, engine: Engine): Matcher | null {
   if (engine === 'js') {
     const re = new RegExp(pattern, RULE_FLAGS);
     return {
+      source: pattern,
       exec(text) {
         const m = re.exec(text);
         return m ? { index: m.index, text: m[0] } : null;
@@ -47,6 +67,7 @@ export function matcherFor(pattern: string, engine: Engine): Matcher | null {
   const re = compileRe2(pattern);
   if (!re) return null;
   return {
+    source: null,
     exec(text) {
       const m = re.exec(text);
       return m ? { index: m.index, text: m[0] ?? '' } : null;
