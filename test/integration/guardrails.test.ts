@@ -301,6 +301,18 @@ describe('SDK', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('describes every guardrails path and the guardrail_error of the data plane', async () => {
+    const { paths } = (await c.env.http('GET', '/openapi.json')).body;
+    expect(Object.keys(paths['/v1/guardrails'])).toEqual(expect.arrayContaining(['get', 'post']));
+    expect(Object.keys(paths['/v1/guardrails/{id}'])).toEqual(expect.arrayContaining(['put', 'delete']));
+    expect(Object.keys(paths['/v1/guardrails/{id}/reset'])).toEqual(['post']);
+    expect(Object.keys(paths['/v1/guardrails/logs'])).toEqual(['get']);
+    expect(paths['/v1/chat/completions'].post.responses['400'].description).toContain('guardrail_error');
+    expect(paths['/v1/embeddings'].post.responses['400'].description).toContain('guardrail_error');
+  });
+});
+
 describe('security', () => {
   const ctx = (): SecurityContext => ({ owner: c.tenant, other, ids });
   securityMatrix(() => c.env, ctx, [

@@ -55,8 +55,14 @@ export interface GuardrailGateDeps {
 
 export class GuardrailGate {
   private readonly byTenant = new Map<string, RuleSet>();
-  /** Per workspace, the latest reload started: an older one that finishes later is dropped. */
-  private readonly generation = new Map<string, number>();
+  /**
+   * Loads are numbered as they start; per workspace, the number of the load installed last. A load
+   * that finishes after a later-started one was installed is dropped (it may predate a change), and
+   * a load is installed even when a later one is still running (the caller that awaits it, the node
+   * that made a change, then answers with the change in force).
+   */
+  private loads = 0;
+  private readonly installed = new Map<string, number>();
 
   constructor(private readonly d: GuardrailGateDeps) {}
 
@@ -71,17 +77,17 @@ export class GuardrailGate {
 
   /** Re-reads one workspace's enabled rules. */
   async reload(tenantId: string): Promise<void> {
-    const gen = (this.generation.get(tenantId) ?? 0) + 1;
-    this.generation.set(tenantId, gen);
+    const seq = ++this.loads;
     try {
       const rules = await this.d.loadEnabled(tenantId);
-      if (this.generation.get(tenantId) === gen) this.install(tenantId, rules);
+      if (this.newer(tenantId, seq)) this.install(tenantId, rules);
     } catch (err) {
       this.d.logger.warn({ err, tenantId }, 'guardrail rules reload failed');
     }
   }
 
   private async reloadAll(): Promise<void> {
+    const seq = ++this.loads;
     try {
       const rows = await this.d.loadEnabled();
       const grouped = new Map<string, EnabledRule[]>();
@@ -90,11 +96,19 @@ export class GuardrailGate {
         if (list) list.push(r);
         else grouped.set(r.tenantId, [r]);
       }
-      for (const tenantId of [...this.byTenant.keys()]) if (!grouped.has(tenantId)) this.byTenant.delete(tenantId);
-      for (const [tenantId, list] of grouped) this.install(tenantId, list);
+      for (const tenantId of [...this.byTenant.keys()])
+        if (!grouped.has(tenantId) && this.newer(tenantId, seq)) this.byTenant.delete(tenantId);
+      for (const [tenantId, list] of grouped) if (this.newer(tenantId, seq)) this.install(tenantId, list);
     } catch (err) {
       this.d.logger.warn({ err }, 'guardrail rules load failed');
     }
+  }
+
+  /** Whether load `seq` is newer than what the workspace has installed; records it if so. */
+  private newer(tenantId: string, seq: number): boolean {
+    if ((this.installed.get(tenantId) ?? 0) > seq) return false;
+    this.installed.set(tenantId, seq);
+    return true;
   }
 
   private install(tenantId: string, rules: EnabledRule[]): void {
