@@ -34,6 +34,7 @@ import { TokenService } from './modules/tokens/service.js';
 import { GuardrailEventWriter } from './gateway/guardrails/events.js';
 import { GuardrailGate } from './gateway/guardrails/gate.js';
 import { GuardrailService } from './modules/guardrails/service.js';
+import { BudgetService } from './modules/budgets/service.js';
 
 // The service container: built once at start-up (and once per test app), handed to tRPC context
 // and the hand-written HTTP routes. start() does the slow parts (provider discovery).
@@ -65,6 +66,8 @@ export interface Services {
   scheduler: SchedulerService;
   /** Guardrail rules (control plane), the gate that runs them on calls, and the violation writer. */
   guardrails: GuardrailService;
+  /** Workspace monthly budgets and the gate that enforces them on calls. */
+  budgets: BudgetService;
   start(): Promise<void>;
   /** Stops taking jobs and waits for running ones (bounded); shutdown starts it beside the HTTP drain. Idempotent. */
   stopJobs(): Promise<void>;
@@ -172,11 +175,13 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     jobs,
     scheduler: new SchedulerService(db, jobs, audit),
     guardrails,
+    budgets: new BudgetService({ db, pool, audit, listener, logger }),
     async start() {
       await listener.start();
       await auth.start();
       await services.pricing.start();
       await guardrails.gate.start();
+      await services.budgets.gate.start();
       await dataPlane.start();
       sharedRateLimits?.start();
       await jobs.start();
@@ -191,6 +196,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       // Draining the log writer still publishes its last batches to the live tap.
       await dataPlane.close();
       await guardrails.events.close();
+      await services.budgets.gate.close();
       await liveBus.close();
       await sharedRateLimits?.close();
       await auth.close();

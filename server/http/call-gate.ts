@@ -66,6 +66,7 @@ export function callGate(services: Services): CallGate {
     // Spend first: a call refused for its spend limit must not use up one of the token's
     // rate-limit slots (nor wait for the shared rate store).
     checkSpend(principal);
+    services.budgets.gate.check(principal.tenantId);
     if (principal.rateLimitPerMinute) {
       const ready = limiter.ready?.(principal.tokenId);
       if (ready) await ready;

@@ -50,7 +50,10 @@ export function chatHandler(services: Services, dataPlane: DataPlane, admit: Cal
       createdAt: new Date(),
       // Every cost row of the call counts against the token here at once: failed attempts that
       // cost something, the classifier's call, a stream that broke after its first byte.
-      onCost: (usd) => services.auth.addSpend(principal, usd),
+      onCost: (usd) => {
+        services.auth.addSpend(principal, usd);
+        services.budgets.gate.addSpend(principal.tenantId, usd);
+      },
     };
     screenCall(services, dataPlane, call, () => chatText(call.messages), res, body.stream === true);
 

@@ -37,7 +37,10 @@ export function embeddingsHandler(services: Services, dataPlane: DataPlane, admi
       signal: cancelledOnClose(res),
       startedAt,
       createdAt: new Date(),
-      onCost: (usd) => services.auth.addSpend(principal, usd),
+      onCost: (usd) => {
+        services.auth.addSpend(principal, usd);
+        services.budgets.gate.addSpend(principal.tenantId, usd);
+      },
       endpoint: 'embeddings',
     };
     screenCall(services, dataPlane, call, () => embeddingsText(body.input), res, false);

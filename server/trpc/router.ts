@@ -12,6 +12,7 @@ import { spendRouter } from '../modules/spend/router.js';
 import { systemRouter } from '../modules/system/router.js';
 import { tokensRouter } from '../modules/tokens/router.js';
 import { guardrailsRouter } from '../modules/guardrails/router.js';
+import { budgetsRouter } from '../modules/budgets/router.js';
 
 export const appRouter = router({
   system: systemRouter,
@@ -26,6 +27,7 @@ export const appRouter = router({
   spend: spendRouter,
   pricing: pricingRouter,
   guardrails: guardrailsRouter,
+  budgets: budgetsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -12,3 +12,4 @@ export * from './semantic-cache.js';
 export * from './spend-rollups.js';
 export * from './price-overrides.js';
 export * from './guardrails.js';
+export * from './budgets.js';
