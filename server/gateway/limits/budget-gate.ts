@@ -90,7 +90,7 @@ export class BudgetGate {
   /** 402 budget_exceeded when the workspace has a hard-stop budget its month's spend has reached. */
   check(tenantId: string): void {
     const s = this.byTenant.get(tenantId);
-    if (!s || !s.hardStop) return;
+    if (!s?.hardStop) return;
     this.rollMonth(s);
     if (s.spentUsd < s.monthlyUsd) return;
     throw new GatewayError(
