@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../support/cli.js';
 import { startTestEnv, type TestEnv, type TestTenant } from '../support/harness.js';
 
-// gatewayctl guardrails: the real binary against a real gateway.
+// gatewayctl guardrails and budgets: the real binary against a real gateway.
 
 let env: TestEnv;
 let tenant: TestTenant;
@@ -10,7 +10,7 @@ const cli = (args: string[]): Promise<CliResult> => runCli(args, { url: env.base
 
 beforeAll(async () => {
   env = await startTestEnv();
-  tenant = await env.createTenant('free');
+  tenant = await env.createTenant('team');
 });
 afterAll(() => env?.close());
 
@@ -42,5 +42,18 @@ describe('gatewayctl guardrails', () => {
     const logs = await cli(['guardrails', 'logs', '--limit', '5']);
     expect(logs).toMatchObject({ code: 0, stderr: '' });
     expect(logs.stdout).toContain('MATCHED');
+  });
+});
+
+describe('gatewayctl budgets', () => {
+  it('sets and shows the monthly budget, and removes it', async () => {
+    const set = await cli(['budgets', 'set', '25', '--alerts', '50,90']);
+    expect(set).toMatchObject({ code: 0, stderr: '' });
+    expect(set.stdout).toMatch(/BUDGET\s*│\s*\$25/);
+    expect(set.stdout).toContain('50%, 90%');
+    const shown = JSON.parse((await cli(['--json', 'budgets', 'show'])).stdout);
+    expect(shown).toMatchObject({ monthlyUsd: 25, alertThresholds: [50, 90], hardStop: true, spentUsd: 0 });
+    const removed = JSON.parse((await cli(['--json', 'budgets', 'set', 'none'])).stdout);
+    expect(removed.monthlyUsd).toBeNull();
   });
 });
