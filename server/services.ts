@@ -35,6 +35,7 @@ import { GuardrailEventWriter } from './gateway/guardrails/events.js';
 import { GuardrailGate } from './gateway/guardrails/gate.js';
 import { GuardrailService } from './modules/guardrails/service.js';
 import { BudgetService } from './modules/budgets/service.js';
+import { QuotaGate } from './gateway/limits/quota-gate.js';
 
 // The service container: built once at start-up (and once per test app), handed to tRPC context
 // and the hand-written HTTP routes. start() does the slow parts (provider discovery).
@@ -68,6 +69,8 @@ export interface Services {
   guardrails: GuardrailService;
   /** Workspace monthly budgets and the gate that enforces them on calls. */
   budgets: BudgetService;
+  /** The free tier's monthly request quota. */
+  quota: QuotaGate;
   start(): Promise<void>;
   /** Stops taking jobs and waits for running ones (bounded); shutdown starts it beside the HTTP drain. Idempotent. */
   stopJobs(): Promise<void>;
@@ -176,12 +179,14 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     scheduler: new SchedulerService(db, jobs, audit),
     guardrails,
     budgets: new BudgetService({ db, pool, audit, listener, logger }),
+    quota: new QuotaGate({ pool, listener, logger, limit: config.GATEWAY_FREE_MONTHLY_REQUESTS }),
     async start() {
       await listener.start();
       await auth.start();
       await services.pricing.start();
       await guardrails.gate.start();
       await services.budgets.gate.start();
+      await services.quota.start();
       await dataPlane.start();
       sharedRateLimits?.start();
       await jobs.start();
@@ -197,6 +202,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       await dataPlane.close();
       await guardrails.events.close();
       await services.budgets.gate.close();
+      await services.quota.close();
       await liveBus.close();
       await sharedRateLimits?.close();
       await auth.close();

@@ -67,11 +67,17 @@ export function callGate(services: Services): CallGate {
     // rate-limit slots (nor wait for the shared rate store).
     checkSpend(principal);
     services.budgets.gate.check(principal.tenantId);
+    if (principal.tier === 'free') {
+      const quotaReady = services.quota.ready(principal.tenantId);
+      if (quotaReady) await quotaReady;
+    }
     if (principal.rateLimitPerMinute) {
       const ready = limiter.ready?.(principal.tokenId);
       if (ready) await ready;
     }
     checkRate(principal, res);
+    // Last: a call another limit refused does not use up the month's quota.
+    if (principal.tier === 'free') services.quota.take(principal.tenantId);
     return principal;
   };
 }
