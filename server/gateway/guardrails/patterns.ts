@@ -1,5 +1,5 @@
-import { RE2 } from 're2-wasm';
-import { check } from 'recheck';
+import { createRequire } from 'node:module';
+import type { RE2 } from 're2-wasm';
 import { GatewayError } from '../../lib/errors.js';
 import { RULE_FLAGS } from './builtin.js';
 
@@ -44,11 +44,17 @@ const RE2_BUDGET = 3_000;
 const RE2_FLAGS = 'iu';
 const re2Cache = new Map<string, RE2>();
 
+// Loaded on first use: the module reserves its 16 MB heap as it loads, which a gateway whose rules
+// all run on V8's engine never needs.
+const load = createRequire(import.meta.url);
+let RE2Class: typeof RE2 | undefined;
+
 function compileRe2(pattern: string): RE2 | null {
   const cached = re2Cache.get(pattern);
   if (cached) return cached;
   if (re2Cache.size >= RE2_BUDGET) return null;
-  const re = new RE2(pattern, RE2_FLAGS);
+  RE2Class ??= (load('re2-wasm') as { RE2: typeof RE2 }).RE2;
+  const re = new RE2Class(pattern, RE2_FLAGS);
   re2Cache.set(pattern, re);
   return re;
 }
@@ -108,6 +114,8 @@ export async function vetPattern(pattern: string): Promise<Engine> {
 
 async function provedLinear(pattern: string): Promise<boolean> {
   try {
+    // Loaded on first use (when a pattern is saved), not with the gateway.
+    const { check } = await import('recheck');
     const d = await check(pattern, RULE_FLAGS, { timeout: 3_000 });
     return d.status === 'safe';
   } catch {
