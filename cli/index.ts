@@ -15,6 +15,8 @@ import { registerSchedulerCommand } from './commands/scheduler.js';
 import { registerSpendCommand } from './commands/spend.js';
 import { registerTailCommand } from './commands/tail.js';
 import { registerTokensCommand } from './commands/tokens.js';
+import { registerGuardrailsCommand } from './commands/guardrails.js';
+import { registerBudgetsCommand } from './commands/budgets.js';
 
 // gatewayctl: the command-line client. It talks to the gateway only through the public SDK,
 // so anything it can do, a script using the SDK can do too.
@@ -72,6 +74,8 @@ export function buildProgram(): Command {
   registerCacheCommand(program);
   registerSpendCommand(program);
   registerTailCommand(program);
+  registerGuardrailsCommand(program);
+  registerBudgetsCommand(program);
   return program;
 }
 

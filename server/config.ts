@@ -124,6 +124,12 @@ const ConfigSchema = z.object({
   GATEWAY_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
   /** The deployment's negotiated prices (JSON array); a workspace's own overrides win over them. */
   GATEWAY_PRICE_OVERRIDES: PriceOverridesJson.optional(),
+  /** Chat and embeddings calls per minute from one client address; 0: no limit. */
+  GATEWAY_IP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(10_000_000).default(0),
+  /** Proxies in front of the gateway whose X-Forwarded-For entry is trusted; 0: the socket's address is the client's. */
+  GATEWAY_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  /** Chat and embeddings calls a free-tier workspace may make per UTC month; 0: no quota. */
+  GATEWAY_FREE_MONTHLY_REQUESTS: z.coerce.number().int().min(0).max(1e12).default(10_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema> & {

@@ -31,6 +31,11 @@ import { SystemService } from './modules/system/service.js';
 import { TenantService } from './modules/tenants/service.js';
 import { Authenticator } from './modules/tokens/authenticator.js';
 import { TokenService } from './modules/tokens/service.js';
+import { GuardrailEventWriter } from './gateway/guardrails/events.js';
+import { GuardrailGate } from './gateway/guardrails/gate.js';
+import { GuardrailService } from './modules/guardrails/service.js';
+import { BudgetService } from './modules/budgets/service.js';
+import { QuotaGate } from './gateway/limits/quota-gate.js';
 
 // The service container: built once at start-up (and once per test app), handed to tRPC context
 // and the hand-written HTTP routes. start() does the slow parts (provider discovery).
@@ -60,6 +65,12 @@ export interface Services {
   metrics: Metrics | null;
   jobs: JobRunner<Services>;
   scheduler: SchedulerService;
+  /** Guardrail rules (control plane), the gate that runs them on calls, and the violation writer. */
+  guardrails: GuardrailService;
+  /** Workspace monthly budgets and the gate that enforces them on calls. */
+  budgets: BudgetService;
+  /** The free tier's monthly request quota. */
+  quota: QuotaGate;
   start(): Promise<void>;
   /** Stops taking jobs and waits for running ones (bounded); shutdown starts it beside the HTTP drain. Idempotent. */
   stopJobs(): Promise<void>;
@@ -115,6 +126,13 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     pollingIntervalSeconds: config.GATEWAY_JOBS_POLL_SECONDS,
   });
   let jobsStopped: Promise<void> | undefined;
+  const guardrails: GuardrailService = new GuardrailService({
+    db,
+    pool,
+    audit,
+    gate: new GuardrailGate({ loadEnabled: (tenantId) => guardrails.loadEnabled(tenantId), listener, logger }),
+    events: new GuardrailEventWriter(db, logger),
+  });
   const services: Services = {
     config,
     logger,
@@ -159,10 +177,16 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     metrics,
     jobs,
     scheduler: new SchedulerService(db, jobs, audit),
+    guardrails,
+    budgets: new BudgetService({ db, pool, audit, listener, logger }),
+    quota: new QuotaGate({ pool, listener, logger, limit: config.GATEWAY_FREE_MONTHLY_REQUESTS }),
     async start() {
       await listener.start();
       await auth.start();
       await services.pricing.start();
+      await guardrails.gate.start();
+      await services.budgets.gate.start();
+      await services.quota.start();
       await dataPlane.start();
       sharedRateLimits?.start();
       await jobs.start();
@@ -176,6 +200,9 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       await services.stopJobs();
       // Draining the log writer still publishes its last batches to the live tap.
       await dataPlane.close();
+      await guardrails.events.close();
+      await services.budgets.gate.close();
+      await services.quota.close();
       await liveBus.close();
       await sharedRateLimits?.close();
       await auth.close();

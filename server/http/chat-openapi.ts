@@ -63,7 +63,9 @@ registerOpenApiPaths({
             'A chat completion (application/json), or Server-Sent Events of chat.completion.chunk frames ending with [DONE] when stream is true; the last data frame carries _gateway',
           content: { 'application/json': { schema: Completion }, 'text/event-stream': { schema: { type: 'string' } } },
         },
-        '400': errorResponse('Invalid body (invalid_request_error)'),
+        '400': errorResponse(
+          'Invalid body (invalid_request_error), or input blocked by a guardrail rule (guardrail_error: the message and X-Gateway-Guardrail name the rule)',
+        ),
         '401': errorResponse('Missing or invalid token (auth_error)'),
         '402': errorResponse('The token has spent its spend limit (spend_limit_error)'),
         '404': errorResponse('No registered provider serves the model (not_found_error)'),

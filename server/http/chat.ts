@@ -14,6 +14,8 @@ import type { Services } from '../services.js';
 import type { CallGate } from './call-gate.js';
 import { cancelledOnClose, serveCalls } from './call-handler.js';
 import { gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
+import { chatText } from '../gateway/guardrails/text.js';
+import { screenCall } from './guardrail-screen.js';
 import { readJsonBody } from './read-body.js';
 import { sseSink } from './sse-sink.js';
 
@@ -48,8 +50,12 @@ export function chatHandler(services: Services, dataPlane: DataPlane, admit: Cal
       createdAt: new Date(),
       // Every cost row of the call counts against the token here at once: failed attempts that
       // cost something, the classifier's call, a stream that broke after its first byte.
-      onCost: (usd) => services.auth.addSpend(principal, usd),
+      onCost: (usd) => {
+        services.auth.addSpend(principal, usd);
+        services.budgets.gate.addSpend(principal.tenantId, usd);
+      },
     };
+    screenCall(services, dataPlane, call, () => chatText(call.messages), res, body.stream === true);
 
     if (body.stream) {
       await dataPlane.pipeline.stream(call, sseSink(res, startedAt, services.metrics?.countError, isSimulated));

@@ -36,7 +36,9 @@ registerOpenApiPaths({
           description: 'The embeddings, with _gateway',
           content: { 'application/json': { schema: Embeddings } },
         },
-        '400': errorResponse('Invalid body, or a provider without embeddings (invalid_request_error)'),
+        '400': errorResponse(
+          'Invalid body, or a provider without embeddings (invalid_request_error), or input blocked by a guardrail rule (guardrail_error)',
+        ),
         '401': errorResponse('Missing or invalid token (auth_error)'),
         '402': errorResponse('The token has spent its spend limit (spend_limit_error)'),
         '404': errorResponse('No registered provider serves the model (not_found_error)'),

@@ -7,6 +7,8 @@ import type { Services } from '../services.js';
 import type { CallGate } from './call-gate.js';
 import { cancelledOnClose, serveCalls } from './call-handler.js';
 import { gatewayHeaders, jsonWithGateway } from './gateway-meta.js';
+import { embeddingsText } from '../gateway/guardrails/text.js';
+import { screenCall } from './guardrail-screen.js';
 import { readJsonBody } from './read-body.js';
 
 // POST /v1/embeddings: the OpenAI wire format in and out, behind the same gate as chat completions
@@ -35,9 +37,13 @@ export function embeddingsHandler(services: Services, dataPlane: DataPlane, admi
       signal: cancelledOnClose(res),
       startedAt,
       createdAt: new Date(),
-      onCost: (usd) => services.auth.addSpend(principal, usd),
+      onCost: (usd) => {
+        services.auth.addSpend(principal, usd);
+        services.budgets.gate.addSpend(principal.tenantId, usd);
+      },
       endpoint: 'embeddings',
     };
+    screenCall(services, dataPlane, call, () => embeddingsText(body.input), res, false);
     const { response, meta } = await embed(dataPlane.pipeline, call, body);
     const payload = jsonWithGateway(response, meta, dataPlane.isSimulated(meta.provider));
     res.writeHead(200, {

@@ -27,7 +27,20 @@ export function randomId(length = 20): string {
   return out;
 }
 
-export type IdPrefix = 'req' | 'tok' | 'ten' | 'aud' | 'abt' | 'fb' | 'ds' | 'run' | 'usr' | 'chatcmpl' | 'evt';
+export type IdPrefix =
+  | 'req'
+  | 'tok'
+  | 'ten'
+  | 'aud'
+  | 'abt'
+  | 'fb'
+  | 'ds'
+  | 'run'
+  | 'usr'
+  | 'chatcmpl'
+  | 'evt'
+  | 'grd'
+  | 'grl';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomId()}`;

@@ -11,6 +11,8 @@ import { schedulerRouter } from '../modules/scheduler/router.js';
 import { spendRouter } from '../modules/spend/router.js';
 import { systemRouter } from '../modules/system/router.js';
 import { tokensRouter } from '../modules/tokens/router.js';
+import { guardrailsRouter } from '../modules/guardrails/router.js';
+import { budgetsRouter } from '../modules/budgets/router.js';
 
 export const appRouter = router({
   system: systemRouter,
@@ -24,6 +26,8 @@ export const appRouter = router({
   cache: cacheRouter,
   spend: spendRouter,
   pricing: pricingRouter,
+  guardrails: guardrailsRouter,
+  budgets: budgetsRouter,
 });
 
 export type AppRouter = typeof appRouter;

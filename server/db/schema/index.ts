@@ -11,3 +11,5 @@ export * from './judge-samples.js';
 export * from './semantic-cache.js';
 export * from './spend-rollups.js';
 export * from './price-overrides.js';
+export * from './guardrails.js';
+export * from './budgets.js';
