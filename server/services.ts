@@ -168,6 +168,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       repository: new SpendRepository(pool),
       tokenNames: async (tenantId) => new Map((await services.tokens.list(tenantId)).map((t) => [t.id, t.name])),
       cellQuality: (tenantId) => services.analytics.cellQuality(tenantId),
+      monthlyBudget: async (tenantId) => (await services.budgets.get(tenantId)).monthlyUsd,
       minSamples: config.GATEWAY_MIN_SAMPLES,
     }),
     liveBus,

@@ -60,3 +60,13 @@ it('stamps cost rows with their cell and adds them up exactly per dimension', as
   expect(keys).toContain('/');
   expect(keys.some((k: string) => k.startsWith('coding/'))).toBe(true);
 });
+
+it('shows the workspace budget in the trajectory once one is set', async () => {
+  const token = chat.tenant.token;
+  expect((await chat.env.http('GET', '/v1/spend/trajectory', { token })).body.budget).toBeNull();
+  const set = await chat.env.http('PUT', '/v1/spend/budgets', { token, body: { monthlyUsd: 50 } });
+  expect(set.status, JSON.stringify(set.body)).toBe(200);
+  const res = await chat.env.http('GET', '/v1/spend/trajectory', { token });
+  expect(res.body.budget.monthlyUsd).toBe(50);
+  expect(res.body.budget.spentShare).toBeCloseTo(res.body.monthToDateUsd / 50, 4);
+});
