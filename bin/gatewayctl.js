@@ -3,11 +3,11 @@
 // which ships only the compiled dist/ tree, runs that.
 import { existsSync } from 'node:fs';
 
-const sources = new URL('../cli/index.ts', import.meta.url);
+const sources = new URL('../cli/bin.ts', import.meta.url);
 if (existsSync(sources)) {
   const { register } = await import('tsx/esm/api');
   register();
   await import(sources.href);
 } else {
-  await import(new URL('../dist/cli/index.js', import.meta.url).href);
+  await import(new URL('../dist/cli/bin.js', import.meta.url).href);
 }

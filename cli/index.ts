@@ -4,6 +4,7 @@ import { DEFAULT_GATEWAY_URL, DEFAULT_TIMEOUT_SECONDS, globalOptions } from './c
 import { MAX_TIMEOUT_SECONDS, parseGatewayUrl, parseTimeoutSeconds } from './options.js';
 import { describeError } from './errors.js';
 import { printError } from './output.js';
+import { setExitCode, withStreams, writeErr, writeOut, type CliStreams } from './io.js';
 import { registerAbTestsCommand } from './commands/ab-tests.js';
 import { registerAnalyticsCommand } from './commands/analytics.js';
 import { registerAuditCommand } from './commands/audit.js';
@@ -55,7 +56,8 @@ export function buildProgram(): Command {
         .argParser(parseTimeoutSeconds),
     )
     .version(VERSION, '-V, --version', 'print the gatewayctl version')
-    // Set before the commands are added so every subcommand inherits it.
+    // Set before the commands are added so every subcommand inherits them.
+    .configureOutput({ writeOut, writeErr })
     .exitOverride((err) => {
       reported.add(err);
       throw err;
@@ -79,7 +81,18 @@ export function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv: string[] = process.argv): Promise<void> {
+/**
+ * Runs gatewayctl on `argv` (as process.argv: node, script, then the arguments) and resolves to
+ * its exit code. Output goes to the process's streams, or to `streams` when given (an in-process
+ * run, as the tests make; bin.ts is the command-line entry).
+ */
+export async function main(argv: string[], streams?: CliStreams): Promise<number> {
+  if (streams) return withStreams(streams, () => run(argv));
+  await run(argv);
+  return typeof process.exitCode === 'number' ? process.exitCode : 0;
+}
+
+async function run(argv: string[]): Promise<void> {
   for (const name of ENVIRONMENT) if (process.env[name]?.trim() === '') delete process.env[name];
   const program = buildProgram();
   try {
@@ -88,18 +101,10 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     if (err instanceof CommanderError) {
       // A usage error: printed once, by commander or here.
       if (!reported.has(err)) printError(err.message.replace(/^error:\s*/, ''));
-      process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
+      setExitCode(err.exitCode === 0 ? 0 : EXIT_USAGE);
       return;
     }
     printError(describeError(err, globalOptions(program)));
-    process.exitCode = EXIT_FAILURE;
+    setExitCode(EXIT_FAILURE);
   }
 }
-
-// `gatewayctl ... | head` closes the pipe early; that is not an error worth a stack trace.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw err;
-});
-
-await main();

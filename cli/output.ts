@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
-import { UNPRINTABLE, UNPRINTABLE_ABOVE_C0 } from '../server/lib/unprintable.js';
+import { UNPRINTABLE, UNPRINTABLE_ABOVE_C0 } from '../contracts/unprintable.js';
+import { writeErr, writeOut } from './io.js';
 
 // Human output is a plain table (no colours, so it pipes and diffs cleanly); --json prints the
 // raw SDK result so scripts see exactly what the API returns.
@@ -27,11 +28,11 @@ export function visible(text: string): string {
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2).replace(CONTROLS_JSON_LEAVES, escapeChar)}\n`);
+  writeOut(`${JSON.stringify(value, null, 2).replace(CONTROLS_JSON_LEAVES, escapeChar)}\n`);
 }
 
 export function printLine(text: string): void {
-  process.stdout.write(`${visible(text)}\n`);
+  writeOut(`${visible(text)}\n`);
 }
 
 const cellText = (cell: Cell) => (typeof cell === 'string' ? visible(cell) : cell);
@@ -39,14 +40,14 @@ const cellText = (cell: Cell) => (typeof cell === 'string' ? visible(cell) : cel
 export function printTable(head: string[], rows: Cell[][]): void {
   const table = new Table({ head, style: { head: [], border: [] } });
   table.push(...rows.map((row) => row.map(cellText)));
-  process.stdout.write(`${table.toString()}\n`);
+  writeOut(`${table.toString()}\n`);
 }
 
 /** Two-column table for a single object (e.g. health). */
 export function printRecord(record: Record<string, Cell>): void {
   const table = new Table({ style: { head: [], border: [] } });
   for (const [key, value] of Object.entries(record)) table.push({ [key]: cellText(value) });
-  process.stdout.write(`${table.toString()}\n`);
+  writeOut(`${table.toString()}\n`);
 }
 
 /** "2025-01-31 14:05" (UTC): enough to tell rows apart without the ISO noise. */
@@ -83,5 +84,5 @@ export function yesNo(value: boolean): string {
 
 /** Errors are always a single line so that scripts can log or grep them. */
 export function printError(message: string): void {
-  process.stderr.write(`error: ${visible(message.replace(/\s+/g, ' ').trim())}\n`);
+  writeErr(`error: ${visible(message.replace(/\s+/g, ' ').trim())}\n`);
 }

@@ -1,13 +1,12 @@
-import type { gatewayMeta } from '../server/http/gateway-meta.js';
-import type { ChatChunk, ChatCompletion, ChatMessage, ChatRequest } from '../server/providers/types.js';
-import type { Complexity } from '../server/gateway/types.js';
-import type { ROUTING_HINTS } from '../server/gateway/validate.js';
+import type { ChatChunk, ChatCompletion, ChatMessage, ChatRequest } from '../contracts/chat.js';
+import type { GatewayMeta } from '../contracts/gateway-meta.js';
+import type { Complexity, RoutingHint } from '../contracts/routing.js';
 
 // The chat endpoint's types as the SDK shows them: the OpenAI body and answers plus the gateway's
 // own fields (SPEC.md chat request and chat response).
 
 /** `_gateway` on every answer (the last chunk of a stream): request id, who served, latency, cost, routing. */
-export type GatewayMeta = ReturnType<typeof gatewayMeta>;
+export type { GatewayMeta };
 
 /**
  * An interface's named members without its index signature. `Omit` over a type with
@@ -40,7 +39,7 @@ export interface GatewayChatRequest extends Omit<NamedMembers<ChatRequest>, 'mod
   /** false keeps this call out of the exact-match cache. */
   cache?: boolean;
   /** Pre-labels the task type and skips the classifier. */
-  routing_hint?: (typeof ROUTING_HINTS)[number];
+  routing_hint?: RoutingHint;
   complexity_hint?: Complexity;
   /** Forces (true) or waives (false) structured-output-reliable routing. */
   requires_structured_output?: boolean;

@@ -1,4 +1,4 @@
-import type { EmbeddingsRequest, EmbeddingsResponse } from '../server/providers/types.js';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../contracts/chat.js';
 import type { GatewayMeta, NamedMembers } from './chat-types.js';
 import { jsonAnswerOf, postJson } from './http.js';
 

@@ -1,7 +1,7 @@
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import superjson from 'superjson';
-import type { AppRouter } from '../server/trpc/router.js';
+import type { AppRouter } from './app-router.js';
 import { chatApi, type ChatApi } from './chat.js';
 import { embeddingsApi, type EmbeddingsApi } from './embeddings.js';
 import { liveApi, type LiveApi } from './live.js';
@@ -31,9 +31,9 @@ export type {
 
 export type { AppRouter };
 /** The version of this package (client and gateway ship together). */
-export { VERSION } from '../server/version.js';
+export { VERSION } from '../contracts/version.js';
 /** One event of the live tap (GET /v1/analytics/live, `gw.live.subscribe()`). */
-export type { LiveEvent } from '../server/gateway/live-bus.js';
+export type { LiveEvent } from '../contracts/live.js';
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
 

@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import type { LiveEvent } from '../server/gateway/live-bus.js';
+import type { LiveEvent } from '../contracts/live.js';
 import {
   errorOf,
   errorOfText,
@@ -73,7 +73,7 @@ function messagesOf(
   idleTimeoutMs: number | undefined,
 ): LiveSubscription {
   async function* read(): AsyncGenerator<LiveMessage> {
-    let idle: NodeJS.Timeout | undefined;
+    let idle: ReturnType<typeof setTimeout> | undefined;
     let timedOut = false;
     const armIdleTimer = () => {
       if (!idleTimeoutMs) return;

@@ -8,7 +8,7 @@ import { Drain } from './http/drain.js';
 import { requestTimeoutOptions } from './http/server-timeouts.js';
 import { createLogger } from './lib/logger.js';
 import { createServices } from './services.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../contracts/version.js';
 
 // Entry point: config -> database (+ migrate) -> services -> app -> listen; graceful shutdown.
 

@@ -1,6 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { analyticsRouter } from '../../server/modules/analytics/router.js';
+import type { RouterInputs, RouterOutputs } from '../../sdk/index.js';
 import { clientFor, globalOptions } from '../client.js';
 import { parsePageSize } from '../options.js';
 import {
@@ -20,8 +19,8 @@ import { usd } from '../usd.js';
 // gatewayctl analytics: the workspace's traffic, spend and routing as tables (or --json, the raw
 // API result). Every figure comes from the /v1/analytics procedures through the SDK.
 
-type Outputs = inferRouterOutputs<typeof analyticsRouter>;
-type Inputs = inferRouterInputs<typeof analyticsRouter>;
+type Outputs = RouterOutputs['analytics'];
+type Inputs = RouterInputs['analytics'];
 type Procedures = { [K in keyof Outputs]: { query(input?: Inputs[K]): Promise<Outputs[K]> } };
 
 function analytics(command: Command): Procedures {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { RouterOutputs } from '../../sdk/index.js';
 import { clientFor, globalOptions } from '../client.js';
+import { setExitCode } from '../io.js';
 import { printJson, printRecord } from '../output.js';
 
 type Health = RouterOutputs['system']['health'];
@@ -67,7 +68,7 @@ export function registerHealthCommand(program: Command): void {
     )
     .action(async (_opts, command: Command) => {
       const health = await clientFor(command, { auth: false }).system.health.query();
-      if (health.status !== 'ok') process.exitCode = EXIT_DEGRADED;
+      if (health.status !== 'ok') setExitCode(EXIT_DEGRADED);
       if (globalOptions(command).json) return printJson(health);
       printRecord(healthRecord(health));
     });

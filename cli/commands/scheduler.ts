@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { RouterOutputs } from '../../sdk/index.js';
 import { clientFor, globalOptions } from '../client.js';
+import { setExitCode } from '../io.js';
 import { orDash, printError, printJson, printTable, shortDate } from '../output.js';
 
 type JobState = RouterOutputs['scheduler']['list']['items'][number];
@@ -44,7 +45,7 @@ export function registerSchedulerCommand(program: Command): void {
       // The run happened and its failure is the answer (HTTP 200), but scripts should still see it.
       if (state.outcome === 'failed') {
         if (!globalOptions(command).json) printError(`job ${state.name} failed: ${state.error ?? 'unknown error'}`);
-        process.exitCode = 1;
+        setExitCode(1);
       }
     });
 }

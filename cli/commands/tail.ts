@@ -4,6 +4,7 @@ import { gatewayErrorOf, type GatewayErrorInfo, type LiveEvent } from '../../sdk
 import { CliError, clientFor, globalOptions } from '../client.js';
 import { describeError, describeRefusal, innermostMessage, timedOut } from '../errors.js';
 import { parsePositiveInteger } from '../options.js';
+import { writeErr } from '../io.js';
 import { modelName, printLine, shortDate, visible } from '../output.js';
 import { usd } from '../usd.js';
 
@@ -91,7 +92,7 @@ export function registerTailCommand(program: Command): void {
             backoff = FIRST_BACKOFF_MS;
             for await (const message of subscription) {
               if (message.type === 'dropped') {
-                process.stderr.write(
+                writeErr(
                   `warning: ${message.dropped} events dropped: this client is reading slower than requests complete\n`,
                 );
                 continue;
@@ -112,7 +113,7 @@ export function registerTailCommand(program: Command): void {
           }
           if (controller.signal.aborted || !opts.reconnect) return;
           const why = reconnectReason(failure, streamOpen, options);
-          process.stderr.write(`${visible(why)}; reconnecting in ${Math.round(backoff / 100) / 10} s\n`);
+          writeErr(`${visible(why)}; reconnecting in ${Math.round(backoff / 100) / 10} s\n`);
           try {
             await sleep(backoff, undefined, { signal: controller.signal });
           } catch (err) {

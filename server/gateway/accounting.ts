@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { UNPRINTABLE } from '../lib/unprintable.js';
+import { UNPRINTABLE } from '../../contracts/unprintable.js';
 import { costOfTokens } from '../providers/pricing.js';
 import type { Usage } from '../providers/types.js';
 import { tokenSplit } from '../providers/usage.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { COMPLEXITIES } from './labels.js';
+import { ROUTING_HINTS } from '../../contracts/routing.js';
 
 // The chat request body: SPEC.md's chat request table on top of the OpenAI body. Unknown fields
 // are kept and passed through to providers that support them. Parsing lives in validate.ts; the
@@ -37,7 +38,8 @@ const Tool = z.looseObject({
   }),
 });
 
-export const ROUTING_HINTS = ['coding', 'creative', 'summarization', 'qa', 'general'] as const;
+/** The task types a client may pre-label (contracts/routing.ts). */
+export { ROUTING_HINTS };
 
 export const ChatBodySchema = z.looseObject({
   model: z.string().optional().default(''),

@@ -6,6 +6,7 @@ import { jsonParam } from '../db/json-param.js';
 import type { Logger } from '../lib/logger.js';
 import { TOKENS_CHANNEL } from '../modules/tokens/repository.js';
 import type { CommittedRequest } from './log-writer.js';
+import type { LiveEvent } from '../../contracts/live.js';
 
 // The live tap behind GET /v1/analytics/live. Every committed request row becomes a compact
 // summary sent with NOTIFY on one channel; each process LISTENs on it through its one LISTEN
@@ -31,28 +32,7 @@ import type { CommittedRequest } from './log-writer.js';
 
 export const LIVE_CHANNEL = 'gateway_live';
 
-/** One completed request as the live tap shows it. */
-export interface LiveEvent {
-  /** Request id. */
-  id: string;
-  createdAt: string;
-  provider: string | null;
-  model: string | null;
-  taskType: string | null;
-  complexity: string | null;
-  routedBy: string;
-  cached: boolean;
-  status: string;
-  latencyMs: number;
-  inputTokens: number;
-  outputTokens: number;
-  /** Sum of the request's upstream call costs, USD. */
-  cost: number;
-  /** Start of the last user message (an embeddings call's first input); null when there is none. */
-  preview: string | null;
-  /** chat or embeddings: the endpoint called. */
-  endpoint: 'chat' | 'embeddings';
-}
+export type { LiveEvent } from '../../contracts/live.js';
 
 export type LiveListener = (event: LiveEvent) => void;
 

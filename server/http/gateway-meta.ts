@@ -1,6 +1,7 @@
 import type { CallMeta } from '../gateway/types.js';
 import type { ChatChunk } from '../providers/types.js';
 import { rawJsonOf } from '../providers/raw-json.js';
+import type { GatewayMeta } from '../../contracts/gateway-meta.js';
 
 // `_gateway` in responses and the X-Gateway-* headers (SPEC.md chat response and header tables).
 // Hot path: no object spread here (see upstreamBody in gateway/upstream-body.ts), and the answer is
@@ -10,7 +11,7 @@ import { rawJsonOf } from '../providers/raw-json.js';
  * `simulated`: the built-in simulator played the provider (no real key is set); the field is left
  * out otherwise, so real answers are as they were.
  */
-export function gatewayMeta(meta: CallMeta, simulated = false) {
+export function gatewayMeta(meta: CallMeta, simulated = false): GatewayMeta {
   return {
     requestId: meta.requestId,
     provider: meta.provider,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UNPRINTABLE } from './unprintable.js';
+import { UNPRINTABLE } from '../../contracts/unprintable.js';
 
 // A name people give a thing (a token, an A/B test) and read back in tables, terminals and
 // dashboards: trimmed, bounded, and one line of printable text. A control or direction-override

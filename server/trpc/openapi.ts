@@ -1,6 +1,6 @@
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { VERSION } from '../version.js';
+import { VERSION } from '../../contracts/version.js';
 import { appRouter } from './router.js';
 
 // The OpenAPI document: every generated REST path plus the hand-written ones (chat, live tap),

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type pg from 'pg';
 import { isDatabaseReachable } from '../../db/client.js';
 import type { Health } from './schemas.js';
-import { VERSION } from '../../version.js';
+import { VERSION } from '../../../contracts/version.js';
 
 export class SystemService {
   private readonly startedAt = Date.now();
