@@ -18,17 +18,65 @@ const ROUTER_FILE = 'server/trpc/router.ts';
 
 export function appRouterDeclaration(root: string): string {
   const file = path.join(root, ROUTER_FILE);
-  const configPath = path.join(root, 'tsconfig.json');
-  const config = ts.readConfigFile(configPath, ts.sys.readFile);
-  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
-  const program = ts.createProgram([file], { ...parsed.options, noEmit: true });
+  const config = ts.readConfigFile(path.join(root, 'tsconfig.json'), ts.sys.readFile);
+  const options = { ...ts.parseJsonConfigFileContent(config.config, ts.sys, root).options, noEmit: true };
+  const program = ts.createProgram([file], options);
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(file);
   if (!source) throw new Error(`${ROUTER_FILE} not found`);
   const moduleSymbol = checker.getSymbolAtLocation(source);
   const exported = moduleSymbol && checker.getExportsOfModule(moduleSymbol).find((s) => s.name === 'AppRouter');
   if (!exported) throw new Error(`${ROUTER_FILE} exports no AppRouter`);
-  return new Writer(program, checker).declaration(checker.getDeclaredTypeOfSymbol(exported));
+  const declaration = new Writer(program, checker).declaration(checker.getDeclaredTypeOfSymbol(exported));
+  verify(root, options, program, declaration);
+  return declaration;
+}
+
+/**
+ * Checks the declaration against the server's router, both ways: the client each one types (every
+ * procedure's kind, input and output) and their inputs and outputs must be assignable to the
+ * other's. Reuses the program that wrote it, so this costs little more than checking one file.
+ */
+function verify(root: string, options: ts.CompilerOptions, old: ts.Program, declaration: string): void {
+  const generated = path.join(root, 'sdk', '__generated-app-router.ts');
+  const check = path.join(root, 'sdk', '__check-app-router.ts');
+  const virtual = new Map([
+    [generated, declaration],
+    [
+      check,
+      `import type { inferRouterClient } from '@trpc/client';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import type { AppRouter as Generated } from './__generated-app-router.js';
+import type { AppRouter as Server } from '../server/trpc/router.js';
+declare const server: { client: inferRouterClient<Server>; inputs: inferRouterInputs<Server>; outputs: inferRouterOutputs<Server> };
+declare const generated: { client: inferRouterClient<Generated>; inputs: inferRouterInputs<Generated>; outputs: inferRouterOutputs<Generated> };
+export const generatedInputs: inferRouterInputs<Generated> = server.inputs;
+export const serverInputs: inferRouterInputs<Server> = generated.inputs;
+export const generatedOutputs: inferRouterOutputs<Generated> = server.outputs;
+export const serverOutputs: inferRouterOutputs<Server> = generated.outputs;
+export const generatedClient: inferRouterClient<Generated> = server.client;
+export const serverClient: inferRouterClient<Server> = generated.client;
+`,
+    ],
+  ]);
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, language, ...rest) => {
+    const text = virtual.get(path.resolve(name));
+    return text !== undefined ? ts.createSourceFile(name, text, language) : getSourceFile(name, language, ...rest);
+  };
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (name) => virtual.has(path.resolve(name)) || fileExists(name);
+  const readFile = host.readFile.bind(host);
+  host.readFile = (name) => virtual.get(path.resolve(name)) ?? readFile(name);
+  const program = ts.createProgram({ rootNames: [...old.getRootFileNames(), check], options, host, oldProgram: old });
+  const diagnostics = [
+    ...program.getSemanticDiagnostics(program.getSourceFile(check)),
+    ...program.getSemanticDiagnostics(program.getSourceFile(generated)),
+  ];
+  if (diagnostics.length === 0) return;
+  const format = { getCanonicalFileName: (f: string) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' };
+  throw new Error(`the generated AppRouter differs from the server's:\n${ts.formatDiagnostics(diagnostics, format)}`);
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
