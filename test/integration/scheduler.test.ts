@@ -19,7 +19,7 @@ import type { Services } from '../../server/services.js';
 import { makeContextFactory } from '../../server/trpc/context.js';
 import { toGatewayError } from '../../server/trpc/errors.js';
 import { router } from '../../server/trpc/init.js';
-import { startTestEnv, type HttpResult, type TestEnv, type TestTenant } from '../support/harness.js';
+import { httpClient, startTestEnv, type TestEnv, type TestTenant } from '../support/harness.js';
 import { expectTypedError, securityMatrix, type SecurityContext } from '../support/security.js';
 
 // Jobs on a real pg-boss in the test database, and the scheduler API over real HTTP. The app under
@@ -126,24 +126,6 @@ function schedulerRest(services: Services) {
   };
 }
 
-async function http(
-  baseUrl: string,
-  method: string,
-  path: string,
-  o: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<HttpResult> {
-  const headers: Record<string, string> = { ...o.headers };
-  if (o.token) headers.authorization = `Bearer ${o.token}`;
-  if (o.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(baseUrl + path, {
-    method,
-    headers,
-    body: o.body === undefined ? undefined : JSON.stringify(o.body),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-}
-
 beforeAll(async () => {
   env = await startTestEnv();
   owner = await env.createTenant('team');
@@ -169,7 +151,7 @@ beforeAll(async () => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  api = { ...env, baseUrl, http: (method, path, o) => http(baseUrl, method, path, o) };
+  api = { ...env, baseUrl, http: httpClient(baseUrl) };
 });
 
 afterAll(async () => {

@@ -7,6 +7,7 @@ import { createLogger } from '../../server/lib/logger.js';
 import { createServices, type Services } from '../../server/services.js';
 import { createGatewayClient } from '../../sdk/index.js';
 import { createTestDatabase } from './database.js';
+import { routeRequest, type RestRoute, type RouteBody, type RouteParams } from './rest-routes.js';
 
 export interface TestTenant {
   tenantId: string;
@@ -21,6 +22,13 @@ export interface HttpResult<T = any> {
   body: T;
 }
 
+export interface HttpOptions {
+  token?: string;
+  body?: unknown;
+  rawBody?: string | Uint8Array;
+  headers?: Record<string, string>;
+}
+
 export interface TestEnv {
   baseUrl: string;
   config: Config;
@@ -28,12 +36,14 @@ export interface TestEnv {
   database: DbHandle;
   databaseUrl: string;
   createTenant(tier?: Tier): Promise<TestTenant>;
+  /**
+   * HTTP on a REST route of the router, named as in its OpenAPI meta ('PATCH /v1/admin/tokens/{id}',
+   * rest-routes.ts), `{params}` given in `params`: the body is typed as the procedure's output
+   * (or, for a failed call, `error`).
+   */
+  http<R extends RestRoute>(route: R, opts?: HttpOptions & RouteParams<R>): Promise<HttpResult<RouteBody<R>>>;
   /** Plain HTTP against the app; JSON bodies are sent and parsed. */
-  http<T = any>(
-    method: string,
-    path: string,
-    opts?: { token?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> },
-  ): Promise<HttpResult<T>>;
+  http<T = any>(method: string, path: string, opts?: HttpOptions): Promise<HttpResult<T>>;
   sdk(token: string): ReturnType<typeof createGatewayClient>;
   /** Another gateway node on this database, with the same settings plus `env`; closed with this env. */
   addNode(env?: Record<string, string>): Promise<TestNode>;
@@ -100,24 +110,7 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
       const t = await services.tenants.create(`tenant-${Math.random().toString(36).slice(2, 8)}`, tier);
       return { tenantId: t.tenantId, token: t.adminToken, tokenId: t.adminTokenId };
     },
-    async http(method, path, o = {}) {
-      const headers: Record<string, string> = { ...o.headers };
-      if (o.token) headers.authorization = `Bearer ${o.token}`;
-      let body: string | Uint8Array | undefined = o.rawBody;
-      if (o.body !== undefined) {
-        body = JSON.stringify(o.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const res = await fetch(baseUrl + path, { method, headers, body });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        /* not JSON: keep the text */
-      }
-      return { status: res.status, headers: res.headers, body: parsed as any };
-    },
+    http: httpClient(baseUrl),
     sdk: (token) => createGatewayClient({ baseUrl, token }),
     async addNode(overrides = {}) {
       const extra = await startNode(loadConfig({ ...env, ...overrides }));
@@ -129,5 +122,34 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
       await node.close();
       await db.drop();
     },
+  };
+}
+
+/** The `http` of a test env, against any base URL. */
+export function httpClient(baseUrl: string): TestEnv['http'] {
+  return async (
+    first: string,
+    second?: string | (HttpOptions & { params?: Record<string, string>; query?: Record<string, any> }),
+    third: HttpOptions = {},
+  ) => {
+    const { method, path } =
+      typeof second === 'string' ? { method: first, path: second } : routeRequest(first as RestRoute, second ?? {});
+    const o = (typeof second === 'string' ? third : second) ?? {};
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    let body: string | Uint8Array | undefined = o.rawBody;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(baseUrl + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as any };
   };
 }
