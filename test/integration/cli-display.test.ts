@@ -4,7 +4,7 @@ import { lines, runCli, type CliResult } from '../support/cli.js';
 
 // How gatewayctl's tables show what the API returns: times in the order the rows are listed,
 // daily buckets as dates, a call no provider served as "-", and USD amounts of any size in plain
-// decimals. The real binary against a gateway with the simulator as every provider.
+// decimals. gatewayctl in-process against a gateway with the simulator as every provider.
 
 let c: ChatEnv;
 

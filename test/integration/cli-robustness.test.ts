@@ -1,36 +1,21 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lines, type CliResult } from '../support/cli.js';
+import { CLI_BIN, childEnv, lines, runCliWith, type CliResult } from '../support/cli.js';
 import { StandIns } from '../support/stand-in.js';
 
-// gatewayctl's usage errors, option bounds and `tail`'s reconnects, as the real binary against
-// stand-in servers: one that records what reaches it (a usage error must send nothing), and a
-// scripted live tap whose connections play a gateway restart behind a reverse proxy.
+// gatewayctl's usage errors, option bounds and `tail`'s reconnects against stand-in servers: one
+// that records what reaches it (a usage error must send nothing), and a scripted live tap whose
+// connections play a gateway restart behind a reverse proxy. In-process, save the tests that
+// watch or signal a running gatewayctl: those spawn the real binary.
 
-const BIN = fileURLToPath(new URL('../../bin/gatewayctl.js', import.meta.url));
-const GLOBAL_VARIABLES = ['GATEWAY_URL', 'GATEWAY_TOKEN', 'GATEWAY_TIMEOUT'];
-
-/** The child's environment: this one without the gateway variables, then `vars` (empty values kept). */
-function envWith(vars: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of GLOBAL_VARIABLES) delete env[name];
-  return { ...env, ...vars };
-}
-
-function run(args: string[], vars: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: envWith(vars), timeout: 20_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
+/** gatewayctl in-process with exactly these gateway variables (empty values kept). */
+const run = (args: string[], vars: Record<string, string> = {}): Promise<CliResult> => runCliWith(args, vars);
 
 /** A running gatewayctl whose stderr can be watched and which can be sent signals. */
 function start(args: string[], vars: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], { env: envWith(vars) });
+  const child = spawn(process.execPath, [CLI_BIN, ...args], { env: childEnv(vars) });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

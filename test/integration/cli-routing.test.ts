@@ -2,10 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 import { lines, runCli, type CliResult } from '../support/cli.js';
 
-// gatewayctl's routing commands (ab-tests, feedback, providers, models) run as the real binary
-// against a gateway with the simulator as every provider. Each spawn costs most of a second
-// (tsx start-up), so each one checks as much as it reasonably can, and independent ones run
-// side by side.
+// gatewayctl's routing commands (ab-tests, feedback, providers, models), in-process, against a
+// gateway with the simulator as every provider.
 
 let c: ChatEnv;
 

@@ -1,10 +1,10 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { lines, runCli, type CliResult } from '../support/cli.js';
+import { lines, runCli, runCliProcess, type CliResult } from '../support/cli.js';
 import { startTestEnv, type TestEnv, type TestTenant } from '../support/harness.js';
 
-// Runs the real gatewayctl binary as a child process against a real gateway. Each spawn costs
-// about half a second (tsx start-up), so each one checks as much as it reasonably can.
+// gatewayctl against a real gateway, in-process; the health and failure tests run the real binary
+// as a child process (its exit codes and streams), which costs about half a second each.
 
 let env: TestEnv;
 let tenant: TestTenant;
@@ -12,6 +12,11 @@ let tenant: TestTenant;
 /** Runs gatewayctl; the gateway URL and token come from the environment unless flags override them. */
 function cli(args: string[], vars: { url?: string; token?: string } = {}): Promise<CliResult> {
   return runCli(args, { url: vars.url ?? env.baseUrl, token: vars.token ?? tenant.token });
+}
+
+/** The same through the gatewayctl binary, as a child process. */
+function binary(args: string[], vars: { url?: string; token?: string } = {}): Promise<CliResult> {
+  return runCliProcess(args, { url: vars.url ?? env.baseUrl, token: vars.token ?? tenant.token });
 }
 
 /** A local port with nothing listening on it. */
@@ -31,14 +36,14 @@ afterAll(() => env?.close());
 
 describe('gatewayctl', () => {
   it('health prints a table, and the raw result with --json (no token needed)', async () => {
-    const table = await cli(['health'], { token: '' });
+    const table = await binary(['health'], { token: '' });
     expect(table).toMatchObject({ code: 0, stderr: '' });
     expect(table.stdout).toMatch(/STATUS\s*│\s*ok\s*│/);
     expect(table.stdout).toMatch(/DATABASE\s*│\s*reachable/);
     expect(table.stdout).toMatch(/LOG WRITER\s*│\s*committing/);
     expect(table.stdout).toMatch(/RATE LIMITS\s*│\s*per process/);
 
-    const json = await cli(['--json', 'health', '--url', env.baseUrl], { url: 'http://127.0.0.1:1', token: '' });
+    const json = await binary(['--json', 'health', '--url', env.baseUrl], { url: 'http://127.0.0.1:1', token: '' });
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ status: 'ok', mode: 'multi', database: { reachable: true } });
   });
@@ -124,9 +129,9 @@ describe('gatewayctl', () => {
   it('reports failures as one line on stderr with a non-zero exit code', async () => {
     const port = await closedPort();
     const [wrongToken, unreachable, badNumber] = await Promise.all([
-      cli(['tokens', 'list'], { token: 'gw_not_a_real_token' }),
-      cli(['health'], { url: `http://127.0.0.1:${port}` }),
-      cli(['audit', 'list', '--limit', 'ten']),
+      binary(['tokens', 'list'], { token: 'gw_not_a_real_token' }),
+      binary(['health'], { url: `http://127.0.0.1:${port}` }),
+      binary(['audit', 'list', '--limit', 'ten']),
     ]);
 
     expect(wrongToken).toMatchObject({
