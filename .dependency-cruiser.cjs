@@ -1,5 +1,5 @@
-// The import rules of ARCHITECTURE.md, checked by `npm run lint` (and so by .ci/run):
-// `npx depcruise server contracts sdk cli test scripts --config .dependency-cruiser.cjs`.
+// The import rules (docs/packages-and-boundaries.md), checked by `npm run lint` and so by .ci/run
+// (scripts/check-imports.ts: dependency-cruiser over server, contracts, sdk, cli, test, scripts).
 //
 // Layers: contracts/ (the wire types) imports nothing of ours; sdk/ and cli/ import contracts/
 // and never server/ (the CLI uses the SDK through its entry only); in server/, the data-plane core

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 // The import-rule check of `npm run lint`: dependency-cruiser over every source folder with the
-// rules of .dependency-cruiser.cjs (written down in ARCHITECTURE.md). Fails on a violation, and
+// rules of .dependency-cruiser.cjs (written down in docs/packages-and-boundaries.md). Fails on a violation, and
 // also when it found no files at all: a check that looked at nothing would pass forever.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -45,7 +45,7 @@ if (summary.totalCruised === 0) {
   process.exit(1);
 }
 if (summary.error > 0) {
-  process.stdout.write(`import rules: ${summary.error} violations (${counts}); see ARCHITECTURE.md\n`);
+  process.stdout.write(`import rules: ${summary.error} violations (${counts}); see docs/packages-and-boundaries.md\n`);
   process.exit(1);
 }
 process.stdout.write(`import rules: no violations (${counts})\n`);
