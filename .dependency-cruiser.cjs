@@ -6,38 +6,36 @@
 // (gateway/, providers/) never imports the control plane (modules/, trpc/, http/) or the
 // simulator, and a module reaches another module's table only through that module's service.
 //
-// KNOWN VIOLATIONS, being removed on other branches: each exception below names its rule and the
-// edge it lets through. Delete an exception once the code it covers is fixed; the check then
-// holds the line. Do not add to them: fix the import instead.
+// KNOWN VIOLATIONS, to be removed: each exception below names its rule and the import it lets
+// through (a cycle: the import that closes it). Delete an exception once the code it covers is
+// fixed; the check then holds the line. Do not add to them: fix the import instead.
 
 /**
  * Each known violation: the rule, the importing file and the imported file (regular expressions on
- * paths relative to the repository), and why it is still there.
+ * paths relative to the repository), or for a cycle a file it passes through, and why it is still
+ * there.
  */
 const KNOWN = [
-  // The services container builds every module, and these modules import it back for its type.
-  // Removed by the branch that gives modules small dependency interfaces (house-tables).
-  { rule: 'no-circular', from: '^server/modules/feedback/judge-job[.]ts$', to: '^server/services[.]ts$' },
-  { rule: 'no-circular', from: '^server/modules/ab-tests/auto-ab[.]ts$', to: '^server/services[.]ts$' },
-  // The two attempt loops import each other; the single attempt loop removes this (house-core).
-  { rule: 'no-circular', from: '^server/gateway/pipeline[.]ts$', to: '^server/gateway/stream[.]ts$' },
-  // ChatCall's body type and the validator's constants; the chat-body fast path and its fallback;
-  // the classifier's scanner and its signals (house-core).
-  { rule: 'no-circular', from: '^server/gateway/types[.]ts$', to: '^server/gateway/validate[.]ts$' },
-  { rule: 'no-circular', from: '^server/gateway/chat-body-fast[.]ts$', to: '^server/gateway/validate[.]ts$' },
+  // The spend service imports the tRPC layer (server/trpc/procedures.ts), which reaches the
+  // services container and so the spend service again. The service should take what it needs as
+  // a value or type of its own module. (A cycle is let through by a file it passes through.)
+  { rule: 'no-circular', through: '^server/modules/spend/service[.]ts$' },
+  // Auto-A/B reads the feedback table through the feedback module's repository, and the tenants
+  // service the tokens table through the tokens module's: each should go through that module's
+  // service (one owner per table).
   {
-    rule: 'no-circular',
-    from: '^server/gateway/classifier/scanner[.]ts$',
-    to: '^server/gateway/classifier/signals[.]ts$',
+    rule: 'modules-own-their-tables',
+    from: '^server/modules/(ab-tests)/auto-ab[.]ts$',
+    to: '^server/modules/feedback/repository[.]ts$',
   },
-  // The tenants service reads the tokens table (one owner per table: house-tables).
   {
     rule: 'modules-own-their-tables',
     from: '^server/modules/(tenants)/service[.]ts$',
     to: '^server/modules/tokens/repository[.]ts$',
   },
-  // The live bus listens on the tokens' change channel (one LISTEN/NOTIFY mechanism: house-tables);
-  // the data plane wires in the simulator (house-core).
+  // The live bus takes the tokens' change channel name from the tokens module's repository (it
+  // belongs in the core or db/ beside the listener), and the data plane wires in the simulator
+  // (the services container should hand it the simulator's targets).
   {
     rule: 'core-not-control-plane',
     from: '^server/gateway/live-bus[.]ts$',
@@ -53,10 +51,10 @@ const either = (...patterns) => patterns.filter(Boolean).join('|') || undefined;
  * importing file, and for each file with a known violation the rule less that import.
  */
 function withKnown(rule) {
-  // A known cycle of two files is let through both ways (it is reported from either end).
-  const known = KNOWN.filter((k) => k.rule === rule.name).flatMap((k) =>
-    k.rule === 'no-circular' ? [k, { ...k, from: k.to, to: k.from }] : [k],
-  );
+  // Cycles are reported from any file on them: a known one is let through by a file it passes through.
+  const through = KNOWN.filter((k) => k.rule === rule.name && k.through).map((k) => k.through);
+  if (through.length > 0) return [{ ...rule, to: { ...rule.to, viaOnly: { pathNot: either(...through) } } }];
+  const known = KNOWN.filter((k) => k.rule === rule.name);
   const froms = [...new Set(known.map((k) => k.from))];
   return [
     { ...rule, from: { ...rule.from, pathNot: either(rule.from.pathNot, ...froms) } },
