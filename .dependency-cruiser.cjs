@@ -34,14 +34,12 @@ const KNOWN = [
     to: '^server/modules/tokens/repository[.]ts$',
   },
   // The live bus takes the tokens' change channel name from the tokens module's repository (it
-  // belongs in the core or db/ beside the listener), and the data plane wires in the simulator
-  // (the services container should hand it the simulator's targets).
+  // belongs in the core or db/ beside the listener).
   {
     rule: 'core-not-control-plane',
     from: '^server/gateway/live-bus[.]ts$',
     to: '^server/modules/tokens/repository[.]ts$',
   },
-  { rule: 'core-not-control-plane', from: '^server/gateway/data-plane[.]ts$', to: '^server/simulator/index[.]ts$' },
 ];
 
 const either = (...patterns) => patterns.filter(Boolean).join('|') || undefined;
@@ -82,6 +80,14 @@ module.exports = {
         'The data-plane core (server/gateway, server/providers) is driven by the HTTP layer, jobs and evals alike: it never imports a control-plane module, the tRPC or HTTP layers, or the simulator (which the services wire in).',
       from: { path: '^server/(gateway|providers)/' },
       to: { path: '^server/(modules|trpc|http|simulator)/' },
+    },
+    {
+      name: 'lib-imports-nothing-of-ours',
+      severity: 'error',
+      comment:
+        'server/lib/ holds the small helpers every layer uses: it imports nothing of the project but its own files and contracts/.',
+      from: { path: '^server/lib/' },
+      to: { path: '^(server/(?!lib/)|sdk/|cli/|test/|scripts/)' },
     },
     {
       name: 'contracts-import-nothing-of-ours',
