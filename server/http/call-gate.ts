@@ -37,7 +37,9 @@ export function callGate(services: Services): CallGate {
     if (spent < limit) return;
     throw new GatewayError(
       'spend_limit_error',
-      `This token has spent $${spent.toFixed(4)} of its $${limit} spend limit`,
+      principal.spendLimitPeriod === 'monthly'
+        ? `This token has spent $${spent.toFixed(4)} of its $${limit} monthly spend limit this month (it starts again on the 1st, UTC)`
+        : `This token has spent $${spent.toFixed(4)} of its $${limit} spend limit`,
     );
   };
 

@@ -171,3 +171,49 @@ describe('per-token spend limit', () => {
     expectTypedError(res, 400, 'invalid_request_error');
   });
 });
+
+describe('a monthly spend limit', () => {
+  /** A paid call of the token's, dated at the start of last month (UTC). */
+  async function spentLastMonth(tokenId: string, usd: number): Promise<void> {
+    const now = new Date();
+    const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 3));
+    await c.query(
+      `insert into cost_logs (tenant_id, request_id, token_id, provider, model, input_tokens, output_tokens, cost, status, created_at, seq)
+       values ($1, $2, $3, 'openai', 'gpt-4o', 10, 10, $4, 'ok', $5, 0)`,
+      [c.tenant.tenantId, `req_last_month_${tokenId}`, tokenId, usd, lastMonth],
+    );
+  }
+
+  it("counts this UTC month only: last month's spend does not count, this month's does", async () => {
+    const monthly = await createToken({ spendLimitUsd: 0.006, spendLimitPeriod: 'monthly' });
+    const allTime = await createToken({ spendLimitUsd: 0.006 });
+    await spentLastMonth(monthly.id, 1);
+    await spentLastMonth(allTime.id, 1);
+
+    expect((await listed(monthly.id)) as unknown).toMatchObject({ spendLimitPeriod: 'monthly', spentUsd: 1 });
+    // The all-time limit counts last month's dollar; the monthly one starts from 0.
+    expectTypedError(await post(allTime.token), 402, 'spend_limit_error');
+    expect((await post(monthly.token)).status).toBe(200);
+    expect((await post(monthly.token)).status).toBe(200);
+    const refused = await post(monthly.token);
+    expectTypedError(refused, 402, 'spend_limit_error');
+    expect(refused.body.error.message).toContain('monthly spend limit');
+
+    // Switched to monthly: last month's dollar no longer counts.
+    const patched = await c.env.http('PATCH', `/v1/admin/tokens/${allTime.id}`, {
+      token: c.tenant.token,
+      body: { spendLimitPeriod: 'monthly' },
+    });
+    expect(patched.body.spendLimitPeriod).toBe('monthly');
+    expect((await post(allTime.token)).status).toBe(200);
+  });
+
+  it('refuses an unknown period with a 400 naming the field', async () => {
+    const res = await c.env.http('POST', '/v1/admin/tokens', {
+      token: c.tenant.token,
+      body: { name: 'x', spendLimitUsd: 1, spendLimitPeriod: 'weekly' },
+    });
+    expectTypedError(res, 400, 'invalid_request_error');
+    expect(res.body.error.message).toContain('spendLimitPeriod');
+  });
+});

@@ -1,5 +1,19 @@
-import { bigint, boolean, index, integer, numeric, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { createdAt, tenantId } from './columns.js';
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { createdAt, isOneOf, tenantId } from './columns.js';
+
+export const SPEND_LIMIT_PERIODS = ['all_time', 'monthly'] as const;
+export type SpendLimitPeriod = (typeof SPEND_LIMIT_PERIODS)[number];
 
 // Bearer tokens. Only the SHA-256 hash of the secret is stored; `prefix` is for display.
 export const apiTokens = pgTable(
@@ -14,11 +28,17 @@ export const apiTokens = pgTable(
     /** Admin tokens may manage tokens and other workspace configuration. */
     admin: boolean('admin').notNull().default(false),
     spendLimitUsd: numeric('spend_limit_usd', { precision: 14, scale: 4, mode: 'number' }),
+    /** What spendLimitUsd counts: all_time, or monthly (the UTC calendar month, resetting at its start). */
+    spendLimitPeriod: text('spend_limit_period', { enum: SPEND_LIMIT_PERIODS }).notNull().default('all_time'),
     rateLimitPerMinute: integer('rate_limit_per_minute'),
     createdAt: createdAt(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [uniqueIndex('api_tokens_hash_idx').on(t.hash), index('api_tokens_tenant_idx').on(t.tenantId, t.createdAt)],
+  (t) => [
+    uniqueIndex('api_tokens_hash_idx').on(t.hash),
+    index('api_tokens_tenant_idx').on(t.tenantId, t.createdAt),
+    check('api_tokens_spend_limit_period_check', isOneOf(t.spendLimitPeriod, SPEND_LIMIT_PERIODS)),
+  ],
 );
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;

@@ -12,6 +12,10 @@ export interface Principal {
   tokenId: string;
   admin: boolean;
   spendLimitUsd: number | null;
+  /** What the limit counts: all time, or the UTC calendar month (spentUsd is then this month's). */
+  spendLimitPeriod: 'all_time' | 'monthly';
+  /** The UTC month (YYYY-MM) spentUsd was read in: a monthly limit starts again when it changes. */
+  spentMonth: string;
   /**
    * USD spent with this token: the committed total as of the last load. Authenticator.spentOf()
    * also counts what this process's calls added since (addSpend).
@@ -112,7 +116,7 @@ export class Authenticator {
    * the database shows at least as much (however long an outage holds the cost rows back: forgotten
    * earlier, the token could spend again); the others' entries go once idle for IDLE_MS.
    */
-  private readonly spent = new Map<string, { usd: number; at: number; limited: boolean }>();
+  private readonly spent = new Map<string, { usd: number; at: number; limited: boolean; month: string }>();
   private listening = false;
 
   constructor(private readonly opts: AuthenticatorOptions) {
@@ -145,17 +149,27 @@ export class Authenticator {
 
   /** Counts a call's cost rows, as they are logged, against its token (see `spent`). */
   addSpend(principal: Principal, usd: number): void {
+    const at = this.now();
     this.spent.set(principal.tokenId, {
       usd: this.spentOf(principal) + usd,
-      at: this.now(),
+      at,
       limited: principal.spendLimitUsd !== null,
+      month: monthOf(at),
     });
   }
 
-  /** What the token has spent, as far as this process knows (for its spend limit). */
+  /**
+   * What the token has spent, as far as this process knows (for its spend limit): all time, or
+   * this UTC month for a monthly limit, which starts from 0 again at the month's start.
+   */
   spentOf(principal: Principal): number {
-    const counted = this.spent.get(principal.tokenId)?.usd ?? 0;
-    return Math.max(counted, principal.spentUsd);
+    const counted = this.spent.get(principal.tokenId);
+    if (principal.spendLimitPeriod === 'monthly') {
+      const month = monthOf(this.now());
+      const loaded = principal.spentMonth === month ? principal.spentUsd : 0;
+      return Math.max(counted?.month === month ? counted.usd : 0, loaded);
+    }
+    return Math.max(counted?.usd ?? 0, principal.spentUsd);
   }
 
   /** Forget every cached lookup (after a token change). */
@@ -295,7 +309,12 @@ export class Authenticator {
       // The database has caught up with what this process counted: its figure is the one to use.
       for (const principal of found.values()) {
         const counted = this.spent.get(principal.tokenId);
-        if (counted && principal.spentUsd >= counted.usd) this.spent.delete(principal.tokenId);
+        if (
+          counted &&
+          (principal.spentUsd >= counted.usd ||
+            (principal.spendLimitPeriod === 'monthly' && counted.month !== principal.spentMonth))
+        )
+          this.spent.delete(principal.tokenId);
       }
     } catch {
       // The database did not answer: entries age, and the request path reads them past STALE_MS.
@@ -319,15 +338,23 @@ export class Authenticator {
 
 type TokenRow = Awaited<ReturnType<typeof tokensRepository.findByHashes>>[number];
 
-function principalOf({ token, tier, spentUsd }: TokenRow): Principal | null {
+/** The UTC month of an epoch-ms time, YYYY-MM. */
+function monthOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
+
+function principalOf({ token, tier, spentUsd, monthSpentUsd, month }: TokenRow): Principal | null {
   if (!token.enabled) return null;
+  const monthly = token.spendLimitPeriod === 'monthly';
   return {
     tenantId: token.tenantId,
     tier: tier as Tier,
     tokenId: token.id,
     admin: token.admin,
     spendLimitUsd: token.spendLimitUsd,
-    spentUsd: spentUsd ?? 0,
+    spendLimitPeriod: token.spendLimitPeriod,
+    spentMonth: month,
+    spentUsd: (monthly ? monthSpentUsd : spentUsd) ?? 0,
     rateLimitPerMinute: token.rateLimitPerMinute,
   };
 }

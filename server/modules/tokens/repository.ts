@@ -10,7 +10,9 @@ export const TOKENS_CHANNEL = 'gateway_tokens';
 /** First key of the two-key advisory lock taken by lockAdminChanges (the second is the tenant's hash). */
 const ADMIN_TOKENS_LOCK = 0x74_6f_6b; // 'tok'
 
-export type TokenPatch = Partial<Pick<ApiTokenRow, 'name' | 'enabled' | 'spendLimitUsd' | 'rateLimitPerMinute'>>;
+export type TokenPatch = Partial<
+  Pick<ApiTokenRow, 'name' | 'enabled' | 'spendLimitUsd' | 'spendLimitPeriod' | 'rateLimitPerMinute'>
+>;
 
 export const tokensRepository = {
   /** The tenant's tokens, newest first, each with what it has spent. */
@@ -115,7 +117,18 @@ export const tokensRepository = {
   findByHashes(db: Executor, hashes: string[]) {
     return (
       db
-        .select({ token: apiTokens, tier: tenants.tier, spentUsd: tokenSpend.spentUsd })
+        .select({
+          token: apiTokens,
+          tier: tenants.tier,
+          spentUsd: tokenSpend.spentUsd,
+          // This UTC month's spend, for tokens whose limit is monthly: the daily rows of the spend
+          // rollup (kept by a trigger on cost_logs, exact), read only for those tokens.
+          monthSpentUsd: sql<number | null>`case when ${apiTokens.spendLimitPeriod} = 'monthly' then (
+            select coalesce(sum(s.cost), 0)::float8 from spend_by_token s
+             where s.tenant_id = ${apiTokens.tenantId} and s.grain = 'd' and s.token_id = ${apiTokens.id}
+               and s.bucket >= date_trunc('month', now() at time zone 'UTC') at time zone 'UTC') end`,
+          month: sql<string>`to_char(now() at time zone 'UTC', 'YYYY-MM')`,
+        })
         .from(apiTokens)
         .innerJoin(tenants, eq(tenants.id, apiTokens.tenantId))
         .leftJoin(tokenSpend, eq(tokenSpend.tokenId, apiTokens.id))

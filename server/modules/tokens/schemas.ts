@@ -1,7 +1,12 @@
+import { SPEND_LIMIT_PERIODS } from '../../db/schema/api-tokens.js';
 import { MAX_ID_CHARS } from '../../lib/ids.js';
 import { z } from 'zod';
 import { rest } from '../../trpc/meta.js';
 import { displayName } from '../../lib/display-name.js';
+
+const SpendLimitPeriod = z
+  .enum(SPEND_LIMIT_PERIODS)
+  .describe('What spendLimitUsd counts: all_time (default), or monthly: the UTC calendar month, from 0 at its start');
 
 export const ApiToken = z.object({
   id: z.string().describe('Token id (tok_...)'),
@@ -13,8 +18,9 @@ export const ApiToken = z.object({
     .number()
     .nullable()
     .describe(
-      'Spend cap in USD for calls made with this token, all time; once spentUsd reaches it, chat calls get 402 spend_limit_error. null for none',
+      'Spend cap in USD for calls made with this token, over spendLimitPeriod; once reached, chat and embeddings calls get 402 spend_limit_error. null for none',
     ),
+  spendLimitPeriod: SpendLimitPeriod,
   spentUsd: z.number().describe('USD spent by calls made with this token, all time (the sum of their cost rows)'),
   rateLimitPerMinute: z.number().int().nullable().describe('Requests per minute for this token; null for none'),
   createdAt: z.string().describe('ISO 8601 timestamp'),
@@ -38,6 +44,7 @@ export const CreateTokenInput = z
     name: displayName(100),
     admin: z.boolean().default(false),
     spendLimitUsd: SpendLimit.nullish(),
+    spendLimitPeriod: SpendLimitPeriod.optional(),
     rateLimitPerMinute: z.number().int().positive().max(1e7).nullish(),
   })
   .strict();
@@ -47,6 +54,7 @@ export const UpdateTokenInput = TokenIdInput.extend({
   name: displayName(100).optional(),
   enabled: z.boolean().optional(),
   spendLimitUsd: SpendLimit.nullable().optional().describe('null removes the limit'),
+  spendLimitPeriod: SpendLimitPeriod.optional(),
   rateLimitPerMinute: z.number().int().positive().max(1e7).nullable().optional().describe('null removes the limit'),
 }).strict();
 

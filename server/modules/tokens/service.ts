@@ -37,6 +37,7 @@ export class TokenService {
         hash: hashToken(secret),
         admin: input.admin,
         spendLimitUsd: input.spendLimitUsd ?? null,
+        spendLimitPeriod: input.spendLimitPeriod ?? 'all_time',
         rateLimitPerMinute: input.rateLimitPerMinute ?? null,
       });
       await this.audit.record(tx, {
@@ -131,6 +132,7 @@ function toDto(r: ApiTokenRow, spentUsd: number): Dto {
     enabled: r.enabled,
     admin: r.admin,
     spendLimitUsd: r.spendLimitUsd,
+    spendLimitPeriod: r.spendLimitPeriod,
     spentUsd,
     rateLimitPerMinute: r.rateLimitPerMinute,
     createdAt: r.createdAt.toISOString(),
@@ -146,6 +148,7 @@ export function summary(r: ApiTokenRow) {
     enabled: r.enabled,
     admin: r.admin,
     spendLimitUsd: r.spendLimitUsd,
+    spendLimitPeriod: r.spendLimitPeriod,
     rateLimitPerMinute: r.rateLimitPerMinute,
   };
 }

@@ -1,0 +1,2 @@
+ALTER TABLE "api_tokens" ADD COLUMN "spend_limit_period" text DEFAULT 'all_time' NOT NULL;--> statement-breakpoint
+ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_spend_limit_period_check" CHECK ("api_tokens"."spend_limit_period" in ('all_time', 'monthly'));
