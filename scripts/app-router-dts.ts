@@ -11,7 +11,7 @@ import ts from 'typescript';
 // procedure types: a self-contained file that imports nothing but '@trpc/server' types.
 //
 // A type the walk cannot write as plain data (a function, a class instance other than Date) fails
-// the build rather than being weakened. test/integration/sdk-package.test.ts checks that the
+// the build rather than being weakened. test/integration/sdk/sdk-package.test.ts checks that the
 // result gives the same inputs and outputs as the server's router.
 
 const ROUTER_FILE = 'server/trpc/router.ts';

@@ -9,7 +9,7 @@ import { createLogger } from '../../server/lib/logger.js';
 
 // The shared limiter's bookkeeping against a store that behaves like the Redis one (counters per
 // key and minute) and can be switched off. The Redis store itself is tested in
-// test/integration/shared-rate-limits.test.ts.
+// test/integration/system/shared-rate-limits.test.ts.
 
 class CounterStore implements RateStore {
   readonly counters = new Map<string, number>();
