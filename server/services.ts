@@ -36,6 +36,8 @@ import { GuardrailGate } from './gateway/guardrails/gate.js';
 import { GuardrailService } from './modules/guardrails/service.js';
 import { BudgetService } from './modules/budgets/service.js';
 import { QuotaGate } from './gateway/limits/quota-gate.js';
+import { evalRunsJob } from './modules/evals/job.js';
+import { EvalService } from './modules/evals/service.js';
 
 // The service container: built once at start-up (and once per test app), handed to tRPC context
 // and the hand-written HTTP routes. start() does the slow parts (provider discovery).
@@ -71,6 +73,7 @@ export interface Services {
   budgets: BudgetService;
   /** The free tier's monthly request quota. */
   quota: QuotaGate;
+  evals: EvalService;
   start(): Promise<void>;
   /** Stops taking jobs and waits for running ones (bounded); shutdown starts it beside the HTTP drain. Idempotent. */
   stopJobs(): Promise<void>;
@@ -115,7 +118,8 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
   const jobRegistry = new JobRegistry<Services>()
     .register(logRetentionJob({ retentionDays: config.GATEWAY_RETENTION_DAYS }))
     .register(autoAbJob(config.GATEWAY_MIN_SAMPLES))
-    .register(judgeJob);
+    .register(judgeJob)
+    .register(evalRunsJob);
   const jobs: JobRunner<Services> = new JobRunner<Services>({
     db,
     pool,
@@ -181,6 +185,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     guardrails,
     budgets: new BudgetService({ db, pool, audit, listener, logger }),
     quota: new QuotaGate({ pool, listener, logger, limit: config.GATEWAY_FREE_MONTHLY_REQUESTS }),
+    evals: new EvalService({ db, registry: dataPlane.registry, jobs: () => jobs as JobRunner<unknown>, logger }),
     async start() {
       await listener.start();
       await auth.start();

@@ -13,6 +13,7 @@ import { systemRouter } from '../modules/system/router.js';
 import { tokensRouter } from '../modules/tokens/router.js';
 import { guardrailsRouter } from '../modules/guardrails/router.js';
 import { budgetsRouter } from '../modules/budgets/router.js';
+import { evalsRouter } from '../modules/evals/router.js';
 
 export const appRouter = router({
   system: systemRouter,
@@ -28,6 +29,7 @@ export const appRouter = router({
   pricing: pricingRouter,
   guardrails: guardrailsRouter,
   budgets: budgetsRouter,
+  evals: evalsRouter,
 });
 
 export type AppRouter = typeof appRouter;
