@@ -38,6 +38,9 @@ import { BudgetService } from './modules/budgets/service.js';
 import { QuotaGate } from './gateway/limits/quota-gate.js';
 import { evalRunsJob } from './modules/evals/job.js';
 import { EvalService } from './modules/evals/service.js';
+import { PromptService } from './modules/prompts/service.js';
+import { promptRolloutEvalJob } from './modules/rollouts/job.js';
+import { RolloutService } from './modules/rollouts/service.js';
 
 // The service container: built once at start-up (and once per test app), handed to tRPC context
 // and the hand-written HTTP routes. start() does the slow parts (provider discovery).
@@ -74,6 +77,8 @@ export interface Services {
   /** The free tier's monthly request quota. */
   quota: QuotaGate;
   evals: EvalService;
+  prompts: PromptService;
+  rollouts: RolloutService;
   start(): Promise<void>;
   /** Stops taking jobs and waits for running ones (bounded); shutdown starts it beside the HTTP drain. Idempotent. */
   stopJobs(): Promise<void>;
@@ -119,7 +124,8 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     .register(logRetentionJob({ retentionDays: config.GATEWAY_RETENTION_DAYS }))
     .register(autoAbJob(config.GATEWAY_MIN_SAMPLES))
     .register(judgeJob)
-    .register(evalRunsJob);
+    .register(evalRunsJob)
+    .register(promptRolloutEvalJob);
   const jobs: JobRunner<Services> = new JobRunner<Services>({
     db,
     pool,
@@ -185,6 +191,8 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     guardrails,
     budgets: new BudgetService({ db, pool, audit, listener, logger }),
     quota: new QuotaGate({ pool, listener, logger, limit: config.GATEWAY_FREE_MONTHLY_REQUESTS }),
+    prompts: new PromptService({ db, audit }),
+    rollouts: new RolloutService({ db, audit }),
     evals: new EvalService({ db, registry: dataPlane.registry, jobs: () => jobs as JobRunner<unknown>, logger }),
     async start() {
       await listener.start();

@@ -14,6 +14,8 @@ import { tokensRouter } from '../modules/tokens/router.js';
 import { guardrailsRouter } from '../modules/guardrails/router.js';
 import { budgetsRouter } from '../modules/budgets/router.js';
 import { evalsRouter } from '../modules/evals/router.js';
+import { promptsRouter } from '../modules/prompts/router.js';
+import { rolloutsRouter } from '../modules/rollouts/router.js';
 
 export const appRouter = router({
   system: systemRouter,
@@ -30,6 +32,8 @@ export const appRouter = router({
   guardrails: guardrailsRouter,
   budgets: budgetsRouter,
   evals: evalsRouter,
+  prompts: promptsRouter,
+  rollouts: rolloutsRouter,
 });
 
 export type AppRouter = typeof appRouter;
