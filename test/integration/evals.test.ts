@@ -407,6 +407,27 @@ describe('restart safety', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('describes every evals path; starting a run answers 202', async () => {
+    const { paths } = (await c.env.http('GET', '/openapi.json')).body;
+    for (const [path, method] of [
+      ['/v1/evals/datasets', 'post'],
+      ['/v1/evals/datasets', 'get'],
+      ['/v1/evals/datasets/{id}', 'get'],
+      ['/v1/evals/datasets/{id}', 'delete'],
+      ['/v1/evals/datasets/{id}/cases', 'post'],
+      ['/v1/evals/runs', 'get'],
+      ['/v1/evals/runs/{id}', 'get'],
+      ['/v1/evals/runs/{id}/cancel', 'post'],
+    ] as const) {
+      expect(paths[path]?.[method], `${method} ${path}`).toBeDefined();
+      expect(Object.keys(paths[path][method].responses)).toContain('402');
+    }
+    expect(Object.keys(paths['/v1/evals/runs'].post.responses)).toEqual(expect.arrayContaining(['202', '402']));
+    expect(paths['/v1/evals/runs'].post.responses['200']).toBeUndefined();
+  });
+});
+
 describe('tier', () => {
   it('answers 402 insufficient_tier with an upgrade payload below intelligence', async () => {
     const team = await c.env.createTenant('team');

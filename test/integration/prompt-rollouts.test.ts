@@ -229,6 +229,24 @@ describe('rollouts', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('describes every prompts and rollouts path', async () => {
+    const { paths } = (await c.env.http('GET', '/openapi.json')).body;
+    for (const [path, methods] of Object.entries({
+      '/v1/prompts': ['get', 'post'],
+      '/v1/prompts/{id}': ['get', 'delete'],
+      '/v1/prompts/{id}/versions': ['get', 'post'],
+      '/v1/prompts/{id}/versions/{versionId}/publish': ['post'],
+      '/v1/rollouts': ['get', 'post'],
+      '/v1/rollouts/{id}': ['get'],
+      '/v1/rollouts/resolve/{templateId}': ['post'],
+      '/v1/rollouts/{id}/promote': ['post'],
+      '/v1/rollouts/{id}/revert': ['post'],
+    }))
+      expect(Object.keys(paths[path] ?? {}), path).toEqual(expect.arrayContaining(methods));
+  });
+});
+
 describe('security', () => {
   const ctx = (): SecurityContext => ({ owner: c.tenant, other, ids });
   securityMatrix(() => c.env, ctx, [
