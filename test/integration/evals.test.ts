@@ -389,6 +389,40 @@ describe('restart safety', () => {
     expect(run.error).toMatch(/interrupted 5 times/);
   });
 
+  it('cancelling a running run stops it between batches', async () => {
+    c.sim.configure({ latencyMs: 150 });
+    try {
+      const ds = await dataset(
+        Array.from({ length: 16 }, (_, i) => ({
+          input: user(`What is the capital of France? ${i}`),
+          expected: 'Paris',
+        })),
+      );
+      const started = await post('/v1/evals/runs', {
+        datasetId: ds,
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        scorer: 'exact-match',
+      });
+      const runId = started.body.runId;
+      const deadline = Date.now() + 10_000;
+      while ((await get(`/v1/evals/runs/${runId}`)).body.status !== 'running') {
+        if (Date.now() > deadline) throw new Error('run never started');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const cancelled = await post(`/v1/evals/runs/${runId}/cancel`, {});
+      expect(cancelled.body).toMatchObject({ status: 'cancelled', error: 'cancelled on request' });
+      await new Promise((r) => setTimeout(r, 600));
+      const run = (await get(`/v1/evals/runs/${runId}`)).body;
+      expect(run.status).toBe('cancelled');
+      // The batch in flight when it was cancelled may finish; no batch starts after it.
+      expect(run.completedCases).toBeLessThanOrEqual(8);
+      expect(run.completedCases % 4).toBe(0);
+    } finally {
+      c.sim.configure({ latencyMs: 0 });
+    }
+  });
+
   it('a queued run cancelled before it starts stays cancelled', async () => {
     const ds = await dataset([{ input: user('question alpha'), expected: 'x' }]);
     const runId = 'run_queuedcancel';

@@ -215,6 +215,23 @@ describe('rollouts', () => {
     );
   });
 
+  it('a template with an active rollout cannot be deleted; without one it goes with its versions', async () => {
+    const t = await template('deletable', 'S.', 'C.');
+    const ro = await post('/v1/rollouts', { templateId: t.templateId, canaryVersionId: t.canary, rolloutPct: 5 });
+    expectTypedError(
+      await c.env.http('DELETE', `/v1/prompts/${t.templateId}`, { token: c.tenant.token }),
+      409,
+      'conflict_error',
+    );
+    await post(`/v1/rollouts/${ro.body.id}/revert`);
+    const del = await c.env.http('DELETE', `/v1/prompts/${t.templateId}`, { token: c.tenant.token });
+    expect(del.body).toEqual({ id: t.templateId, deleted: true });
+    expectTypedError(await get(`/v1/prompts/${t.templateId}`), 404, 'not_found_error');
+    expectTypedError(await get(`/v1/rollouts/${ro.body.id}`), 404, 'not_found_error');
+    const left = await c.query('select 1 from prompt_versions where template_id = $1', [t.templateId]);
+    expect(left).toHaveLength(0);
+  });
+
   it('rollouts are free tier', async () => {
     const free = await c.env.createTenant('free');
     const t = await post('/v1/prompts', { name: 'free', messages: sys('x') }, free.token);
