@@ -41,6 +41,8 @@ import { EvalService } from './modules/evals/service.js';
 import { PromptService } from './modules/prompts/service.js';
 import { promptRolloutEvalJob } from './modules/rollouts/job.js';
 import { RolloutService } from './modules/rollouts/service.js';
+import { captureRetentionJob } from './modules/captures/job.js';
+import { CaptureService } from './modules/captures/service.js';
 
 // The service container: built once at start-up (and once per test app), handed to tRPC context
 // and the hand-written HTTP routes. start() does the slow parts (provider discovery).
@@ -79,6 +81,7 @@ export interface Services {
   evals: EvalService;
   prompts: PromptService;
   rollouts: RolloutService;
+  captures: CaptureService;
   start(): Promise<void>;
   /** Stops taking jobs and waits for running ones (bounded); shutdown starts it beside the HTTP drain. Idempotent. */
   stopJobs(): Promise<void>;
@@ -125,7 +128,8 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     .register(autoAbJob(config.GATEWAY_MIN_SAMPLES))
     .register(judgeJob)
     .register(evalRunsJob)
-    .register(promptRolloutEvalJob);
+    .register(promptRolloutEvalJob)
+    .register(captureRetentionJob);
   const jobs: JobRunner<Services> = new JobRunner<Services>({
     db,
     pool,
@@ -193,7 +197,14 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     quota: new QuotaGate({ pool, listener, logger, limit: config.GATEWAY_FREE_MONTHLY_REQUESTS }),
     prompts: new PromptService({ db, audit }),
     rollouts: new RolloutService({ db, audit }),
-    evals: new EvalService({ db, registry: dataPlane.registry, jobs: () => jobs as JobRunner<unknown>, logger }),
+    captures: new CaptureService({ db, pool, audit, capture: dataPlane.exchangeCapture }),
+    evals: new EvalService({
+      db,
+      registry: dataPlane.registry,
+      jobs: () => jobs as JobRunner<unknown>,
+      logger,
+      capturedExchanges: (tenantId, requestIds) => services.captures.exchanges(tenantId, requestIds),
+    }),
     async start() {
       await listener.start();
       await auth.start();

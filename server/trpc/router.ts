@@ -16,6 +16,7 @@ import { budgetsRouter } from '../modules/budgets/router.js';
 import { evalsRouter } from '../modules/evals/router.js';
 import { promptsRouter } from '../modules/prompts/router.js';
 import { rolloutsRouter } from '../modules/rollouts/router.js';
+import { capturesRouter } from '../modules/captures/router.js';
 
 export const appRouter = router({
   system: systemRouter,
@@ -34,6 +35,7 @@ export const appRouter = router({
   evals: evalsRouter,
   prompts: promptsRouter,
   rollouts: rolloutsRouter,
+  captures: capturesRouter,
 });
 
 export type AppRouter = typeof appRouter;

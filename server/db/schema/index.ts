@@ -15,3 +15,4 @@ export * from './guardrails.js';
 export * from './budgets.js';
 export * from './evals.js';
 export * from './prompts.js';
+export * from './exchange-capture.js';

@@ -2,6 +2,8 @@ import { router } from '../../trpc/init.js';
 import { noInput, requireTier, tenantProcedure } from '../../trpc/procedures.js';
 import {
   AppendCaseInput,
+  AppendedCases,
+  CasesFromRequestsInput,
   CreateDatasetInput,
   CreateRunInput,
   Dataset,
@@ -43,6 +45,11 @@ export const evalsRouter = router({
     .input(AppendCaseInput)
     .output(EvalCase)
     .mutation(({ ctx, input }) => ctx.services.evals.appendCase(ctx.tenantId, input)),
+  casesFromRequests: evalProcedure
+    .meta(evalsMeta.casesFromRequests)
+    .input(CasesFromRequestsInput)
+    .output(AppendedCases)
+    .mutation(({ ctx, input }) => ctx.services.evals.casesFromRequests(ctx.tenantId, input)),
   deleteDataset: evalProcedure
     .meta(evalsMeta.deleteDataset)
     .input(IdInput)

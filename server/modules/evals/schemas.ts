@@ -42,6 +42,15 @@ export const CreateDatasetInput = z.strictObject({
 });
 export const IdInput = z.object({ id: z.string().min(1).max(MAX_ID_CHARS) });
 export const AppendCaseInput = z.strictObject({ ...IdInput.shape, ...CaseInput.shape });
+export const CasesFromRequestsInput = z.strictObject({
+  ...IdInput.shape,
+  requestIds: z
+    .array(z.string().min(1).max(MAX_ID_CHARS))
+    .min(1)
+    .max(100)
+    .describe('Requests whose captured exchange becomes a case (exchange capture must have caught them)'),
+});
+export const AppendedCases = z.object({ items: z.array(EvalCase) });
 export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) });
 
 export const Aggregate = z.object({
@@ -117,6 +126,16 @@ export const evalsMeta = {
     ...gated,
     errors: [402],
   }),
+  casesFromRequests: rest(
+    'POST',
+    '/v1/evals/datasets/{id}/cases/from-requests',
+    tag,
+    'Append cases saved from the request log: the captured exchange, with expected set to the observed answer',
+    {
+      errors: [402],
+      description: `${gated.description} Needs exchange capture (PUT /v1/captures/settings): a request it did not capture is a 404 naming it, and nothing is appended.`,
+    },
+  ),
   deleteDataset: rest('DELETE', '/v1/evals/datasets/{id}', tag, 'Delete a dataset, its runs and their results', {
     ...gated,
     errors: [402],

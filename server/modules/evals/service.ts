@@ -16,6 +16,7 @@ import { isClassifierTarget } from './run-executor.js';
 import { aggregate, type Scorer } from './scorers.js';
 import type {
   AppendCaseInput,
+  CasesFromRequestsInput,
   CreateDatasetInput,
   CreateRunInput,
   Dataset,
@@ -33,6 +34,11 @@ export interface EvalServiceDeps {
   registry: ProviderRegistry;
   jobs: () => JobRunner<unknown>;
   logger: Logger;
+  /** Captured exchanges (cases saved from the request log). */
+  capturedExchanges: (
+    tenantId: string,
+    requestIds: string[],
+  ) => Promise<Map<string, { messages: unknown[]; answer: string }>>;
 }
 
 export class EvalService {
@@ -83,6 +89,38 @@ export class EvalService {
       await evalsRepository.insertCases(tx, tenantId, id, ds.caseCount, [parsed]);
       await evalsRepository.setCaseCount(tx, tenantId, id, ds.caseCount + 1);
       return { index: ds.caseCount, ...parsed };
+    });
+  }
+
+  /**
+   * Cases saved from the request log: each request's captured exchange (its messages) as input,
+   * with expected set to the answer it got. All or nothing: a request not captured is a 404.
+   */
+  async casesFromRequests(tenantId: string, input: z.infer<typeof CasesFromRequestsInput>) {
+    const ids = [...new Set(input.requestIds)];
+    const found = await this.d.capturedExchanges(tenantId, ids);
+    const missing = ids.find((id) => !found.has(id));
+    if (missing)
+      throw new GatewayError(
+        'not_found_error',
+        `Request '${missing}' has no captured exchange (exchange capture off, not sampled, or expired)`,
+      );
+    const cases = ids.map((id) => {
+      const x = found.get(id)!;
+      return { input: x.messages, expected: x.answer, metadata: { requestId: id } };
+    });
+    return this.d.db.transaction(async (tx) => {
+      const ds = await evalsRepository.getDataset(tx, tenantId, input.id, true);
+      if (!ds) throw notFound('Dataset', input.id);
+      if (ds.caseCount + cases.length > MAX_CASES_PER_DATASET)
+        throw new GatewayError(
+          'invalid_request_error',
+          `Dataset '${input.id}' would hold more than ${MAX_CASES_PER_DATASET} cases, the most one dataset holds`,
+          { status: 413 },
+        );
+      await evalsRepository.insertCases(tx, tenantId, ds.id, ds.caseCount, cases);
+      await evalsRepository.setCaseCount(tx, tenantId, ds.id, ds.caseCount + cases.length);
+      return { items: cases.map((c, i) => ({ index: ds.caseCount + i, ...c })) };
     });
   }
 
