@@ -3,6 +3,7 @@ import { basename, extname } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { watchEvalRun, type EvalRunDetail, type RouterInputs, type RouterOutputs } from '../../sdk/index.js';
 import { CliError, clientFor, globalOptions } from '../client.js';
+import { parsePositiveNumber } from '../options.js';
 import { orDash, printError, printJson, printLine, printRecord, printTable, shortDate } from '../output.js';
 import { usd } from '../usd.js';
 
@@ -218,7 +219,7 @@ export function registerEvalsCommand(program: Command): void {
     )
     .addOption(
       new Option('--interval <seconds>', 'time between two looks at the run (default 1)')
-        .argParser(parseScore)
+        .argParser(parsePositiveNumber)
         .hideHelp(),
     )
     .action(async (opts: RunOptions, command: Command) => {

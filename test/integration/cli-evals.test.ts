@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { watchEvalRun } from '../../sdk/index.js';
 import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
 import { lines, runCli, type CliResult } from '../support/cli.js';
@@ -11,6 +11,9 @@ import { lines, runCli, type CliResult } from '../support/cli.js';
 
 let c: ChatEnv;
 let dir: string;
+
+// Every test spawns the CLI several times (tsx start-up each): slow on a loaded machine.
+vi.setConfig({ testTimeout: 90_000 });
 
 beforeAll(async () => {
   c = await startChatEnv({

@@ -122,9 +122,9 @@ describe('rollouts', () => {
       'invalid_request_error',
     );
 
-    // Weighted choice: 30% canary; 600 resolves land within a bound that cannot flake (>8 sd).
+    // Weighted choice: 30% canary; 200 resolves land within a bound that cannot flake (>6 sd).
     let canary = 0;
-    for (let i = 0; i < 600; i++) {
+    for (let i = 0; i < 200; i++) {
       const r = await post(`/v1/rollouts/resolve/${t.templateId}`);
       expect(r.body.rolloutId).toBe(res.body.id);
       if (r.body.variant === 'canary') {
@@ -132,8 +132,8 @@ describe('rollouts', () => {
         expect(r.body.versionId).toBe(t.canary);
       } else expect(r.body).toMatchObject({ variant: 'stable', versionId: t.stable });
     }
-    expect(canary).toBeGreaterThan(90);
-    expect(canary).toBeLessThan(270);
+    expect(canary).toBeGreaterThan(20);
+    expect(canary).toBeLessThan(100);
   });
 
   it('the job promotes a canary that scores within the delta, from feedback on prompt_version_id calls', async () => {
