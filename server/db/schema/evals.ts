@@ -1,5 +1,19 @@
-import { foreignKey, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-import { createdAt, tenantId, updatedAt } from './columns.js';
+import {
+  check,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
+import { createdAt, isOneOf, tenantId, updatedAt } from './columns.js';
+
+export const EVAL_SCORERS = ['llm-judge', 'exact-match', 'regex-match'] as const;
+export const EVAL_RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 
 // Eval datasets, their cases, runs over a dataset and one result per (run, case). Deleting a
 // dataset cascades to its cases, runs and results; deleting a run cascades to its results.
@@ -50,10 +64,8 @@ export const evalRuns = pgTable(
       .references(() => evalDatasets.id, { onDelete: 'cascade' }),
     provider: text('provider').notNull(),
     model: text('model').notNull(),
-    /** llm-judge | exact-match | regex-match */
-    scorer: text('scorer').notNull(),
-    /** queued | running | completed | failed | cancelled */
-    status: text('status').notNull(),
+    scorer: text('scorer', { enum: EVAL_SCORERS }).notNull(),
+    status: text('status', { enum: EVAL_RUN_STATUSES }).notNull(),
     /** Cases in the dataset when the run was created: the run covers indexes 0..totalCases-1. */
     totalCases: integer('total_cases').notNull(),
     completedCases: integer('completed_cases').notNull().default(0),
@@ -76,6 +88,8 @@ export const evalRuns = pgTable(
   (t) => [
     index('eval_runs_tenant_created_idx').on(t.tenantId, t.createdAt.desc()),
     index('eval_runs_tenant_status_idx').on(t.tenantId, t.status),
+    check('eval_runs_scorer_check', isOneOf(t.scorer, EVAL_SCORERS)),
+    check('eval_runs_status_check', isOneOf(t.status, EVAL_RUN_STATUSES)),
   ],
 );
 

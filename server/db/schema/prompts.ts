@@ -1,6 +1,11 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { createdAt, tenantId, updatedAt } from './columns.js';
+import { check, index, integer, jsonb, pgTable, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { createdAt, isOneOf, tenantId, updatedAt } from './columns.js';
+
+/** published: what resolves answer with; retired: published before; rejected: a reverted canary. */
+export const PROMPT_VERSION_STATUSES = ['draft', 'published', 'retired', 'rejected'] as const;
+export type PromptVersionStatus = (typeof PROMPT_VERSION_STATUSES)[number];
+export const PROMPT_ROLLOUT_STATUSES = ['active', 'promoted', 'reverted'] as const;
 
 // Prompt templates, their numbered versions, and canary rollouts of a version. A template has at
 // most one published version (the one resolves answer with outside a rollout).
@@ -36,11 +41,13 @@ export const promptVersions = pgTable(
     messages: jsonb('messages').$type<unknown[]>().notNull(),
     variables: jsonb('variables').$type<string[]>().notNull(),
     note: text('note'),
-    /** draft | published | retired (was published) | rejected (a reverted canary) */
-    status: text('status').notNull(),
+    status: text('status', { enum: PROMPT_VERSION_STATUSES }).notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('prompt_versions_tenant_template_version_idx').on(t.tenantId, t.templateId, t.version)],
+  (t) => [
+    uniqueIndex('prompt_versions_tenant_template_version_idx').on(t.tenantId, t.templateId, t.version),
+    check('prompt_versions_status_check', isOneOf(t.status, PROMPT_VERSION_STATUSES)),
+  ],
 );
 
 export const promptRollouts = pgTable(
@@ -57,8 +64,7 @@ export const promptRollouts = pgTable(
     minSamples: integer('min_samples').notNull(),
     windowHours: real('window_hours').notNull(),
     maxAvgScoreDelta: real('max_avg_score_delta').notNull(),
-    /** active | promoted | reverted */
-    status: text('status').notNull(),
+    status: text('status', { enum: PROMPT_ROLLOUT_STATUSES }).notNull(),
     /** Why it ended: the job's figures, or a manual promote or revert. */
     completionReason: text('completion_reason'),
     createdAt: createdAt(),
@@ -69,6 +75,7 @@ export const promptRollouts = pgTable(
     index('prompt_rollouts_tenant_created_idx').on(t.tenantId, t.createdAt.desc()),
     // Only one active rollout per template, whatever two nodes do at once.
     uniqueIndex('prompt_rollouts_one_active_idx').on(t.tenantId, t.templateId).where(sql`status = 'active'`),
+    check('prompt_rollouts_status_check', isOneOf(t.status, PROMPT_ROLLOUT_STATUSES)),
   ],
 );
 

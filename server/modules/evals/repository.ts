@@ -140,7 +140,7 @@ export const evalsRepository = {
     db: Executor,
     tenantId: string,
     id: string,
-    from: readonly string[],
+    from: readonly EvalRunRow['status'][],
     patch: Partial<typeof evalRuns.$inferInsert>,
   ): Promise<EvalRunRow | undefined> {
     const rows = await db

@@ -4,6 +4,7 @@ import {
   promptTemplates,
   promptVersions,
   type PromptTemplateRow,
+  type PromptVersionStatus,
   type PromptVersionRow,
 } from '../../db/schema/index.js';
 
@@ -77,7 +78,7 @@ export const promptsRepository = {
     return created!;
   },
 
-  async setVersionStatus(db: Executor, tenantId: string, id: string, status: string): Promise<void> {
+  async setVersionStatus(db: Executor, tenantId: string, id: string, status: PromptVersionStatus): Promise<void> {
     await db
       .update(promptVersions)
       .set({ status })

@@ -24,7 +24,7 @@ export const rolloutsRepository = {
     return rows[0];
   },
 
-  list(db: Executor, tenantId: string, status?: string): Promise<PromptRolloutRow[]> {
+  list(db: Executor, tenantId: string, status?: PromptRolloutRow['status']): Promise<PromptRolloutRow[]> {
     return db
       .select()
       .from(promptRollouts)

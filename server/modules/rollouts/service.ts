@@ -91,7 +91,7 @@ export class RolloutService {
     }
   }
 
-  async list(tenantId: string, status?: string) {
+  async list(tenantId: string, status?: PromptRolloutRow['status']) {
     return { items: (await rolloutsRepository.list(this.d.db, tenantId, status)).map(toDto) };
   }
 
