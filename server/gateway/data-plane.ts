@@ -121,7 +121,7 @@ export class DataPlane {
       config.GATEWAY_FEEDBACK_HALF_LIFE_DAYS,
     );
     this.judgeSampler = new JudgeSampler(opts.db, this.routing, Math.random, opts.logger);
-    this.exchangeCapture = new ExchangeCapture(opts.pool, opts.logger, opts.listener);
+    this.exchangeCapture = new ExchangeCapture(opts.db, opts.logger, opts.listener);
     this.engine = new RoutingEngine({
       state: this.routing,
       classify,

@@ -1,8 +1,9 @@
-import type pg from 'pg';
+import type { Executor } from '../db/client.js';
 import type { PgListener } from '../db/listener.js';
 import type { Logger } from '../lib/logger.js';
 import type { Random } from '../lib/random.js';
 import { toStorableText } from '../lib/storable-text.js';
+import { captureRepository } from './capture-repository.js';
 import type { ChatCall } from './types.js';
 
 // Opt-in exchange capture: stores a sampled share of a workspace's answered chat calls (messages
@@ -21,7 +22,7 @@ export class ExchangeCapture {
   dropped = 0;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly db: Executor,
     private readonly logger: Logger,
     private readonly listener?: PgListener,
     private readonly random: Random = Math.random,
@@ -38,20 +39,14 @@ export class ExchangeCapture {
   }
 
   async reloadAll(): Promise<void> {
-    const { rows } = await this.pool.query<{ tenant_id: string; sample_rate: number }>(
-      'select tenant_id, sample_rate from exchange_capture_settings where enabled',
-    );
+    const rows = await captureRepository.enabledRates(this.db);
     this.rates.clear();
-    for (const r of rows) this.rates.set(r.tenant_id, r.sample_rate);
+    for (const r of rows) this.rates.set(r.tenantId, r.sampleRate);
   }
 
   async reload(tenantId: string): Promise<void> {
-    const { rows } = await this.pool.query<{ enabled: boolean; sample_rate: number }>(
-      'select enabled, sample_rate from exchange_capture_settings where tenant_id = $1',
-      [tenantId],
-    );
-    const row = rows[0];
-    if (row?.enabled) this.rates.set(tenantId, row.sample_rate);
+    const row = await captureRepository.settings(this.db, tenantId);
+    if (row?.enabled) this.rates.set(tenantId, row.sampleRate);
     else this.rates.delete(tenantId);
   }
 
@@ -69,14 +64,12 @@ export class ExchangeCapture {
       role: m.role,
       content: typeof m.content === 'string' ? m.content : (m.content ?? []).filter((p) => p.type === 'text'),
     }));
-    const json = JSON.stringify(messages, (_key, value: unknown) =>
-      typeof value === 'string' ? toStorableText(value) : value,
-    );
-    this.pool
-      .query(
-        'insert into captured_exchanges (tenant_id, request_id, messages, answer) values ($1, $2, $3, $4) on conflict do nothing',
-        [call.tenantId, call.requestId, json, toStorableText(answer())],
-      )
+    // A prompt may hold NUL or lone surrogates, which jsonb refuses: stored with them replaced.
+    const storable = JSON.parse(
+      JSON.stringify(messages, (_key, value: unknown) => (typeof value === 'string' ? toStorableText(value) : value)),
+    ) as unknown[];
+    captureRepository
+      .insert(this.db, call.tenantId, call.requestId, storable, toStorableText(answer()))
       .catch((err: unknown) => this.logger.warn({ err: (err as Error).message }, 'captured exchange not stored'))
       .finally(() => this.inFlight--);
   }

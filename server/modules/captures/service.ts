@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { z } from 'zod';
 import type { Database, Executor } from '../../db/client.js';
 import { notify } from '../../db/listener.js';
+import { captureRepository } from '../../gateway/capture-repository.js';
 import { CAPTURE_CHANNEL, type ExchangeCapture } from '../../gateway/exchange-capture.js';
 import type { ActorRef, AuditService } from '../audit/service.js';
 import type { CaptureList, CaptureSettings, UpdateCaptureSettingsInput } from './schemas.js';
@@ -22,11 +22,8 @@ export class CaptureService {
   constructor(private readonly d: CaptureServiceDeps) {}
 
   async settings(tenantId: string, db: Executor = this.d.db): Promise<Settings> {
-    const { rows } = await db.execute<{ enabled: boolean; sample_rate: number; retention_days: number }>(
-      sql`select enabled, sample_rate, retention_days from exchange_capture_settings where tenant_id = ${tenantId}`,
-    );
-    const r = rows[0];
-    return r ? { enabled: r.enabled, sampleRate: r.sample_rate, retentionDays: r.retention_days } : { ...DEFAULTS };
+    const r = await captureRepository.settings(db, tenantId);
+    return r ? { enabled: r.enabled, sampleRate: r.sampleRate, retentionDays: r.retentionDays } : { ...DEFAULTS };
   }
 
   async update(
@@ -37,11 +34,7 @@ export class CaptureService {
     const after = await this.d.db.transaction(async (tx) => {
       const before = await this.settings(tenantId, tx);
       const next = { ...before, ...input };
-      await tx.execute(sql`
-        insert into exchange_capture_settings (tenant_id, enabled, sample_rate, retention_days, updated_at)
-        values (${tenantId}, ${next.enabled}, ${next.sampleRate}, ${next.retentionDays}, now())
-        on conflict (tenant_id) do update set enabled = excluded.enabled, sample_rate = excluded.sample_rate,
-          retention_days = excluded.retention_days, updated_at = now()`);
+      await captureRepository.putSettings(tx, tenantId, next);
       await this.d.audit.record(tx, {
         tenantId,
         actor,
@@ -60,19 +53,13 @@ export class CaptureService {
   }
 
   async list(tenantId: string, limit: number): Promise<z.infer<typeof CaptureList>> {
-    const { rows } = await this.d.db.execute<{
-      request_id: string;
-      messages: unknown[];
-      answer: string;
-      created_at: Date | string;
-    }>(sql`select request_id, messages, answer, created_at from captured_exchanges
-           where tenant_id = ${tenantId} order by created_at desc, request_id desc limit ${limit}`);
+    const rows = await captureRepository.latest(this.d.db, tenantId, limit);
     return {
       items: rows.map((r) => ({
-        requestId: r.request_id,
+        requestId: r.requestId,
         messages: r.messages,
         answer: r.answer,
-        createdAt: new Date(r.created_at).toISOString(),
+        createdAt: r.createdAt.toISOString(),
       })),
     };
   }
@@ -82,22 +69,13 @@ export class CaptureService {
     tenantId: string,
     requestIds: string[],
   ): Promise<Map<string, { messages: unknown[]; answer: string }>> {
-    const { rows } = await this.d.db.execute<{ request_id: string; messages: unknown[]; answer: string }>(
-      sql`select request_id, messages, answer from captured_exchanges
-          where tenant_id = ${tenantId} and request_id in (${sql.join(
-            requestIds.map((id) => sql`${id}`),
-            sql`, `,
-          )})`,
-    );
-    return new Map(rows.map((r) => [r.request_id, { messages: r.messages, answer: r.answer }]));
+    const rows = await captureRepository.byRequests(this.d.db, tenantId, requestIds);
+    return new Map(rows.map((r) => [r.requestId, { messages: r.messages, answer: r.answer }]));
   }
 
   /** Deletes the workspace's captured exchanges older than its retention. */
   async expire(tenantId: string): Promise<number> {
     const { retentionDays } = await this.settings(tenantId);
-    const res = await this.d.db.execute(sql`
-      delete from captured_exchanges where tenant_id = ${tenantId}
-        and created_at < now() - make_interval(days => ${retentionDays})`);
-    return res.rowCount ?? 0;
+    return captureRepository.deleteOlderThan(this.d.db, tenantId, retentionDays);
   }
 }

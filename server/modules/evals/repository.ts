@@ -135,6 +135,20 @@ export const evalsRepository = {
       .orderBy(asc(evalRuns.createdAt), asc(evalRuns.id));
   },
 
+  /** Marks a queued or running run running for one more pick-up; its pick-up count, or undefined when it is not waiting. */
+  async pickUp(db: Executor, tenantId: string, id: string): Promise<number | undefined> {
+    const rows = await db
+      .update(evalRuns)
+      .set({
+        status: 'running',
+        attempts: sql`${evalRuns.attempts} + 1`,
+        startedAt: sql`coalesce(${evalRuns.startedAt}, now())`,
+      })
+      .where(and(eq(evalRuns.tenantId, tenantId), eq(evalRuns.id, id), inArray(evalRuns.status, [...ACTIVE_STATUSES])))
+      .returning({ attempts: evalRuns.attempts });
+    return rows[0]?.attempts;
+  },
+
   /** A status change from one of `from`; undefined when the run was not in one of them (or is gone). */
   async transition(
     db: Executor,

@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import type { EvalCaseRow, EvalRunRow } from '../../db/schema/index.js';
 import { classify } from '../../gateway/classifier/index.js';
@@ -61,11 +60,7 @@ interface CaseOutcome {
 
 export async function executeRun(ctx: RunContext, tenantId: string, runId: string): Promise<RunEnd> {
   const { db } = ctx;
-  const picked = await db.execute<{ attempts: number }>(sql`
-    update eval_runs set status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now())
-    where tenant_id = ${tenantId} and id = ${runId} and status in ('queued', 'running')
-    returning attempts`);
-  const attempts = picked.rows[0]?.attempts;
+  const attempts = await evalsRepository.pickUp(db, tenantId, runId);
   if (attempts === undefined) return 'gone';
   if (attempts > MAX_ATTEMPTS)
     return fail(ctx, tenantId, runId, `interrupted ${MAX_ATTEMPTS} times before it could finish`);
