@@ -13,8 +13,11 @@ import { RE2 } from 're2-wasm';
 
 export const MAX_PATTERN_CHARS = 2_000;
 export const MAX_TEXT = 100_000;
-/** Distinct patterns compiled with RE2 in this process (the module's heap holds ~4,000). */
-const RE2_BUDGET = 1_000;
+/**
+ * Distinct patterns compiled with RE2 in this process. re2-wasm's heap is one per process and holds
+ * ~4,000 compilations in all: the guardrails keep 3,000 of them (gateway/guardrails/patterns.ts).
+ */
+const RE2_BUDGET = 500;
 /** The most one JavaScript-engine match may take. */
 export const JS_MATCH_TIMEOUT_MS = 50;
 
