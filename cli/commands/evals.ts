@@ -3,6 +3,7 @@ import { basename, extname } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { watchEvalRun, type EvalRunDetail, type RouterInputs, type RouterOutputs } from '../../sdk/index.js';
 import { CliError, clientFor, globalOptions } from '../client.js';
+import { setExitCode, writeErr } from '../io.js';
 import { parsePositiveNumber } from '../options.js';
 import { orDash, printError, printJson, printLine, printRecord, printTable, shortDate } from '../output.js';
 import { usd } from '../usd.js';
@@ -118,10 +119,10 @@ function progressPrinter(): { update(run: EvalRunDetail): void; end(): void } {
       const line = progressLine(run, startedAt);
       if (line === last) return;
       last = line;
-      process.stderr.write(tty ? `\r${line}\x1b[K` : `${line}\n`);
+      writeErr(tty ? `\r${line}\x1b[K` : `${line}\n`);
     },
     end() {
-      if (tty && last) process.stderr.write('\n');
+      if (tty && last) writeErr('\n');
     },
   };
 }
@@ -251,14 +252,14 @@ export function registerEvalsCommand(program: Command): void {
       else printRun(run);
       if (run.status !== 'completed') {
         printError(`eval run ${run.id} ${run.status}${run.error ? `: ${run.error}` : ''}`);
-        process.exitCode = 1;
+        setExitCode(1);
         return;
       }
       if (opts.minScore !== undefined) {
         const score = run.aggregate.score;
         if (score === null || score < opts.minScore) {
           printError(`eval run ${run.id} scored ${scoreText(run)}, below --min-score ${opts.minScore}`);
-          process.exitCode = EXIT_BELOW_MIN_SCORE;
+          setExitCode(EXIT_BELOW_MIN_SCORE);
         }
       }
     });

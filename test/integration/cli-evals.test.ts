@@ -82,7 +82,8 @@ describe('gatewayctl evals', () => {
       '--interval',
       '0.1',
     ]);
-    expect(res.code, res.stderr).toBe(0);
+    expect(res.code, res.stderr + res.stdout).toBe(0);
+    expect(res.stderr, res.stdout).not.toBe('');
     // Not a terminal: one progress line per change, ending with every case done.
     const progress = lines(res.stderr);
     expect(progress.length).toBeGreaterThanOrEqual(1);
