@@ -18,6 +18,9 @@ import { registerTailCommand } from './commands/tail.js';
 import { registerTokensCommand } from './commands/tokens.js';
 import { registerGuardrailsCommand } from './commands/guardrails.js';
 import { registerBudgetsCommand } from './commands/budgets.js';
+import { registerEvalsCommand } from './commands/evals.js';
+import { registerPromptsCommand } from './commands/prompts.js';
+import { registerRolloutsCommand } from './commands/rollouts.js';
 
 // gatewayctl: the command-line client. It talks to the gateway only through the public SDK,
 // so anything it can do, a script using the SDK can do too.
@@ -78,6 +81,9 @@ export function buildProgram(): Command {
   registerTailCommand(program);
   registerGuardrailsCommand(program);
   registerBudgetsCommand(program);
+  registerEvalsCommand(program);
+  registerPromptsCommand(program);
+  registerRolloutsCommand(program);
   return program;
 }
 

@@ -30,6 +30,7 @@ export type {
 } from './chat-types.js';
 
 export type { AppRouter };
+export { FINISHED_RUN_STATES, watchEvalRun, type EvalRunDetail, type WatchEvalRunOptions } from './evals.js';
 /** The version of this package (client and gateway ship together). */
 export { VERSION } from '../contracts/version.js';
 /** One event of the live tap (GET /v1/analytics/live, `gw.live.subscribe()`). */

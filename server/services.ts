@@ -36,6 +36,13 @@ import { GuardrailGate } from './gateway/guardrails/gate.js';
 import { GuardrailService } from './modules/guardrails/service.js';
 import { BudgetService } from './modules/budgets/service.js';
 import { QuotaGate } from './gateway/limits/quota-gate.js';
+import { evalRunsJob } from './modules/evals/job.js';
+import { EvalService } from './modules/evals/service.js';
+import { PromptService } from './modules/prompts/service.js';
+import { promptRolloutEvalJob } from './modules/rollouts/job.js';
+import { RolloutService } from './modules/rollouts/service.js';
+import { captureRetentionJob } from './modules/captures/job.js';
+import { CaptureService } from './modules/captures/service.js';
 
 // The service container: built once at start-up (and once per test app), handed to tRPC context
 // and the hand-written HTTP routes. start() does the slow parts (provider discovery).
@@ -71,6 +78,10 @@ export interface Services {
   budgets: BudgetService;
   /** The free tier's monthly request quota. */
   quota: QuotaGate;
+  evals: EvalService;
+  prompts: PromptService;
+  rollouts: RolloutService;
+  captures: CaptureService;
   start(): Promise<void>;
   /** Stops taking jobs and waits for running ones (bounded); shutdown starts it beside the HTTP drain. Idempotent. */
   stopJobs(): Promise<void>;
@@ -115,7 +126,10 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
   const jobRegistry = new JobRegistry<Services>()
     .register(logRetentionJob({ retentionDays: config.GATEWAY_RETENTION_DAYS }))
     .register(autoAbJob(config.GATEWAY_MIN_SAMPLES))
-    .register(judgeJob);
+    .register(judgeJob)
+    .register(evalRunsJob)
+    .register(promptRolloutEvalJob)
+    .register(captureRetentionJob);
   const jobs: JobRunner<Services> = new JobRunner<Services>({
     db,
     pool,
@@ -181,6 +195,16 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     guardrails,
     budgets: new BudgetService({ db, pool, audit, listener, logger }),
     quota: new QuotaGate({ pool, listener, logger, limit: config.GATEWAY_FREE_MONTHLY_REQUESTS }),
+    prompts: new PromptService({ db, audit }),
+    rollouts: new RolloutService({ db, audit }),
+    captures: new CaptureService({ db, pool, audit, capture: dataPlane.exchangeCapture }),
+    evals: new EvalService({
+      db,
+      registry: dataPlane.registry,
+      jobs: () => jobs as JobRunner<unknown>,
+      logger,
+      capturedExchanges: (tenantId, requestIds) => services.captures.exchanges(tenantId, requestIds),
+    }),
     async start() {
       await listener.start();
       await auth.start();

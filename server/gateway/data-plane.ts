@@ -20,6 +20,7 @@ import { SemanticCache } from './cache/semantic/semantic-cache.js';
 import { SEMANTIC_CACHE_CHANNEL, SemanticCacheStore } from './cache/semantic/store.js';
 import { LogWriter, type CommittedRequest, type LogWriterOptions } from './log-writer.js';
 import { JudgeSampler } from './judge-sampler.js';
+import { ExchangeCapture } from './exchange-capture.js';
 import { ChatPipeline, type PipelineOptions } from './pipeline.js';
 import { classify, LOW_CONFIDENCE } from './classifier/index.js';
 import { RoutingEngine } from './routing/engine.js';
@@ -89,6 +90,8 @@ export class DataPlane {
   readonly routing: RoutingState;
   readonly engine: RoutingEngine;
   readonly judgeSampler: JudgeSampler;
+  /** Opt-in capture of exchanges for eval cases (per workspace, sampled). */
+  readonly exchangeCapture: ExchangeCapture;
   simulator: BuiltInSimulator | undefined;
   /** What the simulator does now (undefined: not running); see SimulatorRole. */
   simulatorRole: SimulatorRole | undefined;
@@ -118,6 +121,7 @@ export class DataPlane {
       config.GATEWAY_FEEDBACK_HALF_LIFE_DAYS,
     );
     this.judgeSampler = new JudgeSampler(opts.db, this.routing, Math.random, opts.logger);
+    this.exchangeCapture = new ExchangeCapture(opts.db, opts.logger, opts.listener);
     this.engine = new RoutingEngine({
       state: this.routing,
       classify,
@@ -138,7 +142,10 @@ export class DataPlane {
       semanticCache: this.semanticCache,
       logWriter: this.logWriter,
       strategy: this.engine,
-      onAnswer: (call, answer) => this.judgeSampler.offer(call, answer),
+      onAnswer: (call, answer) => {
+        this.judgeSampler.offer(call, answer);
+        this.exchangeCapture.offer(call, answer);
+      },
       onUpstreamFailure: opts.onUpstreamFailure,
       upstreamTimeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
       maxAttempts: config.GATEWAY_MAX_ATTEMPTS,
@@ -167,6 +174,7 @@ export class DataPlane {
           'GATEWAY_SEMANTIC_CACHE_ENABLED is set but no provider serves an embedding model: the semantic cache stays off',
         );
     }
+    await this.exchangeCapture.start();
     // A reload asked of another node is done here too (see announceReload).
     await this.opts.listener?.listen(PROVIDERS_CHANNEL, (from) => {
       if (from !== this.nodeId)

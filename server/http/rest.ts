@@ -12,6 +12,8 @@ import { appRouter } from '../trpc/router.js';
 // so the error it reports through onError is kept per request and the body rewritten on the way out.
 const FAILURE = Symbol('restFailure');
 type WithFailure = Request & { [FAILURE]?: unknown };
+/** Procedures that start background work and answer 202 Accepted. */
+const ACCEPTED = new Set(['evals.createRun']);
 
 export function restHandler(services: Services, logger: Logger) {
   const handler = createOpenApiNodeHttpHandler({
@@ -21,7 +23,12 @@ export function restHandler(services: Services, logger: Logger) {
     onError: ({ error, req }) => {
       (req as WithFailure)[FAILURE] = error;
     },
-    responseMeta: ({ errors }) => (errors[0] ? { status: toGatewayError(errors[0]).status } : {}),
+    responseMeta: ({ errors, paths }) =>
+      errors[0]
+        ? { status: toGatewayError(errors[0]).status }
+        : paths?.[0] && ACCEPTED.has(paths[0])
+          ? { status: 202 }
+          : {},
   });
 
   return (req: Request, res: Response, next: NextFunction) => {

@@ -62,6 +62,12 @@ export function openApiDocument(baseUrl = '/'): unknown {
       }
     }
   }
+  // Operations that start background work answer 202 (server/http/rest.ts sets the status).
+  const accepted = doc.paths?.['/v1/evals/runs']?.post?.responses;
+  if (accepted?.['200']) {
+    accepted['202'] = accepted['200'];
+    delete accepted['200'];
+  }
   cached = doc;
   return doc;
 }

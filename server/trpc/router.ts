@@ -13,6 +13,10 @@ import { systemRouter } from '../modules/system/router.js';
 import { tokensRouter } from '../modules/tokens/router.js';
 import { guardrailsRouter } from '../modules/guardrails/router.js';
 import { budgetsRouter } from '../modules/budgets/router.js';
+import { evalsRouter } from '../modules/evals/router.js';
+import { promptsRouter } from '../modules/prompts/router.js';
+import { rolloutsRouter } from '../modules/rollouts/router.js';
+import { capturesRouter } from '../modules/captures/router.js';
 
 export const appRouter = router({
   system: systemRouter,
@@ -28,6 +32,10 @@ export const appRouter = router({
   pricing: pricingRouter,
   guardrails: guardrailsRouter,
   budgets: budgetsRouter,
+  evals: evalsRouter,
+  prompts: promptsRouter,
+  rollouts: rolloutsRouter,
+  captures: capturesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -13,3 +13,6 @@ export * from './spend-rollups.js';
 export * from './price-overrides.js';
 export * from './guardrails.js';
 export * from './budgets.js';
+export * from './evals.js';
+export * from './prompts.js';
+export * from './exchange-capture.js';
