@@ -1,4 +1,7 @@
-import type { RouterOutputs } from './index.js';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from './app-router.js';
+
+type RouterOutputs = inferRouterOutputs<AppRouter>;
 
 // Waiting on an eval run: the run executes in the background on the gateway, and its detail
 // (GET /v1/evals/runs/{id}, `evals.getRun`) updates as each batch of cases finishes.

@@ -39,8 +39,8 @@ import { QuotaGate } from './gateway/limits/quota-gate.js';
 import { evalRunsJob } from './modules/evals/job.js';
 import { EvalService } from './modules/evals/service.js';
 import { PromptService } from './modules/prompts/service.js';
-import { promptRolloutEvalJob } from './modules/rollouts/job.js';
-import { RolloutService } from './modules/rollouts/service.js';
+import { promptRolloutEvalJob } from './modules/prompts/rollout-job.js';
+import { RolloutService } from './modules/prompts/rollout-service.js';
 import { captureRetentionJob } from './modules/captures/job.js';
 import { CaptureService } from './modules/captures/service.js';
 

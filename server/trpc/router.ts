@@ -15,7 +15,7 @@ import { guardrailsRouter } from '../modules/guardrails/router.js';
 import { budgetsRouter } from '../modules/budgets/router.js';
 import { evalsRouter } from '../modules/evals/router.js';
 import { promptsRouter } from '../modules/prompts/router.js';
-import { rolloutsRouter } from '../modules/rollouts/router.js';
+import { rolloutsRouter } from '../modules/prompts/rollout-router.js';
 import { capturesRouter } from '../modules/captures/router.js';
 
 export const appRouter = router({

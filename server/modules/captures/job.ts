@@ -1,8 +1,13 @@
 import type { JobDefinition } from '../../jobs/queues.js';
-import type { Services } from '../../services.js';
+import type { CaptureService } from './service.js';
+
+/** What the capture-retention job needs of the gateway (services.ts provides it). */
+export interface CaptureRetentionDeps {
+  captures: Pick<CaptureService, 'expire'>;
+}
 
 /** Daily: deletes captured exchanges older than the workspace's capture retention. */
-export const captureRetentionJob: JobDefinition<Services> = {
+export const captureRetentionJob: JobDefinition<CaptureRetentionDeps> = {
   name: 'capture-retention',
   description: "Deletes captured exchanges older than the workspace's capture retention",
   schedule: '45 3 * * *',

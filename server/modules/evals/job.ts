@@ -1,7 +1,12 @@
 import type { JobDefinition } from '../../jobs/queues.js';
-import type { Services } from '../../services.js';
 import { evalsRepository } from './repository.js';
-import { executeRun } from './run-executor.js';
+import { type EvalRunDeps, executeRun } from './run-executor.js';
+
+/** What the eval executor needs of the gateway (services.ts provides it). */
+export interface EvalRunsDeps extends EvalRunDeps {
+  /** EvalService.kickIfPending: enqueues the executor again when a run is still queued. */
+  evals: { kickIfPending(tenantId: string): Promise<unknown> };
+}
 
 export const EVAL_RUNS_JOB = 'eval-runs';
 /** After a job run ends, how soon a run queued during its last moments is picked up. */
@@ -12,7 +17,7 @@ const FOLLOW_UP_MS = 1_000;
  * running by a node that stopped. POST /v1/evals/runs enqueues it at once; the schedule (every
  * minute) picks up anything else, such as a run interrupted by a restart.
  */
-export const evalRunsJob: JobDefinition<Services> = {
+export const evalRunsJob: JobDefinition<EvalRunsDeps> = {
   name: EVAL_RUNS_JOB,
   description: 'Executes queued eval runs, and resumes runs a restart interrupted',
   schedule: '* * * * *',

@@ -6,7 +6,14 @@ import { internalCall } from '../../gateway/internal-call.js';
 import { answerText } from '../../gateway/pipeline.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ChatMessage } from '../../providers/types.js';
-import type { Services } from '../../services.js';
+import type { ChatPipeline } from '../../gateway/pipeline.js';
+import type { FeedbackService } from '../feedback/service.js';
+
+/** What running an eval needs of the gateway (services.ts provides it). */
+export interface EvalRunDeps {
+  feedback: Pick<FeedbackService, 'judgeConfig'>;
+  dataPlane: { pipeline: Pick<ChatPipeline, 'complete'> };
+}
 import { judgeRequest } from '../feedback/judge-job.js';
 import { judgeMessages, parseJudgeScore } from '../feedback/judge-prompt.js';
 import { evalsRepository } from './repository.js';
@@ -41,7 +48,7 @@ export function classifierOutput(messages: ChatMessage[]): string {
 
 export interface RunContext {
   db: Database;
-  services: Services;
+  services: EvalRunDeps;
   logger: Logger;
   /** Fires when the executor must stop (its time is up, or shutdown): the run is left to resume. */
   signal: AbortSignal;

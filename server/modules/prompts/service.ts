@@ -4,7 +4,7 @@ import type { PromptTemplateRow, PromptVersionRow } from '../../db/schema/index.
 import { GatewayError, notFound } from '../../lib/errors.js';
 import { randomId } from '../../lib/ids.js';
 import type { ActorRef, AuditService } from '../audit/service.js';
-import { rolloutsRepository } from '../rollouts/repository.js';
+import { rolloutsRepository } from './rollout-repository.js';
 import { promptsRepository } from './repository.js';
 import type {
   CreateTemplateInput,

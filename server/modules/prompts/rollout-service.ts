@@ -5,11 +5,11 @@ import type { PromptRolloutRow } from '../../db/schema/index.js';
 import { GatewayError, notFound } from '../../lib/errors.js';
 import { randomId } from '../../lib/ids.js';
 import { SYSTEM_ACTOR, type ActorRef, type AuditService } from '../audit/service.js';
-import { promptsRepository } from '../prompts/repository.js';
-import { publishVersion } from '../prompts/service.js';
-import { render } from '../prompts/template-text.js';
-import { rolloutsRepository, type ArmStats } from './repository.js';
-import type { CreateRolloutInput, ResolveInput, Resolved, Rollout, RolloutDetail } from './schemas.js';
+import { promptsRepository } from './repository.js';
+import { publishVersion } from './service.js';
+import { render } from './template-text.js';
+import { rolloutsRepository, type ArmStats } from './rollout-repository.js';
+import type { CreateRolloutInput, ResolveInput, Resolved, Rollout, RolloutDetail } from './rollout-schemas.js';
 
 type Dto = z.infer<typeof Rollout>;
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classify } from '../../server/gateway/classifier/index.js';
-import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
-import type { TestTenant } from '../support/harness.js';
-import { crossTenantMatrix, expectTypedError, securityMatrix, type SecurityContext } from '../support/security.js';
+import { classify } from '../../../server/gateway/classifier/index.js';
+import { startChatEnv, type ChatEnv } from '../../support/chat-env.js';
+import type { TestTenant } from '../../support/harness.js';
+import { crossTenantMatrix, expectTypedError, securityMatrix, type SecurityContext } from '../../support/security.js';
 
 // Evals end to end over HTTP against the simulator: datasets (line-numbered refusals, limits),
 // runs with each scorer and the classifier target, SPEC aggregates computed by hand, cost rows

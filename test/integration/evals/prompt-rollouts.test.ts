@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
-import type { TestTenant } from '../support/harness.js';
-import { crossTenantMatrix, expectTypedError, securityMatrix, type SecurityContext } from '../support/security.js';
+import { startChatEnv, type ChatEnv } from '../../support/chat-env.js';
+import type { TestTenant } from '../../support/harness.js';
+import { crossTenantMatrix, expectTypedError, securityMatrix, type SecurityContext } from '../../support/security.js';
 
 // Prompt templates, versions and canary rollouts over HTTP: resolve by weight, prompt_version_id on
 // chat calls tying feedback to the version, the prompt-rollout-eval job promoting one rollout and

@@ -2,9 +2,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { watchEvalRun } from '../../sdk/index.js';
-import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
-import { lines, runCli, type CliResult } from '../support/cli.js';
+import { watchEvalRun } from '../../../sdk/index.js';
+import { startChatEnv, type ChatEnv } from '../../support/chat-env.js';
+import { lines, runCli, type CliResult } from '../../support/cli.js';
 
 // gatewayctl evals, prompts and rollouts (the real binary against a gateway in front of the
 // simulator), and the SDK's typed methods and watchEvalRun.

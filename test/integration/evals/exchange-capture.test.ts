@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChatEnv, type ChatEnv } from '../support/chat-env.js';
-import type { TestTenant } from '../support/harness.js';
-import { crossTenantMatrix, expectTypedError, securityMatrix, type SecurityContext } from '../support/security.js';
+import { startChatEnv, type ChatEnv } from '../../support/chat-env.js';
+import type { TestTenant } from '../../support/harness.js';
+import { crossTenantMatrix, expectTypedError, securityMatrix, type SecurityContext } from '../../support/security.js';
 
 // Opt-in exchange capture (per workspace, sampled, its own table and retention) and eval cases
 // saved from the request log with expected set to the observed answer.

@@ -11,7 +11,7 @@ import {
   RolloutDetail,
   RolloutList,
   rolloutsMeta,
-} from './schemas.js';
+} from './rollout-schemas.js';
 
 // Prompt rollouts are free-tier. Resolving is for any token (apps call it before each chat call);
 // starting, promoting and reverting change what traffic gets, so they take an admin token.
