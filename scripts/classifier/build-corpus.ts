@@ -3,7 +3,7 @@
 //
 //   npx tsx scripts/classifier/build-corpus.ts [--mirrors DIR]
 //
-// DIR holds one bare-or-not git directory per source, named `<owner>+<name>/repo` (the layout
+// DIR (default ./mirrors) holds one bare-or-not git directory per source, named `<owner>+<name>/repo` (the layout
 // of a `git clone --mirror` under that name also works). Every prompt keeps the category its
 // makers gave it; data/classifier/MAPPING.md maps those categories to the gateway's task types,
 // and SOURCES below is that table in code. The split into train and test is made here, once,
@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const OUT = path.join(here, '../../data/classifier/corpus.jsonl');
 const argIdx = process.argv.indexOf('--mirrors');
-const MIRRORS = argIdx > 0 ? process.argv[argIdx + 1]! : (process.env.MIRRORS ?? '/work/.mirror');
+const MIRRORS = argIdx > 0 ? process.argv[argIdx + 1]! : (process.env.MIRRORS ?? 'mirrors');
 const SEED = 32;
 const TEST_SHARE = 0.25;
 /** Longer prompts keep their first 4,000 and last 2,000 characters (instructions sit at either end). */
