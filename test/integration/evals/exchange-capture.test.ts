@@ -77,8 +77,10 @@ describe('exchange capture', () => {
     await put({ sampleRate: 1 });
     const deadline = Date.now() + 5_000;
     let id = '';
-    for (;;) {
-      id = (await chat('What is the capital of France? (node 2)', node.baseUrl)).id;
+    // A new question each try: a repeated one would be answered from the node's exact cache,
+    // and cache hits are never captured.
+    for (let attempt = 0; ; attempt++) {
+      id = (await chat(`What is the capital of France? (node 2, try ${attempt})`, node.baseUrl)).id;
       await new Promise((r) => setTimeout(r, 100));
       if ((await captured(id)).length) break;
       if (Date.now() > deadline) throw new Error('the second node never captured');
