@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ChatEnv, startChatEnv } from '../../support/chat-env.js';
 import { runCli } from '../../support/cli.js';
 import type { TestTenant } from '../../support/harness.js';
@@ -46,11 +46,25 @@ async function settle(): Promise<void> {
 
 const user = (content: string): Msg => ({ role: 'user', content });
 
+/** Waits until the tenant's stored entries number `n`: a store lands after its response is sent. */
+async function untilStored(n: number, tenantId = chat.tenant.tenantId): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const rows = await chat.query<{ n: number }>(
+        'select count(*)::int as n from semantic_cache_entries where tenant_id = $1',
+        [tenantId],
+      );
+      expect(rows[0]!.n).toBe(n);
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+}
+
 describe('lookups', () => {
   it('answers a paraphrase above the threshold from the cache, and stores it once', async () => {
     const first = await ask([user(CAPITAL)]);
     expect(first.headers.get('x-gateway-cache')).toBeNull();
-    await settle();
+    await untilStored(1);
 
     const again = await ask([user("Tell me France's capital city")]);
     expect(again.headers.get('x-gateway-cache')).toBe('semantic');
@@ -189,7 +203,7 @@ describe('persistence and eviction', () => {
         body: JSON.stringify({ model: MODEL, temperature: 0, messages: [user(content)] }),
       });
     await call(CAPITAL);
-    await settle();
+    await untilStored(1, tenant.tenantId);
     expect((await call("Tell me France's capital city")).headers.get('x-gateway-cache')).toBe('semantic');
     await new Promise((r) => setTimeout(r, 1_100));
     expect((await call("Tell me France's capital city")).headers.get('x-gateway-cache')).toBeNull();
@@ -239,6 +253,7 @@ describe('/v1/cache and analytics', () => {
     expect(cleared.status).toBe(200);
     expect(cleared.body.deleted).toBe(stats.body.semantic.entries);
     expect((await ask([user("Tell me France's capital city")])).headers.get('x-gateway-cache')).toBeNull();
+    await untilStored(1);
     const audit = await chat.env.http('GET', '/v1/audit-logs?action=cache.clear', { token: chat.tenant.token });
     expect(audit.body.items.map((i: any) => i.targetId)).toContain(MODEL);
 
@@ -270,7 +285,7 @@ describe('/v1/cache and analytics', () => {
 
   it('gatewayctl cache stats and clear', async () => {
     await ask([user('A question for the command line')]);
-    await settle();
+    await untilStored(1);
     const vars = { url: chat.env.baseUrl, token: chat.tenant.token };
     const stats = await runCli(['cache', 'stats'], vars);
     expect(stats).toMatchObject({ code: 0, stderr: '' });
