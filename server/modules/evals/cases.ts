@@ -60,7 +60,7 @@ export function validateCase(raw: unknown): ParsedCase {
   }
 }
 
-/** Every non-blank line of a JSONL text as a case; the first bad line is a 400 naming its number (1-based). */
+/** Every non-blank line of a JSONL text as a case (none for an empty text); the first bad line is a 400 naming its number (1-based). */
 export function parseJsonl(jsonl: string): ParsedCase[] {
   if (Buffer.byteLength(jsonl, 'utf8') > MAX_JSONL_BYTES)
     throw new GatewayError('invalid_request_error', `jsonl: larger than ${MAX_JSONL_BYTES} bytes`, { status: 413 });
@@ -90,7 +90,7 @@ export function parseJsonl(jsonl: string): ParsedCase[] {
       throw new GatewayError('invalid_request_error', `jsonl line ${i + 1}: ${(err as Error).message}`);
     }
   }
-  if (cases.length === 0)
-    throw new GatewayError('invalid_request_error', 'jsonl: holds no case (one JSON object a line)');
+  // An empty text makes an empty dataset, to fill case by case or from captured requests; running
+  // it is refused until it holds a case.
   return cases;
 }

@@ -115,7 +115,6 @@ describe('datasets', () => {
       expectTypedError(res, 400, 'invalid_request_error');
       expect(res.body.error.message).toMatch(new RegExp(`^jsonl line ${lines[i]}: `));
     }
-    expect(res400Message(await post('/v1/evals/datasets', { name: 'empty', jsonl: '\n \n' }))).toMatch(/no case/);
     expect((await get('/v1/evals/datasets')).body.items.length).toBe(before);
   });
 
@@ -138,6 +137,16 @@ describe('datasets', () => {
     );
     expect((await get(`/v1/evals/datasets/${ids.dataset}`)).body.caseCount).toBe(8);
     expectTypedError(await post('/v1/evals/datasets/ds_missing/cases', { input: user('x') }), 404, 'not_found_error');
+  });
+
+  it('an empty upload makes an empty dataset, which takes cases but cannot be run while it holds none', async () => {
+    const res = await post('/v1/evals/datasets', { name: 'to fill', jsonl: '\n  \n' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.caseCount).toBe(0);
+    const run = await post('/v1/evals/runs', { datasetId: res.body.id, provider: 'openai', model: 'gpt-4o-mini' });
+    expect(res400Message(run)).toMatch(/holds no case/);
+    expect((await post(`/v1/evals/datasets/${res.body.id}/cases`, { input: user('first') })).body.index).toBe(0);
+    expect((await get(`/v1/evals/datasets/${res.body.id}`)).body.caseCount).toBe(1);
   });
 });
 
