@@ -26,7 +26,7 @@ export function semanticParts(
   messages: readonly ChatMessage[],
 ): SemanticParts | null {
   const last = messages.at(-1);
-  if (!last || last.role !== 'user') return null;
+  if (last?.role !== 'user') return null;
   const lastTurn = textOnly(last.content);
   if (lastTurn === null || lastTurn.trim() === '') return null;
   // The last turn stays in the hash with its text taken out: its name and any other field count.
