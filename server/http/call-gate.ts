@@ -11,6 +11,17 @@ import { clientAddress } from './client-address.js';
 
 export type CallGate = (req: IncomingMessage, res: ServerResponse) => Promise<Principal>;
 
+/**
+ * The X-RateLimit headers of the limit nearest to refusing the call: with both an address and a
+ * token limit, the one with fewer requests left (a client slows down by what binds first).
+ */
+function advertise(res: ServerResponse, rate: { limit: number; remaining: number }): void {
+  const shown = res.getHeader('x-ratelimit-remaining');
+  if (shown !== undefined && Number(shown) <= rate.remaining) return;
+  res.setHeader('x-ratelimit-limit', String(rate.limit));
+  res.setHeader('x-ratelimit-remaining', String(rate.remaining));
+}
+
 export function callGate(services: Services): CallGate {
   const limiter = services.rateLimits;
 
@@ -18,8 +29,7 @@ export function callGate(services: Services): CallGate {
   const checkRate = (principal: Principal, res: ServerResponse): void => {
     if (!principal.rateLimitPerMinute) return;
     const rate = limiter.take(principal.tokenId, principal.rateLimitPerMinute);
-    res.setHeader('x-ratelimit-limit', String(rate.limit));
-    res.setHeader('x-ratelimit-remaining', String(rate.remaining));
+    advertise(res, rate);
     if (!rate.allowed) {
       res.setHeader('retry-after', String(rate.retryAfterSeconds));
       throw new GatewayError(
@@ -51,8 +61,7 @@ export function callGate(services: Services): CallGate {
     const ready = limiter.ready?.(key);
     if (ready) await ready;
     const rate = limiter.take(key, ipLimit);
-    res.setHeader('x-ratelimit-limit', String(rate.limit));
-    res.setHeader('x-ratelimit-remaining', String(rate.remaining));
+    advertise(res, rate);
     if (!rate.allowed) {
       res.setHeader('retry-after', String(rate.retryAfterSeconds));
       throw new GatewayError(

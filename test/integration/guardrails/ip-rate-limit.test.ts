@@ -50,6 +50,30 @@ describe('client address rate limit', () => {
     expect((await call(c.env.baseUrl, '192.0.2.50', 'gw_bad')).status).toBe(429);
   });
 
+  it('with a token limit too, the headers show whichever limit has fewer requests left', async () => {
+    const token = async (rateLimit: number) =>
+      (
+        await c.env.http('POST', '/v1/admin/tokens', {
+          token: c.tenant.token,
+          body: { name: `rl${rateLimit}`, rateLimitPerMinute: rateLimit },
+        })
+      ).body.token as string;
+    const loose = await token(100);
+    const res = await call(c.env.baseUrl, '203.0.113.80', loose);
+    expect(res.status).toBe(200);
+    expect([res.headers.get('x-ratelimit-limit'), res.headers.get('x-ratelimit-remaining')]).toEqual(['3', '2']);
+    const tight = await token(1);
+    const first = await call(c.env.baseUrl, '203.0.113.81', tight);
+    expect(first.status).toBe(200);
+    expect([first.headers.get('x-ratelimit-limit'), first.headers.get('x-ratelimit-remaining')]).toEqual(['1', '0']);
+    const refused = await call(c.env.baseUrl, '203.0.113.81', tight);
+    expect(refused.status).toBe(429);
+    expect([refused.headers.get('x-ratelimit-limit'), refused.headers.get('x-ratelimit-remaining')]).toEqual([
+      '1',
+      '0',
+    ]);
+  });
+
   it('with no trusted proxy, X-Forwarded-For is ignored and the socket address counts', async () => {
     const node = await c.env.addNode({ GATEWAY_TRUSTED_PROXY_HOPS: '0' });
     const statuses: number[] = [];
