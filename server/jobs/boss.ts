@@ -4,6 +4,7 @@ import type { Database } from '../db/client.js';
 import type { JobRunRow } from '../db/schema/index.js';
 import { GatewayError, notFound } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
+import { installCronCheck } from './cron-check.js';
 import { JobExecutor } from './executor.js';
 import { DEFAULT_TIMEOUT_SECONDS, JobPayload, type JobDefinition, type JobRegistry } from './queues.js';
 import { jobRunsRepository } from './repository.js';
@@ -72,6 +73,7 @@ export class JobRunner<S = unknown> {
       return;
     }
     const { pool } = this.opts;
+    installCronCheck();
     const boss = new PgBoss({
       db: { executeSql: (text, values) => pool.query(text, values) },
       schema: this.opts.schema ?? 'pgboss',

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { PgListener } from '../../db/listener.js';
 import { GatewayError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
+import { utcMonth } from '../../lib/utc-month.js';
 
 // Workspace budgets on the request path (DESIGN.md section 3, limits). Each node holds, per
 // workspace with a budget, the month's spend as it knows it, and refuses calls (402
@@ -54,7 +55,7 @@ export interface BudgetGateDeps {
 }
 
 export function monthOf(d: Date): string {
-  return d.toISOString().slice(0, 7);
+  return utcMonth(d.getTime());
 }
 
 export function monthStart(d: Date): Date {
@@ -144,7 +145,7 @@ export class BudgetGate {
   }
 
   private install(c: BudgetConfig): void {
-    const now = monthOf(new Date());
+    const now = utcMonth();
     const s = this.byTenant.get(c.tenantId);
     if (s) Object.assign(s, c);
     else this.byTenant.set(c.tenantId, { ...c, month: now, spentUsd: 0, alerted: new Set() });
@@ -198,7 +199,7 @@ export class BudgetGate {
 
   /** A new UTC month starts from zero (its committed spend arrives with the next refresh). */
   private rollMonth(s: State): void {
-    const now = monthOf(new Date());
+    const now = utcMonth();
     if (s.month === now) return;
     s.month = now;
     s.spentUsd = 0;

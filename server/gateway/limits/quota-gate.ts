@@ -4,6 +4,7 @@ import type { PgListener } from '../../db/listener.js';
 import { GatewayError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { monthOf, monthStart } from './budget-gate.js';
+import { utcMonth } from '../../lib/utc-month.js';
 
 // The free tier's monthly request quota (GATEWAY_FREE_MONTHLY_REQUESTS): chat and embeddings calls
 // per workspace per UTC calendar month, counted across nodes as budgets are (budget-gate.ts): each
@@ -68,7 +69,7 @@ export class QuotaGate {
   }
 
   private state(tenantId: string): State {
-    const month = monthOf(new Date());
+    const month = utcMonth();
     let s = this.byTenant.get(tenantId);
     if (!s || s.month !== month) {
       s = { month, count: 0, seenAt: Date.now(), ready: null };
@@ -120,7 +121,7 @@ export class QuotaGate {
     try {
       const { n, q } = JSON.parse(payload) as { n: string; q: Array<[string, number]> };
       if (n === this.node) return;
-      const month = monthOf(new Date());
+      const month = utcMonth();
       for (const [tenantId, count] of q) {
         const s = this.byTenant.get(tenantId);
         if (s && s.month === month) s.count += count;

@@ -5,6 +5,7 @@ import { hashToken } from '../../lib/crypto.js';
 import { GatewayError } from '../../lib/errors.js';
 import { settleWithin } from '../../lib/settle-within.js';
 import { TOKENS_CHANNEL, tokensRepository } from './repository.js';
+import { utcMonth } from '../../lib/utc-month.js';
 
 export interface Principal {
   tenantId: string;
@@ -154,7 +155,7 @@ export class Authenticator {
       usd: this.spentOf(principal) + usd,
       at,
       limited: principal.spendLimitUsd !== null,
-      month: monthOf(at),
+      month: utcMonth(at),
     });
   }
 
@@ -165,7 +166,7 @@ export class Authenticator {
   spentOf(principal: Principal): number {
     const counted = this.spent.get(principal.tokenId);
     if (principal.spendLimitPeriod === 'monthly') {
-      const month = monthOf(this.now());
+      const month = utcMonth(this.now());
       const loaded = principal.spentMonth === month ? principal.spentUsd : 0;
       return Math.max(counted?.month === month ? counted.usd : 0, loaded);
     }
@@ -337,11 +338,6 @@ export class Authenticator {
 }
 
 type TokenRow = Awaited<ReturnType<typeof tokensRepository.findByHashes>>[number];
-
-/** The UTC month of an epoch-ms time, YYYY-MM. */
-function monthOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 7);
-}
 
 function principalOf({ token, tier, spentUsd, monthSpentUsd, month }: TokenRow): Principal | null {
   if (!token.enabled) return null;
