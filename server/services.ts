@@ -224,6 +224,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       graceDays: config.GATEWAY_COST_MIGRATION_GRACE_DAYS,
       minSavingsUsd: config.GATEWAY_COST_MIGRATION_MIN_SAVINGS_USD,
       minSamples: config.GATEWAY_MIN_SAMPLES,
+      explorationRate: config.GATEWAY_EXPLORATION_RATE,
     }),
     regression: new RegressionService({
       db,

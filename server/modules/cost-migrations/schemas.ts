@@ -16,7 +16,9 @@ export const CostMigrationStatus = z.object({
   activeMigrations: z.number().int(),
   projectedMonthlySavingsUsd: z
     .number()
-    .describe("Sum over active migrations: the previous model's calls of the last 30 days times the saving per call"),
+    .describe(
+      "Sum over active migrations: the previous model's calls of the last 30 days times the saving per call, less exploration's share",
+    ),
   toleranceScore: z.number().describe('How far below the previous model a migrated model may be judged (1-5 scale)'),
   graceDays: z.number(),
 });

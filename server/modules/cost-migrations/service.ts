@@ -30,6 +30,8 @@ export interface CostMigrationDeps {
   graceDays: number;
   minSavingsUsd: number;
   minSamples: number;
+  /** Exploration's share of a cell's calls, which a migrated model gives up once its grace ends. */
+  explorationRate: number;
 }
 
 /**
@@ -167,7 +169,9 @@ export class CostMigrationService {
             toCostPerCallUsd: r.recommended.avgCostPerCallUsd,
             tolerance: this.d.tolerance,
           },
-          projectedMonthlySavingsUsd: r.estimatedMonthlySavingsUsd,
+          // The recommendation assumes every call of the previous model moves; routing keeps
+          // exploration's share away from the migrated model once grace ends.
+          projectedMonthlySavingsUsd: round(r.estimatedMonthlySavingsUsd * (1 - this.d.explorationRate)),
           graceUntil: new Date(now + this.d.graceDays * DAY_MS),
         });
         if (inserted) await this.audit(tx, tenantId, SYSTEM_ACTOR, 'cost_migration.create', null, inserted);
