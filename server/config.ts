@@ -135,7 +135,7 @@ const ConfigSchema = z.object({
   /** Days a new cost migration is on probation: boosted, and rolled back if its judged quality falls below the tolerance. */
   GATEWAY_COST_MIGRATION_GRACE_DAYS: z.coerce.number().min(0).max(365).default(7),
   /** A recommendation migrates a cell only when it saves at least this much a month (USD). */
-  GATEWAY_COST_MIGRATION_MIN_SAVINGS_USD: z.coerce.number().min(0).default(0),
+  GATEWAY_MIGRATION_MIN_SAVINGS_USD: z.coerce.number().min(0).default(0),
   /** Captured exchanges kept per routing cell in the replay bank (the most recent). */
   GATEWAY_REPLAY_BANK_PER_CELL: z.coerce.number().int().min(1).max(10_000).default(50),
   /** Exchanges replayed per cell on each run of the regression-replay job. */

@@ -222,7 +222,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       feedback: { qualitySince: (tenantId, q) => services.feedback.qualitySince(tenantId, q) },
       tolerance: config.GATEWAY_COST_MIGRATION_TOLERANCE,
       graceDays: config.GATEWAY_COST_MIGRATION_GRACE_DAYS,
-      minSavingsUsd: config.GATEWAY_COST_MIGRATION_MIN_SAVINGS_USD,
+      minSavingsUsd: config.GATEWAY_MIGRATION_MIN_SAVINGS_USD,
       minSamples: config.GATEWAY_MIN_SAMPLES,
       explorationRate: config.GATEWAY_EXPLORATION_RATE,
     }),
