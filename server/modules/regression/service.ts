@@ -135,10 +135,12 @@ export class RegressionService {
           }),
         );
       const grade = async (answer: string, suffix: string) => {
-        const { completion } = await call(
-          `${base}-${suffix}`,
-          judgeRequest(judge, judgeMessages(entry.messages as ChatMessage[], answer)),
-        );
+        // Not from the cache: the original and an unchanged replay are the same text, and each
+        // grade is a judgement of its own (and a cost of its own).
+        const { completion } = await call(`${base}-${suffix}`, {
+          ...judgeRequest(judge, judgeMessages(entry.messages as ChatMessage[], answer)),
+          cache: false,
+        });
         return parseJudgeScore(answerText(completion));
       };
       try {

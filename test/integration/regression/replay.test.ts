@@ -97,6 +97,12 @@ describe('regression detection', () => {
     expect(known).toHaveLength(e.exampleRequestIds.length);
 
     // Replays are the gateway's own calls: cost rows under replay-, no request rows, no feedback.
+    // Two runs of 40 replays, each with its two grades (the log writer commits them in the background).
+    await c.waitForCount(
+      `select count(*)::int n from cost_logs where tenant_id = $1 and request_id like 'replay-%'`,
+      [c.tenant.tenantId],
+      2 * 40 * 3,
+    );
     const [rows] = await c.query(
       `select (select count(*) from requests where tenant_id = $1)::int requests,
               (select count(*) from feedback where tenant_id = $1)::int feedback,
@@ -116,6 +122,15 @@ describe('regression detection', () => {
 
   it('resolves an event with a note, once', async () => {
     const [e] = (await c.env.http('GET', '/v1/regression/events', { token: admin })).body.items;
+    // Another workspace's admin: the event does not exist there.
+    const other = await c.env.createTenant();
+    const foreign = await c.env.http('POST', `/v1/regression/events/${e.id}/resolve`, {
+      token: other.token,
+      body: { note: 'not mine' },
+    });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.type).toBe('not_found_error');
+    expect((await c.env.http('GET', '/v1/regression/events', { token: other.token })).body.items).toEqual([]);
     const noNote = await c.env.http('POST', `/v1/regression/events/${e.id}/resolve`, { token: admin, body: {} });
     expect(noNote.status).toBe(400);
     expect(noNote.body.error.type).toBe('invalid_request_error');
