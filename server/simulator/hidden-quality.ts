@@ -7,17 +7,7 @@
 // grading it later, even after the model changed, grades the answer as it was. The grade is that
 // quality plus seeded noise, rounded to 1-5, so evidence needs enough samples to be sure.
 import { mulberry32 as seededRandom } from './faults.js';
-
-export interface CellQuality {
-  /** The model answering. */
-  model: string;
-  /** Text of the last user message that marks the cell; omitted = every prompt. */
-  whenContains?: string;
-  /** 1-5. */
-  quality: number;
-  /** From this time on (ms, the simulator's clock); omitted = always. */
-  from?: number;
-}
+import type { CellQuality } from './types.js';
 
 const TAG = /\[quality (\d+(?:\.\d+)?)\]/g;
 

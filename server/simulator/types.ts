@@ -1,9 +1,18 @@
 // Public types of the upstream simulator. Kept apart from index.ts so the internal modules can
 // import them without an import cycle through the entry point.
 
-import type { CellQuality } from './hidden-quality.js';
+/** A model's hidden quality on the prompts of one cell (see SimulatorOptions.cellQualities). */
+export interface CellQuality {
+  /** The model answering. */
+  model: string;
+  /** Text of the last user message that marks the cell; omitted = every prompt. */
+  whenContains?: string;
+  /** 1-5. */
+  quality: number;
+  /** From this time on (ms, the simulator's clock); omitted = always. */
+  from?: number;
+}
 
-export type { CellQuality };
 export type SimFormat = 'openai' | 'anthropic' | 'gemini';
 export type SimEndpoint = 'chat' | 'stream' | 'models' | 'embeddings';
 

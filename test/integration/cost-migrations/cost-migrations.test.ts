@@ -175,6 +175,31 @@ describe('cost migrations', () => {
     expect((await gw.regression.status.query()).enabled).toBe(false);
   });
 
+  it('lists every path in /openapi.json', async () => {
+    const doc = (await c.env.http('GET', '/openapi.json')).body;
+    for (const [method, p] of [
+      ['post', '/v1/cost-migrations/opt-in'],
+      ['get', '/v1/cost-migrations/status'],
+      ['get', '/v1/cost-migrations'],
+      ['post', '/v1/cost-migrations/run'],
+      ['post', '/v1/cost-migrations/{id}/rollback'],
+      ['post', '/v1/regression/opt-in'],
+      ['get', '/v1/regression/status'],
+      ['get', '/v1/regression/events'],
+      ['post', '/v1/regression/events/{id}/resolve'],
+    ] as const)
+      expect(doc.paths[p]?.[method], `${method} ${p}`).toBeDefined();
+  });
+
+  it('takes an admin token to change anything; any token reads', async () => {
+    const created = await http('POST', '/v1/admin/tokens', { name: 'reader' });
+    const reader = created.body.token as string;
+    expect((await http('GET', '/v1/cost-migrations/status', undefined, reader)).status).toBe(200);
+    expect((await http('GET', '/v1/regression/events', undefined, reader)).status).toBe(200);
+    expectTypedError(await http('POST', '/v1/cost-migrations/run', undefined, reader), 403, 'permission_error');
+    expectTypedError(await http('POST', '/v1/regression/opt-in', {}, reader), 403, 'permission_error');
+  });
+
   const ctx = (): SecurityContext => ({ owner: c.tenant, other, ids: { migration: migrationId } });
   securityMatrix(() => c.env, ctx, [
     { method: 'POST', path: '/v1/cost-migrations/opt-in', body: {} },
