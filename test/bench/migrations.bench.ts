@@ -116,7 +116,8 @@ async function main(): Promise<void> {
       report.migratedCells.join() === 'coding/complex,qa/complex' &&
       Math.abs(off) <= 0.1 &&
       report.autoRolledBack.join() === 'coding/complex' &&
-      report.activeAtEnd.join() === 'qa/complex';
+      report.activeAtEnd.join() === 'qa/complex' &&
+      report.madeInAll === 2;
     console.log(ok ? '\nPASS' : '\nFAIL');
     if (!ok) process.exitCode = 1;
   } finally {

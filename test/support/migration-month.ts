@@ -82,6 +82,8 @@ export interface MonthReport {
   autoRolledBack: string[];
   autoRolledBackOnDay: number | null;
   activeAtEnd: string[];
+  /** Every migration made, active or not: a cell rolled back is not migrated again. */
+  madeInAll: number;
   qaShareOfMiniInSecondMonth: number;
 }
 
@@ -197,6 +199,7 @@ export async function playMigrationMonths(
     autoRolledBack,
     autoRolledBackOnDay: rolledBackOnDay,
     activeAtEnd: list.filter((m) => m.status === 'active').map((m) => `${m.taskType}/${m.complexity}`),
+    madeInAll: list.length,
     qaShareOfMiniInSecondMonth: mini!.share,
   };
 }

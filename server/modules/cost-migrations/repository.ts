@@ -96,10 +96,11 @@ export const costMigrationsRepository = {
     id: string,
     kind: 'auto' | 'manual',
     reason: string,
+    at: Date,
   ): Promise<CostMigrationRow | undefined> {
     const rows = await db
       .update(costMigrations)
-      .set({ status: 'rolled_back', rolledBackAt: new Date(), rollbackKind: kind, rollbackReason: reason })
+      .set({ status: 'rolled_back', rolledBackAt: at, rollbackKind: kind, rollbackReason: reason })
       .where(and(eq(costMigrations.tenantId, tenantId), eq(costMigrations.id, id), eq(costMigrations.status, 'active')))
       .returning();
     return rows[0];

@@ -82,7 +82,7 @@ export class CostMigrationService {
       if (!found) throw notFound('Cost migration', id);
       if (found.status !== 'active')
         throw new GatewayError('conflict_error', `Cost migration '${id}' is already rolled back`);
-      const done = (await repo.rollBack(tx, tenantId, id, 'manual', reason ?? 'rolled back by hand'))!;
+      const done = (await repo.rollBack(tx, tenantId, id, 'manual', reason ?? 'rolled back by hand', new Date()))!;
       await this.audit(tx, tenantId, actor, 'cost_migration.rollback', found, done);
       return done;
     });
@@ -122,7 +122,8 @@ export class CostMigrationService {
       if (avg !== null && judged.samples >= this.d.minSamples && avg < bar) {
         const reason = `judged ${avg.toFixed(2)} on ${judged.samples} calls since the migration, below ${bar.toFixed(2)} (${m.fromModel}'s ${m.evidence.fromAvgScore.toFixed(2)} minus the tolerance)`;
         const done = await this.d.db.transaction(async (tx) => {
-          const row = await repo.rollBack(tx, tenantId, m.id, 'auto', reason);
+          // On the cycle's clock, as the cooldown that keeps the cell from migrating back reads it.
+          const row = await repo.rollBack(tx, tenantId, m.id, 'auto', reason, new Date(now));
           if (row) await this.audit(tx, tenantId, SYSTEM_ACTOR, 'cost_migration.auto_rollback', m, row);
           return row;
         });

@@ -48,6 +48,8 @@ describe('a month of cost migrations', () => {
     expect(report.autoRolledBack).toEqual(['coding/complex']);
     expect(report.autoRolledBackOnDay).toBeLessThan(37);
     expect(report.activeAtEnd).toEqual(['qa/complex']);
+    // The cell rolled back was not migrated to the same model again.
+    expect(report.madeInAll).toBe(2);
     const status = (await c.env.http('GET', '/v1/cost-migrations/status', { token: c.tenant.token })).body;
     expect(status).toMatchObject({ enabled: true, activeMigrations: 1 });
     expect(status.projectedMonthlySavingsUsd).toBeCloseTo(report.projectedQaUsd, 9);
