@@ -106,8 +106,9 @@ export class CostMigrationService {
    */
   async cycle(tenantId: string, now: number = Date.now()): Promise<z.infer<typeof CycleResult>> {
     const result: z.infer<typeof CycleResult> = { migrated: [], rolledBack: [], graceEnded: [] };
-    if (!(await repo.enabled(this.d.db, tenantId))) return result;
-    const active = await repo.active(this.d.db, tenantId);
+    // Migrations in grace are reviewed even after the workspace opted out: one that fails its
+    // probation is still rolled back. Only new migrations need the opt-in.
+    const [enabled, active] = await Promise.all([repo.enabled(this.d.db, tenantId), repo.active(this.d.db, tenantId)]);
     for (const m of active) {
       if (m.graceEndedAt) continue;
       const judged = await this.d.feedback.qualitySince(tenantId, {
@@ -134,6 +135,10 @@ export class CostMigrationService {
       }
     }
 
+    if (!enabled) {
+      if (result.rolledBack.length || result.graceEnded.length) await this.d.routing.announce(this.d.pool, tenantId);
+      return result;
+    }
     const busy = new Set(
       active.filter((m) => !result.rolledBack.some((r) => r.id === m.id)).map((m) => cell(m.taskType, m.complexity)),
     );

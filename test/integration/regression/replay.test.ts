@@ -107,10 +107,12 @@ describe('regression detection', () => {
       `select (select count(*) from requests where tenant_id = $1)::int requests,
               (select count(*) from feedback where tenant_id = $1)::int feedback,
               (select count(*) from cost_logs where tenant_id = $1 and request_id like 'replay-%')::int replays,
-              (select coalesce(sum(cost), 0) from cost_logs where tenant_id = $1 and request_id like 'replay-%')::float8 usd`,
+              (select coalesce(sum(cost), 0) from cost_logs where tenant_id = $1 and request_id like 'replay-%')::float8 usd,
+              (select count(*) from cost_logs where tenant_id = $1 and request_id like 'replay-%' and task_type is not null)::int celled`,
       [c.tenant.tenantId],
     );
-    expect(rows).toMatchObject({ requests: 50, feedback: 0, replays: 2 * 40 * 3 });
+    // Routed like the cell's traffic, but not counted as it (spend per cell leaves them out).
+    expect(rows).toMatchObject({ requests: 50, feedback: 0, replays: 2 * 40 * 3, celled: 0 });
     expect(c.env.services.dataPlane.routing.feedbackCount(c.tenant.tenantId)).toBe(0);
     const status = (await c.env.http('GET', '/v1/regression/status', { token: admin })).body;
     expect(status.weeklyReplayCalls).toBe(240);
