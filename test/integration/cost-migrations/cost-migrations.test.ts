@@ -15,19 +15,23 @@ const cell = { taskType: 'qa', complexity: 'complex' } as const;
 const http = (method: string, path: string, body?: unknown, token = c.tenant.token) =>
   c.env.http(method, path, { token, ...(body === undefined ? {} : { body }) });
 
-async function chatOnCell(n: number): Promise<string[]> {
+async function chatOnCell(
+  n: number,
+  on: { taskType: string; complexity: string } = cell,
+  score: (model: string) => number = () => 5,
+): Promise<string[]> {
   const client = c.openai();
   const models: string[] = [];
   for (let i = 0; i < n; i++) {
     const r = (await client.chat.completions.create({
       model: '',
       messages: [{ role: 'user', content: `Question number ${i} at ${Date.now()}` }],
-      routing_hint: cell.taskType,
-      complexity_hint: cell.complexity,
+      routing_hint: on.taskType,
+      complexity_hint: on.complexity,
     } as never)) as unknown as { _gateway: { requestId: string; model: string } };
     models.push(r._gateway.model);
-    // Both models answer well: user feedback says so.
-    await http('POST', '/v1/feedback', { requestId: r._gateway.requestId, score: 5 });
+    // By default both models answer well: user feedback says so.
+    await http('POST', '/v1/feedback', { requestId: r._gateway.requestId, score: score(r._gateway.model) });
   }
   return models;
 }
@@ -168,10 +172,29 @@ describe('cost migrations', () => {
     ]);
   });
 
+  it('still rolls back a migration that fails its grace after the workspace opted out', async () => {
+    const coding = { taskType: 'coding', complexity: 'complex' };
+    await chatOnCell(40, coding);
+    const run = await http('POST', '/v1/cost-migrations/run');
+    expect(run.body.migrated.map((m: { taskType: string }) => m.taskType)).toEqual(['coding']);
+    expect((await http('POST', '/v1/cost-migrations/opt-in', { enabled: false })).body).toEqual({ enabled: false });
+    // Users find the migrated model poor on this cell.
+    expect(new Set(await chatOnCell(5, coding, (m) => (m === 'gpt-4o-mini' ? 1 : 5)))).toEqual(
+      new Set(['gpt-4o-mini']),
+    );
+    const job = await http('POST', '/v1/admin/scheduler/jobs/cost-migrations/run', {});
+    expect(job.body).toMatchObject({ outcome: 'succeeded', summary: 'migrated 0, rolled back 1, grace ended 0' });
+    const [latest] = (await http('GET', '/v1/cost-migrations')).body.items;
+    expect(latest).toMatchObject({ taskType: 'coding', status: 'rolled_back', rollbackKind: 'auto' });
+    expect(latest.rollbackReason).toContain('judged 1.00 on 5 calls since the migration');
+    expect(c.env.services.dataPlane.routing.cellMigration(c.tenant.tenantId, 'coding', 'complex')).toBe(undefined);
+    await http('POST', '/v1/cost-migrations/opt-in', { enabled: true });
+  });
+
   it('is reachable through the SDK', async () => {
     const gw = c.env.sdk(c.tenant.token);
     expect((await gw.costMigrations.status.query()).enabled).toBe(true);
-    expect((await gw.costMigrations.list.query()).items[0]!.id).toBe(migrationId);
+    expect((await gw.costMigrations.list.query()).items.map((m) => m.id)).toContain(migrationId);
     expect((await gw.regression.status.query()).enabled).toBe(false);
   });
 
