@@ -130,6 +130,20 @@ const ConfigSchema = z.object({
   GATEWAY_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   /** Chat and embeddings calls a free-tier workspace may make per UTC month; 0: no quota. */
   GATEWAY_FREE_MONTHLY_REQUESTS: z.coerce.number().int().min(0).max(1e12).default(10_000),
+  /** How far (1-5 scale) below the incumbent a cheaper model may be judged and still be migrated to; also the rollback bar during grace. */
+  GATEWAY_COST_MIGRATION_TOLERANCE: z.coerce.number().min(0).max(4).default(0.3),
+  /** Days a new cost migration is on probation: boosted, and rolled back if its judged quality falls below the tolerance. */
+  GATEWAY_COST_MIGRATION_GRACE_DAYS: z.coerce.number().min(0).max(365).default(7),
+  /** A recommendation migrates a cell only when it saves at least this much a month (USD). */
+  GATEWAY_MIGRATION_MIN_SAVINGS_USD: z.coerce.number().min(0).default(0),
+  /** Captured exchanges kept per routing cell in the replay bank (the most recent). */
+  GATEWAY_REPLAY_BANK_PER_CELL: z.coerce.number().int().min(1).max(10_000).default(50),
+  /** Exchanges replayed per cell on each run of the regression-replay job. */
+  GATEWAY_REPLAY_SAMPLE_PER_CELL: z.coerce.number().int().min(1).max(1_000).default(20),
+  /** A judged drop (1-5 scale, replay minus original) beyond which a cell and model regressed. */
+  GATEWAY_REGRESSION_THRESHOLD: z.coerce.number().min(0).max(4).default(0.5),
+  /** Replayed pairs a cell and model needs before a drop can open an event. */
+  GATEWAY_REGRESSION_MIN_SAMPLES: z.coerce.number().int().min(2).max(10_000).default(10),
 });
 
 export type Config = z.infer<typeof ConfigSchema> & {

@@ -43,6 +43,10 @@ import { promptRolloutEvalJob } from './modules/prompts/rollout-job.js';
 import { RolloutService } from './modules/prompts/rollout-service.js';
 import { captureRetentionJob } from './modules/captures/job.js';
 import { CaptureService } from './modules/captures/service.js';
+import { costMigrationsJob } from './modules/cost-migrations/job.js';
+import { CostMigrationService } from './modules/cost-migrations/service.js';
+import { regressionReplayJob } from './modules/regression/job.js';
+import { RegressionService } from './modules/regression/service.js';
 
 // The service container: built once at start-up (and once per test app), handed to tRPC context
 // and the hand-written HTTP routes. start() does the slow parts (provider discovery).
@@ -82,6 +86,8 @@ export interface Services {
   prompts: PromptService;
   rollouts: RolloutService;
   captures: CaptureService;
+  costMigrations: CostMigrationService;
+  regression: RegressionService;
   start(): Promise<void>;
   /** Stops taking jobs and waits for running ones (bounded); shutdown starts it beside the HTTP drain. Idempotent. */
   stopJobs(): Promise<void>;
@@ -129,7 +135,9 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     .register(judgeJob)
     .register(evalRunsJob)
     .register(promptRolloutEvalJob)
-    .register(captureRetentionJob);
+    .register(captureRetentionJob)
+    .register(costMigrationsJob)
+    .register(regressionReplayJob);
   const jobs: JobRunner<Services> = new JobRunner<Services>({
     db,
     pool,
@@ -204,6 +212,30 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       jobs: () => jobs as JobRunner<unknown>,
       logger,
       capturedExchanges: (tenantId, requestIds) => services.captures.exchanges(tenantId, requestIds),
+    }),
+    costMigrations: new CostMigrationService({
+      db,
+      pool,
+      audit,
+      routing: dataPlane.routing,
+      spend: { recommendations: (tenantId, input) => services.spend.recommendations(tenantId, input) },
+      feedback: { qualitySince: (tenantId, q) => services.feedback.qualitySince(tenantId, q) },
+      tolerance: config.GATEWAY_COST_MIGRATION_TOLERANCE,
+      graceDays: config.GATEWAY_COST_MIGRATION_GRACE_DAYS,
+      minSavingsUsd: config.GATEWAY_MIGRATION_MIN_SAVINGS_USD,
+      minSamples: config.GATEWAY_MIN_SAMPLES,
+      explorationRate: config.GATEWAY_EXPLORATION_RATE,
+    }),
+    regression: new RegressionService({
+      db,
+      audit,
+      pipeline: dataPlane.pipeline,
+      judgeModel: async (tenantId) => (await services.feedback.judgeConfig(tenantId)).effectiveModel ?? null,
+      captureEnabled: async (tenantId) => (await services.captures.settings(tenantId)).enabled,
+      bankPerCell: config.GATEWAY_REPLAY_BANK_PER_CELL,
+      samplePerCell: config.GATEWAY_REPLAY_SAMPLE_PER_CELL,
+      threshold: config.GATEWAY_REGRESSION_THRESHOLD,
+      minSamples: config.GATEWAY_REGRESSION_MIN_SAMPLES,
     }),
     async start() {
       await listener.start();

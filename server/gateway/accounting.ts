@@ -158,7 +158,9 @@ function routingOf(d: RoutingDecision): CallMeta['routing'] {
  */
 export function logCall(writer: LogWriter, call: ChatCall, outcome: Outcome, costs: CostLogRow[]): number {
   const usd = charge(call, costs);
-  inCell(costs, outcome.decision);
+  // The gateway's own calls (judge, evals, regression replays) are no cell's traffic, even when
+  // routed like one: spend per cell, and the recommendations drawn from it, leave them out.
+  if (!call.costOnly) inCell(costs, outcome.decision);
   if (call.costOnly) writer.writeCosts(costs);
   else writer.write(requestRow(call, outcome), costs, promptPreview(call));
   return usd;

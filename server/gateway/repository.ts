@@ -48,6 +48,18 @@ export const requestLogRepository = {
   },
 };
 
+/** The gateway's own calls' spend, by request-id prefix (replays: `replay-`). */
+export const ownCallSpendRepository = {
+  async since(db: Executor, tenantId: string, prefix: string, since: Date): Promise<{ calls: number; usd: number }> {
+    const res = await db.execute<{ calls: number; usd: number }>(sql`
+      select count(*)::int as calls, coalesce(sum(cost), 0)::float8 as usd
+        from cost_logs
+       where tenant_id = ${tenantId} and created_at >= ${since.toISOString()}
+         and request_id like ${`${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
+    return res.rows[0] ?? { calls: 0, usd: 0 };
+  },
+};
+
 export interface JudgeSample {
   requestId: string;
   /** The chat messages sent (text parts only). */

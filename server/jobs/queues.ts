@@ -11,6 +11,8 @@ export const JOB_NAMES = {
   autoAb: 'auto-ab',
   promptRolloutEval: 'prompt-rollout-eval',
   judge: 'judge',
+  costMigrations: 'cost-migrations',
+  regressionReplay: 'regression-replay',
 } as const;
 
 /** Default schedules (cron, UTC). */
@@ -18,6 +20,8 @@ export const DEFAULT_SCHEDULES = {
   'log-retention': '30 3 * * *',
   'auto-ab': '*/15 * * * *',
   'prompt-rollout-eval': '0 * * * *',
+  'cost-migrations': '30 4 * * *',
+  'regression-replay': '15 5 * * *',
 } as const;
 
 /** What goes on a queue: a scheduled run carries no tenant and fans out to every workspace. */

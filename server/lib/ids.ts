@@ -40,6 +40,8 @@ export type IdPrefix =
   | 'chatcmpl'
   | 'evt'
   | 'grd'
+  | 'cmig'
+  | 'reg'
   | 'grl';
 
 export function newId(prefix: IdPrefix): string {

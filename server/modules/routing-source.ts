@@ -1,6 +1,7 @@
 import type { Executor } from '../db/client.js';
 import type { RoutingSource } from '../gateway/routing/state.js';
 import { abTestsRepository } from './ab-tests/repository.js';
+import { costMigrationsRepository } from './cost-migrations/repository.js';
 import { feedbackRepository } from './feedback/repository.js';
 
 /**
@@ -13,5 +14,6 @@ export function routingSource(db: Executor): RoutingSource {
     activeAbTests: (tenantId) => abTestsRepository.routingActive(db, tenantId),
     quality: (tenantId, halfLifeDays) => feedbackRepository.routingQuality(db, tenantId, halfLifeDays),
     judges: (tenantId) => feedbackRepository.routingJudges(db, tenantId),
+    costMigrations: (tenantId) => costMigrationsRepository.routingActive(db, tenantId),
   };
 }

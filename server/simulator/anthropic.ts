@@ -154,7 +154,13 @@ async function messages(x: Exchange): Promise<void> {
   if (stops.some((s) => typeof s === 'string' && s.trim() === ''))
     return bad(x, 'stop_sequences: each stop sequence must contain non-whitespace');
 
-  const p = plan(toGen(model, b, msgs, maxTokens), x.state.outputTokens, x.state.modelQualities, x.state.replies);
+  const p = plan(
+    toGen(model, b, msgs, maxTokens),
+    x.state.outputTokens,
+    x.state.modelQualities,
+    x.state.replies,
+    x.state.hidden,
+  );
   const id = newId('msg_');
   const stopReason = mapStop(p);
   const toolId = p.toolCall ? newId('toolu_') : '';

@@ -1,6 +1,7 @@
 // Mutable runtime state of one simulator: pacing, model lists, faults and the request log.
 // configure() is shared by the in-process API and the POST /_simulator/config admin endpoint.
 import { FaultEngine } from './faults.js';
+import { HiddenQuality } from './hidden-quality.js';
 import type { FaultRule, RecordedRequest, SimFormat, SimulatorOptions } from './types.js';
 
 export const DEFAULT_MODELS: Record<SimFormat, readonly string[]> = {
@@ -40,6 +41,8 @@ export class SimState {
     gemini: modelEntry(DEFAULT_MODELS.gemini),
   };
   readonly faults: FaultEngine;
+  /** Hidden quality per model and cell (marked by prompt text), possibly changing at a time; the judge's noise. */
+  readonly hidden: HiddenQuality;
   /** The same array for the simulator's whole life, so `sim.requests` stays a live view. */
   readonly requests: RecordedRequest[] = [];
   private readonly initial: ConfigPatch;
@@ -47,6 +50,7 @@ export class SimState {
   constructor(opts: SimulatorOptions) {
     this.initial = { ...opts };
     this.faults = new FaultEngine(opts.seed ?? DEFAULT_SEED);
+    this.hidden = new HiddenQuality(opts.seed ?? DEFAULT_SEED);
     this.configure(opts);
   }
 
@@ -61,6 +65,7 @@ export class SimState {
     if (patch.outputTokens !== undefined)
       this.outputTokens = Math.max(1, Math.floor(nonNegative(patch.outputTokens, 'outputTokens')));
     if (patch.modelQualities !== undefined) this.modelQualities = { ...patch.modelQualities };
+    this.hidden.configure(patch);
     if (patch.replies !== undefined) {
       if (
         !Array.isArray(patch.replies) ||
@@ -109,6 +114,7 @@ export class SimState {
     this.chunkDelayMs = 0;
     this.outputTokens = DEFAULT_OUTPUT_TOKENS;
     this.modelQualities = {};
+    this.hidden.configure({ cellQualities: [], gradeNoise: 0, seed: this.initial.seed ?? DEFAULT_SEED });
     this.replies = [];
     for (const f of ['openai', 'anthropic', 'gemini'] as const) this.models[f] = modelEntry(DEFAULT_MODELS[f]);
     this.faults.set([]);

@@ -206,7 +206,13 @@ async function generate(x: Exchange): Promise<void> {
   const wantLogprobs = gc.responseLogprobs === true;
   const top = gc.logprobs === undefined ? undefined : Math.min(MAX_TOP, Math.max(0, intOrUndef(gc.logprobs) ?? 0));
 
-  const p = plan(toGen(model, x.body, contents), x.state.outputTokens, x.state.modelQualities, x.state.replies);
+  const p = plan(
+    toGen(model, x.body, contents),
+    x.state.outputTokens,
+    x.state.modelQualities,
+    x.state.replies,
+    x.state.hidden,
+  );
   const responseId = newId('');
   const finishReason = p.finish === 'length' ? 'MAX_TOKENS' : 'STOP';
   // `out` is one candidate's tokens; every candidate is generated, and billed.

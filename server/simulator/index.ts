@@ -6,7 +6,15 @@ import { SimState } from './config.js';
 import { createSimulatorServer } from './server.js';
 import type { FaultRule, Simulator, SimulatorOptions } from './types.js';
 
-export type { FaultRule, RecordedRequest, SimEndpoint, SimFormat, Simulator, SimulatorOptions } from './types.js';
+export type {
+  CellQuality,
+  FaultRule,
+  RecordedRequest,
+  SimEndpoint,
+  SimFormat,
+  Simulator,
+  SimulatorOptions,
+} from './types.js';
 export { DEFAULT_MODELS } from './config.js';
 
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {

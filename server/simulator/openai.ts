@@ -101,7 +101,13 @@ async function chat(x: Exchange): Promise<void> {
     if (refused) return badRequest(x, refused.message, refused.param, refused.code);
   }
 
-  const p = plan(toGen(model, b, messages), x.state.outputTokens, x.state.modelQualities, x.state.replies);
+  const p = plan(
+    toGen(model, b, messages),
+    x.state.outputTokens,
+    x.state.modelQualities,
+    x.state.replies,
+    x.state.hidden,
+  );
   const id = newId('chatcmpl-');
   const created = Math.floor(Date.now() / 1000);
   // `n` choices, each the same answer (billed n times).

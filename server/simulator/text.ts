@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { sampleSchema } from './schema-sample.js';
 import { mulberry32 } from './faults.js';
+import { HiddenQuality } from './hidden-quality.js';
 
 export interface ToolDef {
   name: string;
@@ -63,6 +64,7 @@ export function plan(
   naturalTokens: number,
   qualities: Readonly<Record<string, number>> = {},
   rules: readonly ReplyRule[] = [],
+  hidden?: HiddenQuality,
 ): Plan {
   const promptTokens =
     Math.ceil(g.promptChars / 4) + 3 * g.messageCount + 3 + IMAGE_TOKENS * g.imageCount + Math.ceil(g.toolsChars / 4);
@@ -74,7 +76,7 @@ export function plan(
     return { promptTokens, outputTokens: pieces.length, pieces, text: rule.reply, finish: 'stop', stopSequence: null };
   }
 
-  const grade = gradeFor(g.lastText, qualities);
+  const grade = gradeFor(g.lastText, qualities, hidden);
   if (grade !== undefined) {
     const pieces = ['Score:', ` ${grade}`];
     return {
@@ -110,6 +112,8 @@ export function plan(
     pieces = splitPieces(JSON.stringify(value), 4);
   } else {
     pieces = replyWords(g, naturalTokens);
+    const q = hidden?.qualityOf(g.model, g.lastText);
+    if (q !== undefined) pieces.push(` ${HiddenQuality.tag(q)}`);
   }
 
   let finish: Finish = 'stop';
@@ -143,8 +147,14 @@ export function plan(
  * model would: the grade of the simulated model whose reply is being graded, from the configured
  * hidden qualities, or a stable 1-5 derived from that model's name.
  */
-function gradeFor(text: string, qualities: Readonly<Record<string, number>>): number | undefined {
+function gradeFor(
+  text: string,
+  qualities: Readonly<Record<string, number>>,
+  hidden?: HiddenQuality,
+): number | undefined {
   if (!text.includes('of the form "Score: N"')) return undefined;
+  const tagged = HiddenQuality.taggedQuality(text);
+  if (tagged !== undefined && hidden) return hidden.grade(tagged);
   const graded = /Simulated reply from (\S+)/.exec(text)?.[1];
   if (graded === undefined) return 3;
   const q = qualities[graded];

@@ -1,6 +1,18 @@
 // Public types of the upstream simulator. Kept apart from index.ts so the internal modules can
 // import them without an import cycle through the entry point.
 
+/** A model's hidden quality on the prompts of one cell (see SimulatorOptions.cellQualities). */
+export interface CellQuality {
+  /** The model answering. */
+  model: string;
+  /** Text of the last user message that marks the cell; omitted = every prompt. */
+  whenContains?: string;
+  /** 1-5. */
+  quality: number;
+  /** From this time on (ms, the simulator's clock); omitted = always. */
+  from?: number;
+}
+
 export type SimFormat = 'openai' | 'anthropic' | 'gemini';
 export type SimEndpoint = 'chat' | 'stream' | 'models' | 'embeddings';
 
@@ -22,6 +34,17 @@ export interface SimulatorOptions {
   models?: { openai?: string[]; anthropic?: string[]; gemini?: string[] };
   /** Hidden quality (1-5) per model: a grading request ("Score: N") about that model's reply gets this grade. */
   modelQualities?: Record<string, number>;
+  /**
+   * Hidden quality per model and routing cell (a cell is marked by text in the prompt), which may
+   * change from a time on (`from`, on `now`'s clock): the last matching entry whose time has come
+   * wins. An answer carries the quality it was given with ("[quality 4.40]") and a grading request
+   * about it gets that quality, plus `gradeNoise`, rounded to 1-5.
+   */
+  cellQualities?: CellQuality[];
+  /** Standard deviation of the judge's grades around the hidden quality (seeded by `seed`). Default 0. */
+  gradeNoise?: number;
+  /** The simulator's clock for `cellQualities[].from` (in process only; default Date.now). */
+  now?: () => number;
   /**
    * Scripted embeddings: an input containing `whenContains` embeds to a vector whose cosine
    * similarity with the embedding of `anchor` is exactly `similarity` (first match wins), so a test

@@ -17,6 +17,8 @@ import { evalsRouter } from '../modules/evals/router.js';
 import { promptsRouter } from '../modules/prompts/router.js';
 import { rolloutsRouter } from '../modules/prompts/rollout-router.js';
 import { capturesRouter } from '../modules/captures/router.js';
+import { costMigrationsRouter } from '../modules/cost-migrations/router.js';
+import { regressionRouter } from '../modules/regression/router.js';
 
 export const appRouter = router({
   system: systemRouter,
@@ -36,6 +38,8 @@ export const appRouter = router({
   prompts: promptsRouter,
   rollouts: rolloutsRouter,
   captures: capturesRouter,
+  costMigrations: costMigrationsRouter,
+  regression: regressionRouter,
 });
 
 export type AppRouter = typeof appRouter;

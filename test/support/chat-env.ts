@@ -19,17 +19,29 @@ export interface ChatEnv {
 }
 
 export async function startChatEnv(
-  opts: { sim?: SimulatorOptions; env?: Record<string, string>; groq?: boolean; xai?: boolean; mistral?: boolean } = {},
+  opts: {
+    sim?: SimulatorOptions;
+    env?: Record<string, string>;
+    groq?: boolean;
+    xai?: boolean;
+    mistral?: boolean;
+    /** OpenAI only (no Anthropic or Gemini provider): a test that needs a small, known set of models. */
+    openaiOnly?: boolean;
+  } = {},
 ): Promise<ChatEnv> {
   const sim = await startSimulator({ seed: 7, ...opts.sim });
   const env = await startTestEnv({
     env: {
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: sim.baseUrls.openai,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: sim.baseUrls.anthropic,
-      GEMINI_API_KEY: 'gem-test',
-      GEMINI_BASE_URL: sim.baseUrls.gemini,
+      ...(opts.openaiOnly
+        ? {}
+        : {
+            ANTHROPIC_API_KEY: 'sk-ant-test',
+            ANTHROPIC_BASE_URL: sim.baseUrls.anthropic,
+            GEMINI_API_KEY: 'gem-test',
+            GEMINI_BASE_URL: sim.baseUrls.gemini,
+          }),
       ...(opts.groq ? { GROQ_API_KEY: 'gsk-test', GROQ_BASE_URL: sim.baseUrls.openai } : {}),
       ...(opts.xai ? { XAI_API_KEY: 'xai-test', XAI_BASE_URL: sim.baseUrls.openai } : {}),
       ...(opts.mistral ? { MISTRAL_API_KEY: 'mistral-test', MISTRAL_BASE_URL: sim.baseUrls.openai } : {}),

@@ -10,7 +10,11 @@ import { Cancellation } from '../../server/lib/cancel-signal.js';
 // and never writes into the call: the call here is frozen, and a write would throw.
 
 const model: Target = { provider: 'openai', model: 'gpt-4o-mini' };
-const state = { cellQuality: () => undefined, activeAbTests: () => [] } as unknown as RoutingState;
+const state = {
+  cellQuality: () => undefined,
+  activeAbTests: () => [],
+  cellMigration: () => undefined,
+} as unknown as RoutingState;
 
 const call: ChatCall = Object.freeze({
   requestId: 'req_1',

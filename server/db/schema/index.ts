@@ -16,3 +16,7 @@ export * from './budgets.js';
 export * from './evals.js';
 export * from './prompts.js';
 export * from './exchange-capture.js';
+export * from './cost-migration-settings.js';
+export * from './cost-migrations.js';
+export * from './regression-settings.js';
+export * from './regression-events.js';

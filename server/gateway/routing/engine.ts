@@ -2,7 +2,7 @@ import { GatewayError } from '../../lib/errors.js';
 import type { Classification } from '../classifier/index.js';
 import type { ChatMessage } from '../../providers/types.js';
 import type { CostLogRow } from '../log-writer.js';
-import type { ChatCall, Complexity, RoutedBy, RoutingCell, Target, TaskType } from '../types.js';
+import type { ChatCall, Complexity, RoutedBy, RoutingCell, RoutingDecision, Target, TaskType } from '../types.js';
 import { weightedIndex, type Random } from '../../lib/random.js';
 import { explorationPick, hasEvidence, rank, thompsonPick, type Scored, type ScoringPolicy } from './scoring.js';
 import type { ActiveAbTest, RoutingState } from './state.js';
@@ -83,6 +83,9 @@ export class RoutingEngine implements RoutingStrategy {
       };
     }
 
+    const migrated = this.migrationPick(call.tenantId, cell, ranked);
+    if (migrated) return { decision: migrated, costs };
+
     // Once the cell has evidence, the adaptive pick is a draw from the posteriors (Thompson
     // sampling, thompsonPick): a model whose scores leave it in doubt keeps getting some traffic
     // until they settle it, instead of waiting for exploration's share. Before, the priors decide.
@@ -103,6 +106,28 @@ export class RoutingEngine implements RoutingStrategy {
         usedLlmFallback: cell.usedLlmFallback,
       },
       costs,
+    };
+  }
+
+  /**
+   * A cost migration on the cell: its model is the pick (when it can serve the request), but for
+   * exploration's share, which the grace boost gives it too. Undefined: adaptive routing decides.
+   */
+  private migrationPick(tenantId: string, cell: RoutingCell, ranked: Scored[]): RoutingDecision | undefined {
+    const m = this.opts.state.cellMigration(tenantId, cell.taskType, cell.complexity);
+    if (!m) return undefined;
+    const target = ranked.find((s) => s.provider === m.provider && s.model === m.model);
+    if (!target) return undefined;
+    const explored = m.boosted ? undefined : this.explore(ranked, target, cell.complexity);
+    const chosen = explored ?? target;
+    return {
+      provider: chosen.provider,
+      model: chosen.model,
+      routedBy: explored ? 'exploration' : 'adaptive',
+      taskType: cell.taskType,
+      complexity: cell.complexity,
+      usedFallback: false,
+      usedLlmFallback: cell.usedLlmFallback,
     };
   }
 

@@ -34,6 +34,17 @@ export interface QualityStat {
   scores?: number;
 }
 
+/**
+ * A cost migration in force on a cell: routing prefers `provider/model` there; while `boosted`
+ * (its grace period) it takes the exploration share too, so its evidence accrues fast.
+ */
+export interface CellMigration {
+  id: string;
+  provider: string;
+  model: string;
+  boosted: boolean;
+}
+
 export interface JudgeSettings {
   enabled: boolean;
   model: string | null;
@@ -65,6 +76,10 @@ export interface RoutingSource {
     }>
   >;
   judges(tenantId: string | null): Promise<Array<JudgeSettings & { tenantId: string }>>;
+  /** Active cost migrations (the cost-migrations module); absent: none. */
+  costMigrations?(
+    tenantId: string | null,
+  ): Promise<Array<CellMigration & { tenantId: string; taskType: string; complexity: string }>>;
 }
 
 interface TenantState {
@@ -73,6 +88,8 @@ interface TenantState {
   /** cell key -> target key -> stat */
   quality: Map<string, Map<string, QualityStat>>;
   feedbackCount: number;
+  /** cell key -> the migration in force there */
+  migrations?: Map<string, CellMigration>;
 }
 
 export const cellKey = (taskType: string, complexity: string) => `${taskType}/${complexity}`;
@@ -135,6 +152,11 @@ export class RoutingState {
 
   activeAbTests(tenantId: string): ActiveAbTest[] {
     return (this.tenants.get(tenantId) ?? EMPTY).abTests;
+  }
+
+  /** The cost migration in force on a cell, if any. */
+  cellMigration(tenantId: string, taskType: string, complexity: string): CellMigration | undefined {
+    return this.tenants.get(tenantId)?.migrations?.get(cellKey(taskType, complexity));
   }
 
   /** Feedback aggregates of one cell: target key -> stat. */
@@ -231,11 +253,22 @@ export class RoutingState {
       if (!s) into.set(t, (s = { abTests: [], judge: null, quality: new Map(), feedbackCount: 0 }));
       return s;
     };
-    const [tests, quality, judges] = await Promise.all([
+    const [tests, quality, judges, migrations] = await Promise.all([
       this.source.activeAbTests(tenantId),
       this.source.quality(tenantId, this.halfLifeDays),
       this.source.judges(tenantId),
+      this.source.costMigrations?.(tenantId) ?? [],
     ]);
+    for (const m of migrations) {
+      const s = get(m.tenantId);
+      s.migrations ??= new Map();
+      s.migrations.set(cellKey(m.taskType, m.complexity), {
+        id: m.id,
+        provider: m.provider,
+        model: m.model,
+        boosted: m.boosted,
+      });
+    }
     for (const j of judges) get(j.tenantId).judge = { enabled: j.enabled, model: j.model, sampleRate: j.sampleRate };
     for (const t of tests) {
       get(t.tenantId).abTests.push({

@@ -240,6 +240,21 @@ export const feedbackRepository = {
     return res.rows;
   },
 
+  /** Counted feedback on one cell and target given since `since` (a cost migration's grace evidence). */
+  async qualitySince(
+    db: Executor,
+    tenantId: string,
+    q: { taskType: string; complexity: string; provider: string; model: string; since: Date },
+  ): Promise<{ samples: number; sum: number }> {
+    const res = await db.execute<{ samples: number; sum: number }>(sql`
+      select count(*)::int as samples, coalesce(sum(score), 0)::float8 as sum
+        from feedback f
+       where tenant_id = ${tenantId} and task_type = ${q.taskType} and complexity = ${q.complexity}
+         and provider = ${q.provider} and model = ${q.model} and created_at >= ${q.since.toISOString()}
+         and ${sql.raw(countedFeedback('f'))}`);
+    return res.rows[0] ?? { samples: 0, sum: 0 };
+  },
+
   /** Judge settings of one workspace, or of every workspace when `tenantId` is null. */
   routingJudges(db: Executor, tenantId: string | null): Promise<RoutingJudgeRow[]> {
     return db

@@ -174,6 +174,14 @@ export class FeedbackService {
     return keysetPage(rows, input.limit, toDto);
   }
 
+  /** Counted scores on one cell and target given since a time (a cost migration's grace evidence). */
+  qualitySince(
+    tenantId: string,
+    q: { taskType: string; complexity: string; provider: string; model: string; since: Date },
+  ): Promise<{ samples: number; sum: number }> {
+    return feedbackRepository.qualitySince(this.d.db, tenantId, q);
+  }
+
   async byModel(tenantId: string): Promise<z.infer<typeof QualityByModel>> {
     return { items: await feedbackRepository.byModel(this.d.db, tenantId) };
   }
