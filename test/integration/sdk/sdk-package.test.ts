@@ -10,7 +10,7 @@ import { startTestEnv, type TestEnv } from '../../support/harness.js';
 
 // The SDK as another TypeScript project gets it: `npm pack` of the sdk/ workspace (its build
 // generates the router's declaration and checks it against the server's), the tarball installed
-// into an empty project from the npm cache, then type-checked there with that project's own
+// into an empty project (from the npm cache where it can), then type-checked there with that project's own
 // TypeScript through the package's `exports`, and run against a real gateway.
 
 const run = promisify(execFile);
@@ -72,8 +72,9 @@ beforeAll(async () => {
       files: ['main.ts'],
     }),
   );
-  // From the npm cache: nothing here needs the network.
-  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', `./${tarball}`], {
+  // From the npm cache where it holds the packages' metadata (an `npm ci` caches tarballs only;
+  // then the registry is asked for the metadata).
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${tarball}`], {
     cwd: consumer,
     env: npmEnv(),
     timeout: 120_000,
