@@ -43,6 +43,8 @@ import { promptRolloutEvalJob } from './modules/prompts/rollout-job.js';
 import { RolloutService } from './modules/prompts/rollout-service.js';
 import { captureRetentionJob } from './modules/captures/job.js';
 import { CaptureService } from './modules/captures/service.js';
+import { createSignInModule, type SignInModule } from './modules/auth/sign-in-module.js';
+import { TeamService } from './modules/team/service.js';
 
 // The service container: built once at start-up (and once per test app), handed to tRPC context
 // and the hand-written HTTP routes. start() does the slow parts (provider discovery).
@@ -82,6 +84,10 @@ export interface Services {
   prompts: PromptService;
   rollouts: RolloutService;
   captures: CaptureService;
+  /** Sign-in (multi-tenant mode), sessions, and the one request authenticator (bearer or session). */
+  signIn: SignInModule;
+  /** Members, roles and invitations. */
+  team: TeamService;
   start(): Promise<void>;
   /** Stops taking jobs and waits for running ones (bounded); shutdown starts it beside the HTTP drain. Idempotent. */
   stopJobs(): Promise<void>;
@@ -147,6 +153,16 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     gate: new GuardrailGate({ loadEnabled: (tenantId) => guardrails.loadEnabled(tenantId), listener, logger }),
     events: new GuardrailEventWriter(db, logger),
   });
+  const signIn = createSignInModule({
+    config,
+    db,
+    listener,
+    logger,
+    audit,
+    tokens: auth,
+    team: () => services.team,
+    tenants: () => services.tenants,
+  });
   const services: Services = {
     config,
     logger,
@@ -205,9 +221,23 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       logger,
       capturedExchanges: (tenantId, requestIds) => services.captures.exchanges(tenantId, requestIds),
     }),
+    signIn,
+    team: new TeamService({
+      db,
+      audit,
+      async memberChanged(tx, tenantId, userId, removed) {
+        await signIn.memberChanged(tx, tenantId, userId, removed);
+        await services.tokens.memberChanged(tx, userId);
+      },
+      afterMemberChange() {
+        auth.invalidate();
+        signIn.sessions?.invalidate();
+      },
+    }),
     async start() {
       await listener.start();
       await auth.start();
+      await signIn.start();
       await services.pricing.start();
       await guardrails.gate.start();
       await services.budgets.gate.start();
@@ -231,6 +261,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       await liveBus.close();
       await sharedRateLimits?.close();
       await auth.close();
+      signIn.close();
       await listener.close();
     },
   };
