@@ -18,12 +18,14 @@ export interface MagicLinkDeps {
 }
 
 const HOUR_MS = 3_600_000;
+/** One client address (an office behind one NAT) may ask for this many times an address's share. */
+const PER_CLIENT_FACTOR = 10;
 const MAX_KEYS = 100_000;
 
 // Sign-in by e-mail. The request answers the same whether or not the address has an account (a
 // new address gets a workspace on first sign-in, like OAuth), and sends off the request path, so
 // neither the answer nor its timing tells addresses apart. Requests are limited per address and per
-// client address (per process). The link carries a random token; only its hash is stored; verify
+// client address (ten times as many; per process). The link carries a random token; only its hash is stored; verify
 // uses it up once, before it expires.
 export class MagicLinkService {
   /** Request times in the last hour, by "email:<address>" and "ip:<address>". */
@@ -33,7 +35,10 @@ export class MagicLinkService {
 
   async request(email: string, clientAddress: string, inviteToken: string | null): Promise<void> {
     const now = Date.now();
-    if (!this.take(`ip:${clientAddress}`, now) || !this.take(`email:${email}`, now))
+    if (
+      !this.take(`ip:${clientAddress}`, now, this.deps.perHour * PER_CLIENT_FACTOR) ||
+      !this.take(`email:${email}`, now, this.deps.perHour)
+    )
       throw new GatewayError('rate_limit_error', 'Too many sign-in links asked for: try again later', {
         retryAfterMs: HOUR_MS / this.deps.perHour,
       });
@@ -65,9 +70,9 @@ export class MagicLinkService {
     );
   }
 
-  private take(key: string, now: number): boolean {
+  private take(key: string, now: number, limit: number): boolean {
     const times = (this.recent.get(key) ?? []).filter((t) => now - t < HOUR_MS);
-    if (times.length >= this.deps.perHour) {
+    if (times.length >= limit) {
       this.recent.set(key, times);
       return false;
     }
