@@ -26,7 +26,7 @@ export interface SamlDeps {
 // SAML 2.0 per workspace, service-provider initiated: discover (by e-mail domain), start (an
 // AuthnRequest by HTTP-Redirect), and the assertion consumer (HTTP-POST). @node-saml/node-saml
 // checks the signature against the workspace's IdP certificate (the assertion must be signed),
-// the issuer, the audience and the validity window; this file adds what it leaves out: the
+// the audience and the validity window; this file adds what it leaves out: the issuer, the
 // response must answer a request this gateway made for this workspace (InResponseTo, used once),
 // be addressed to this ACS (Destination and every Recipient), and carry an assertion not seen
 // before (replay). The e-mail must be in one of the workspace's domains.
@@ -132,6 +132,8 @@ export class SamlService {
       throw refused((err as Error).message, err);
     }
     if (!profile) throw refused('it carries no assertion');
+    // node-saml compares the issuer of logout messages only: the assertion's is checked here.
+    if (profile.issuer !== connection.idpEntityId) throw refused("its Issuer is not the workspace's IdP");
     const xml = Buffer.from(samlResponse, 'base64').toString('utf8');
     const facts = responseFacts(xml);
     const { acsUrl } = this.serviceProvider(tenantId);
