@@ -99,8 +99,9 @@ export const authRepository = {
     return rows[0];
   },
 
-  /** Rows no longer of use: expired flows, magic links and replay records. */
+  /** Rows no longer of use: expired flows, magic links and replay records, sessions ended a day ago. */
   async sweep(db: Executor, now: Date): Promise<void> {
+    await db.delete(sessions).where(lt(sessions.expiresAt, new Date(now.getTime() - 86_400_000)));
     await db.delete(authFlows).where(lt(authFlows.expiresAt, now));
     await db.delete(magicLinks).where(lt(magicLinks.expiresAt, now));
     await db.delete(samlReplays).where(lt(samlReplays.expiresAt, now));
