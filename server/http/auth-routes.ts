@@ -98,6 +98,8 @@ export function mountAuthRoutes(app: Express, services: Services): void {
     res.setHeader('content-type', 'text/html; charset=utf-8');
     res.setHeader('cache-control', 'no-store');
     res.setHeader('referrer-policy', 'no-referrer');
+    // Nothing but the form: no scripts, no framing (a framed button could be clicked for the user).
+    res.setHeader('content-security-policy', "default-src 'none'; form-action 'self'; frame-ancestors 'none'");
     res.send(
       `<!doctype html><meta charset="utf-8"><title>Sign in</title><form method="post" action="/auth/magic-link/verify"><input type="hidden" name="token" value="${escapeHtml(token)}"><button type="submit">Sign in to the gateway</button></form>`,
     );
