@@ -30,12 +30,12 @@ async function main(): Promise<void> {
   } else {
     const { signIn } = services;
     const mail = config.GATEWAY_SMTP_URL
-      ? 'SMTP'
+      ? 'sent by SMTP'
       : config.NODE_ENV === 'development'
-        ? 'the log'
-        : 'nowhere: set GATEWAY_SMTP_URL';
+        ? 'written to the log'
+        : 'not sent (set GATEWAY_SMTP_URL)';
     banner.push(
-      `Sign-in at ${signIn.publicUrl}/auth: ${[...signIn.oauth.configured(), 'SAML per workspace'].join(', ')}; magic links by ${mail}`,
+      `Sign-in at ${signIn.publicUrl}/auth: ${[...signIn.oauth.configured(), 'SAML per workspace'].join(', ')}; magic links ${mail}`,
     );
   }
   const address = server.address();
