@@ -63,3 +63,40 @@ describe('OpenAPI document', () => {
     expect(Object.keys(doc.paths['/v1/admin/saml'])).toEqual(['get', 'put', 'delete']);
   });
 });
+
+describe('hostile input on /auth', () => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await startTestEnv({ env: { GATEWAY_PUBLIC_URL: 'http://gateway.test' } });
+  });
+  afterAll(() => env?.close());
+
+  it('answers a typed 4xx, never a 500', async () => {
+    const cases: Array<[string, string, { body?: unknown; rawBody?: string; headers?: Record<string, string> }]> = [
+      ['POST', '/auth/magic-link/request', { rawBody: '{"email":', headers: { 'content-type': 'application/json' } }],
+      ['POST', '/auth/magic-link/request', { body: { email: ['a@b.test'] } }],
+      ['POST', '/auth/magic-link/request', { body: { email: 'a@b.test', extra: 1 } }],
+      ['POST', '/auth/magic-link/verify', { rawBody: 'token', headers: { 'content-type': 'text/plain' } }],
+      ['POST', '/auth/magic-link/verify', { body: { token: 'x'.repeat(5000) } }],
+      ['GET', '/auth/login/google?return=a&return=b', {}],
+      ['GET', '/auth/callback/google', {}],
+      ['GET', '/auth/callback/google?state=x&code=y', { headers: { cookie: 'gw_auth_state=x' } }],
+      ['GET', '/auth/saml/discover', {}],
+      ['GET', '/auth/saml/ten_nothing/start', {}],
+      [
+        'POST',
+        '/auth/saml/ten_nothing/acs',
+        { rawBody: 'SAMLResponse=PHg%2B', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      ],
+      ['POST', '/auth/saml/ten_nothing/acs', { body: {} }],
+      ['GET', '/auth/me', { headers: { cookie: 'gw_session=%E0%A4%A' } }],
+      ['POST', '/auth/logout', { headers: { cookie: 'gw_session=gws_unknown', 'x-csrf-token': 'x' } }],
+    ];
+    for (const [method, path, opts] of cases) {
+      const res = await env.http(method, path, opts);
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeGreaterThanOrEqual(400);
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(500);
+      expect(typeof res.body?.error?.type, `${method} ${path}`).toBe('string');
+    }
+  });
+});
