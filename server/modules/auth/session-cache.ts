@@ -3,6 +3,7 @@ import type { Database } from '../../db/client.js';
 import type { PgListener } from '../../db/listener.js';
 import { hashToken } from '../../lib/crypto.js';
 import { GatewayError } from '../../lib/errors.js';
+import { settleWithin } from '../../lib/settle-within.js';
 import type { Principal } from '../tokens/authenticator.js';
 import { SESSIONS_CHANNEL, authRepository } from './repository.js';
 
@@ -29,6 +30,9 @@ interface Entry {
 const RECHECK_MS = 30_000;
 const RECHECK_UNHEARD_MS = 1_000;
 const MAX_ENTRIES = 10_000;
+const SERVE_STALE_MS = 5 * 60_000;
+/** How long a request waits for a session's read before serving what was known (or 503). */
+const READ_WAIT_MS = 5_000;
 
 export class SessionCache {
   private readonly cache = new Map<string, Entry>();
@@ -61,9 +65,25 @@ export class SessionCache {
     const hash = hashToken(secret);
     const now = Date.now();
     const entry = this.cache.get(hash);
-    const found = entry && now - entry.loadedAt < this.recheckMs() ? entry.found : await this.read(hash);
+    const found = entry && now - entry.loadedAt < this.recheckMs() ? entry.found : await this.readOrStale(hash, entry);
     if (!found || found.expiresAt <= now) throw new GatewayError('auth_error', 'The session has ended: sign in again');
     return found;
+  }
+
+  /**
+   * A fresh read; when the database does not answer, what was known (for up to SERVE_STALE_MS),
+   * else 503: a known session keeps working through an outage, as a known token does.
+   */
+  private async readOrStale(hash: string, entry: Entry | undefined): Promise<SessionPrincipal | null> {
+    const pending = this.read(hash);
+    const read = await settleWithin(pending, READ_WAIT_MS);
+    if (read.ok) return read.value;
+    // A read stuck on a connection a partition left open: the next request starts its own.
+    if (this.reading.get(hash) === pending) this.reading.delete(hash);
+    if (entry && Date.now() - entry.loadedAt < SERVE_STALE_MS) return entry.found;
+    throw new GatewayError('service_unavailable', 'Sessions cannot be checked: the database is unreachable', {
+      cause: read.error,
+    });
   }
 
   private recheckMs(): number {
@@ -93,7 +113,9 @@ export class SessionCache {
         }
         return found;
       })
-      .finally(() => this.reading.delete(hash));
+      .finally(() => {
+        if (this.reading.get(hash) === read) this.reading.delete(hash);
+      });
     this.reading.set(hash, read);
     return read;
   }

@@ -3,6 +3,7 @@ import { startTestEnv, type TestEnv } from '../../support/harness.js';
 import { expectTypedError } from '../../support/security.js';
 import { PUBLIC_URL, asSession, browserFor, signInByMagicLink } from '../../support/sign-in/flows.js';
 import { linkIn, startSmtpCapture } from '../../support/sign-in/smtp-capture.js';
+import { startTcpRelay } from '../../support/tcp-relay.js';
 
 // Magic-link sign-in against a real SMTP server on loopback, sessions on /v1 paths, CSRF,
 // sign-out and revocation across gateway nodes.
@@ -179,6 +180,28 @@ describe('sessions', () => {
       headers: { cookie: `gw_session=${encodeURIComponent(s.cookie)}` },
     });
     expect(res.status).toBe(401);
+  });
+
+  it('known ones keep working while the database is unreachable; unknown ones get 503, not 500', async () => {
+    const relay = await startTcpRelay(env.databaseUrl);
+    try {
+      const node = await env.addNode({ GATEWAY_PUBLIC_URL: PUBLIC_URL, DATABASE_URL: relay.url });
+      const s = await signInByMagicLink(env, smtp, 'outage@example.com');
+      const me = (cookie: string) =>
+        fetch(`${node.baseUrl}/auth/me`, { headers: { cookie: `gw_session=${encodeURIComponent(cookie)}` } });
+      // A path that needs no query of its own: the model catalogue is in memory.
+      const tokens = (cookie: string) =>
+        fetch(`${node.baseUrl}/v1/models`, { headers: { cookie: `gw_session=${encodeURIComponent(cookie)}` } });
+      expect((await tokens(s.cookie)).status).toBe(200);
+      await relay.cut();
+      expect((await tokens(s.cookie)).status).toBe(200);
+      const unknown = await tokens('gws_never-seen');
+      expect(unknown.status, await unknown.clone().text()).toBe(503);
+      expect(((await unknown.json()) as { error: { type: string } }).error.type).toBe('service_unavailable');
+      expect((await me('gws_never-seen')).status).toBe(503);
+    } finally {
+      relay.close();
+    }
   });
 
   it('are refused where no one signed in', async () => {
