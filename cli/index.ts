@@ -16,6 +16,7 @@ import { registerSchedulerCommand } from './commands/scheduler.js';
 import { registerSpendCommand } from './commands/spend.js';
 import { registerTailCommand } from './commands/tail.js';
 import { registerTokensCommand } from './commands/tokens.js';
+import { registerTeamCommand } from './commands/team.js';
 import { registerGuardrailsCommand } from './commands/guardrails.js';
 import { registerBudgetsCommand } from './commands/budgets.js';
 import { registerEvalsCommand } from './commands/evals.js';
@@ -72,6 +73,7 @@ export function buildProgram(): Command {
   // One line per capability; each lives in its own file under commands/.
   registerHealthCommand(program);
   registerTokensCommand(program);
+  registerTeamCommand(program);
   registerAuditCommand(program);
   registerSchedulerCommand(program);
   registerProvidersCommand(program);

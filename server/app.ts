@@ -12,6 +12,8 @@ import './http/chat-openapi.js';
 import './http/embeddings-openapi.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { mountLive } from './http/live.js';
+import { mountAuthRoutes } from './http/auth-routes.js';
+import './http/auth-openapi.js';
 import { mountSpendExport } from './http/spend-export.js';
 import './http/spend-export-openapi.js';
 import { requestIdMiddleware } from './http/request-id.js';
@@ -85,6 +87,8 @@ export function createApp(services: Services): Express {
   mountMetrics(app, services);
   // The spend export (CSV or JSON download).
   mountSpendExport(app, services);
+  // Sign-in and sessions under /auth (multi-tenant mode only).
+  mountAuthRoutes(app, services);
 
   // Typed SDK transport (superjson).
   // A batch is bounded: one HTTP request of some hundred procedure calls made one token's request

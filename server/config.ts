@@ -144,6 +144,26 @@ const ConfigSchema = z.object({
   GATEWAY_REGRESSION_THRESHOLD: z.coerce.number().min(0).max(4).default(0.5),
   /** Replayed pairs a cell and model needs before a drop can open an event. */
   GATEWAY_REGRESSION_MIN_SAMPLES: z.coerce.number().int().min(2).max(10_000).default(10),
+  // Sign-in (multi-tenant mode): see the README's "Sign-in" section.
+  /** The origin browsers reach this deployment at: redirects, the magic link, the SAML ACS, cookie Secure. */
+  GATEWAY_PUBLIC_URL: z.string().url().optional(),
+  /** development: without SMTP, magic links are written to the log. */
+  NODE_ENV: z.string().default('production'),
+  GATEWAY_SESSION_TTL_HOURS: z.coerce.number().min(0.01).max(8_760).default(168),
+  GATEWAY_MAGIC_LINK_TTL_MINUTES: z.coerce.number().min(1).max(1_440).default(15),
+  /** Magic links one e-mail address, and one client address, may ask for per hour. */
+  GATEWAY_MAGIC_LINK_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(5),
+  GATEWAY_SMTP_URL: z.string().url().optional(),
+  GATEWAY_SMTP_FROM: z.string().default('gateway@localhost'),
+  GATEWAY_GOOGLE_CLIENT_ID: z.string().optional(),
+  GATEWAY_GOOGLE_CLIENT_SECRET: z.string().optional(),
+  /** The OpenID Connect issuer whose discovery document is read (any OIDC provider works). */
+  GATEWAY_GOOGLE_ISSUER: z.string().url().default('https://accounts.google.com'),
+  GATEWAY_GITHUB_CLIENT_ID: z.string().optional(),
+  GATEWAY_GITHUB_CLIENT_SECRET: z.string().optional(),
+  GATEWAY_GITHUB_AUTHORIZE_URL: z.string().url().default('https://github.com/login/oauth/authorize'),
+  GATEWAY_GITHUB_TOKEN_URL: z.string().url().default('https://github.com/login/oauth/access_token'),
+  GATEWAY_GITHUB_API_URL: z.string().url().default('https://api.github.com'),
 });
 
 export type Config = z.infer<typeof ConfigSchema> & {

@@ -27,6 +27,16 @@ async function main(): Promise<void> {
   if (config.GATEWAY_MODE === 'single') {
     const { generatedToken } = await services.tenants.bootstrapSingle(config.GATEWAY_TIER, config.GATEWAY_ADMIN_TOKEN);
     if (generatedToken) banner.push(`Admin token (shown once, store it now): ${generatedToken}`);
+  } else {
+    const { signIn } = services;
+    const mail = config.GATEWAY_SMTP_URL
+      ? 'sent by SMTP'
+      : config.NODE_ENV === 'development'
+        ? 'written to the log'
+        : 'not sent (set GATEWAY_SMTP_URL)';
+    banner.push(
+      `Sign-in at ${signIn.publicUrl}/auth: ${[...signIn.oauth.configured(), 'SAML per workspace'].join(', ')}; magic links ${mail}`,
+    );
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;

@@ -47,6 +47,8 @@ import { costMigrationsJob } from './modules/cost-migrations/job.js';
 import { CostMigrationService } from './modules/cost-migrations/service.js';
 import { regressionReplayJob } from './modules/regression/job.js';
 import { RegressionService } from './modules/regression/service.js';
+import { createSignInModule, type SignInModule } from './modules/auth/sign-in-module.js';
+import { TeamService } from './modules/team/service.js';
 
 // The service container: built once at start-up (and once per test app), handed to tRPC context
 // and the hand-written HTTP routes. start() does the slow parts (provider discovery).
@@ -88,6 +90,10 @@ export interface Services {
   captures: CaptureService;
   costMigrations: CostMigrationService;
   regression: RegressionService;
+  /** Sign-in (multi-tenant mode), sessions, and the one request authenticator (bearer or session). */
+  signIn: SignInModule;
+  /** Members, roles and invitations. */
+  team: TeamService;
   start(): Promise<void>;
   /** Stops taking jobs and waits for running ones (bounded); shutdown starts it beside the HTTP drain. Idempotent. */
   stopJobs(): Promise<void>;
@@ -154,6 +160,16 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     audit,
     gate: new GuardrailGate({ loadEnabled: (tenantId) => guardrails.loadEnabled(tenantId), listener, logger }),
     events: new GuardrailEventWriter(db, logger),
+  });
+  const signIn = createSignInModule({
+    config,
+    db,
+    listener,
+    logger,
+    audit,
+    tokens: auth,
+    team: () => services.team,
+    tenants: () => services.tenants,
   });
   const services: Services = {
     config,
@@ -237,9 +253,23 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       threshold: config.GATEWAY_REGRESSION_THRESHOLD,
       minSamples: config.GATEWAY_REGRESSION_MIN_SAMPLES,
     }),
+    signIn,
+    team: new TeamService({
+      db,
+      audit,
+      async memberChanged(tx, tenantId, userId, removed) {
+        await signIn.memberChanged(tx, tenantId, userId, removed);
+        await services.tokens.memberChanged(tx, userId);
+      },
+      afterMemberChange() {
+        auth.invalidate();
+        signIn.sessions?.invalidate();
+      },
+    }),
     async start() {
       await listener.start();
       await auth.start();
+      await signIn.start();
       await services.pricing.start();
       await guardrails.gate.start();
       await services.budgets.gate.start();
@@ -263,6 +293,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       await liveBus.close();
       await sharedRateLimits?.close();
       await auth.close();
+      signIn.close();
       await listener.close();
     },
   };

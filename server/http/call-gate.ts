@@ -73,7 +73,7 @@ export function callGate(services: Services): CallGate {
 
   return async (req, res) => {
     if (ipLimit > 0) await checkAddress(req, res);
-    const principal = await services.auth.authenticate(req.headers.authorization);
+    const principal = await services.signIn.requestAuth.authenticate(req);
     // Spend first: a call refused for its spend limit must not use up one of the token's
     // rate-limit slots (nor wait for the shared rate store).
     checkSpend(principal);

@@ -25,6 +25,8 @@ export interface LiveRouteDeps {
     /** Drops cached tokens, so the next authenticate reads the database. */
     invalidate(): void;
   };
+  /** Bearer or session cookie (the services' request authenticator); without it, bearer tokens only. */
+  signIn?: { requestAuth: { authenticate(req: Request): Promise<Principal> } };
   logger: Logger;
   liveBus?: LiveBus;
 }
@@ -139,16 +141,19 @@ export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOpti
   const openByToken = new Map<string, number>();
   let open = 0;
 
+  const authenticate = (req: Request) =>
+    deps.signIn ? deps.signIn.requestAuth.authenticate(req) : deps.auth.authenticate(req.headers.authorization);
+
   app.get(LIVE_PATH, (req: Request, res: Response) => {
-    deps.auth.authenticate(req.headers.authorization).then(
+    authenticate(req).then(
       (principal) => stream(principal, req, res),
       (err: unknown) => reportError(deps.logger, res, err),
     );
   });
 
   /** Whether the stream's token, resolved again, still reads the same workspace. */
-  const mayStillRead = (header: string | undefined, principal: Principal): Promise<boolean> =>
-    deps.auth.authenticate(header).then(
+  const mayStillRead = (req: Request, principal: Principal): Promise<boolean> =>
+    authenticate(req).then(
       (now) => now.tokenId === principal.tokenId && now.tenantId === principal.tenantId,
       () => false,
     );
@@ -176,7 +181,6 @@ export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOpti
     });
     res.flushHeaders();
     req.socket.setNoDelay(true);
-    const header = req.headers.authorization;
     const writer = new SseWriter(res, maxQueue);
     let done = false;
     const cleanup = () => {
@@ -204,7 +208,7 @@ export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOpti
       // The authenticator drops its cache on the same announcement, perhaps a moment later: drop
       // it now, so this check reads the change from the database rather than the stale entry.
       deps.auth.invalidate();
-      void mayStillRead(header, principal).then((ok) => {
+      void mayStillRead(req, principal).then((ok) => {
         if (!ok) return end();
         if (--holding === 0) writer.release();
       });
@@ -216,7 +220,7 @@ export function mountLive(app: Express, deps: LiveRouteDeps, opts: LiveRouteOpti
     });
     const keepAlive = setInterval(() => {
       writer.comment('keep-alive');
-      void mayStillRead(header, principal).then((ok) => {
+      void mayStillRead(req, principal).then((ok) => {
         if (!ok) end();
       });
     }, keepAliveMs);

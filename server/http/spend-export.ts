@@ -16,6 +16,8 @@ export const SPEND_EXPORT_PATH = '/v1/spend/export';
 
 export interface SpendExportDeps {
   auth: { authenticate(header: string | undefined): Promise<Principal> };
+  /** Bearer or session cookie (the services' request authenticator); without it, bearer tokens only. */
+  signIn?: { requestAuth: { authenticate(req: Request): Promise<Principal> } };
   spend: SpendService;
   logger: Logger;
 }
@@ -42,7 +44,9 @@ export function mountSpendExport(app: Express, deps: SpendExportDeps): void {
 }
 
 async function exportSpend(deps: SpendExportDeps, req: Request, res: Response): Promise<void> {
-  const principal = await deps.auth.authenticate(req.headers.authorization);
+  const principal = deps.signIn
+    ? await deps.signIn.requestAuth.authenticate(req)
+    : await deps.auth.authenticate(req.headers.authorization);
   if (!tierIncludes(principal.tier, 'team')) throw insufficientTier('team', principal.tier);
   const parsed = SpendExportInput.safeParse(req.query);
   if (!parsed.success) throw new GatewayError('invalid_request_error', describeZodError(parsed.error));

@@ -37,6 +37,7 @@ export type IdPrefix =
   | 'ds'
   | 'run'
   | 'usr'
+  | 'ses'
   | 'chatcmpl'
   | 'evt'
   | 'grd'

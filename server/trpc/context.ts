@@ -3,8 +3,8 @@ import type { Services } from '../services.js';
 import type { Principal } from '../modules/tokens/authenticator.js';
 import { requestIdOf } from '../http/request-id.js';
 
-// The tRPC context: the request, the service container, and a lazy principal so public
-// procedures never touch the token store.
+// The tRPC context: the request, the service container, and a lazy principal (a bearer token or a
+// session cookie) so public procedures never touch the token store.
 export interface Context {
   req: IncomingMessage;
   res: ServerResponse;
@@ -24,7 +24,7 @@ export function makeContextFactory(services: Services) {
       res: response,
       requestId: requestIdOf(response),
       services,
-      authenticate: () => (principal ??= services.auth.authenticate(request.headers.authorization)),
+      authenticate: () => (principal ??= services.signIn.requestAuth.authenticate(request)),
     };
   };
 }

@@ -19,6 +19,8 @@ import { rolloutsRouter } from '../modules/prompts/rollout-router.js';
 import { capturesRouter } from '../modules/captures/router.js';
 import { costMigrationsRouter } from '../modules/cost-migrations/router.js';
 import { regressionRouter } from '../modules/regression/router.js';
+import { samlRouter } from '../modules/auth/saml-router.js';
+import { teamRouter } from '../modules/team/router.js';
 
 export const appRouter = router({
   system: systemRouter,
@@ -40,6 +42,8 @@ export const appRouter = router({
   captures: capturesRouter,
   costMigrations: costMigrationsRouter,
   regression: regressionRouter,
+  team: teamRouter,
+  saml: samlRouter,
 });
 
 export type AppRouter = typeof appRouter;

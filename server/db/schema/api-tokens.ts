@@ -27,6 +27,8 @@ export const apiTokens = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     /** Admin tokens may manage tokens and other workspace configuration. */
     admin: boolean('admin').notNull().default(false),
+    /** The member the token belongs to (multi-tenant mode; null: the workspace's own, e.g. its first admin token). */
+    userId: text('user_id'),
     spendLimitUsd: numeric('spend_limit_usd', { precision: 14, scale: 4, mode: 'number' }),
     /** What spendLimitUsd counts: all_time, or monthly (the UTC calendar month, resetting at its start). */
     spendLimitPeriod: text('spend_limit_period', { enum: SPEND_LIMIT_PERIODS }).notNull().default('all_time'),

@@ -43,6 +43,18 @@ export class TenantService {
     return { tenantId, adminTokenId, adminToken };
   }
 
+  /** A workspace with no token: its first member signs in (multi-tenant sign-up), in the caller's transaction. */
+  async createWorkspace(tx: Executor, name: string, tier: Tier): Promise<string> {
+    const tenantId = newId('ten');
+    await tenantsRepository.insert(tx, tenantId, { name, tier });
+    return tenantId;
+  }
+
+  async get(tenantId: string): Promise<{ id: string; name: string; tier: Tier } | undefined> {
+    const row = await tenantsRepository.get(this.db, tenantId);
+    return row && { id: row.id, name: row.name, tier: row.tier as Tier };
+  }
+
   /**
    * Single-tenant start-up: make sure the one workspace and an admin token exist.
    * - With a configured token, the bootstrap admin token (`tok_admin`) has its hash. Only a changed

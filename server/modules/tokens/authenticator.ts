@@ -1,4 +1,5 @@
 import type { Tier } from '../../config.js';
+import type { TeamRole } from '../../db/schema/memberships.js';
 import type { Database } from '../../db/client.js';
 import type { PgListener } from '../../db/listener.js';
 import { hashToken } from '../../lib/crypto.js';
@@ -23,6 +24,12 @@ export interface Principal {
    */
   spentUsd: number;
   rateLimitPerMinute: number | null;
+  /** The member the credential belongs to (a session, or a member's token); absent for a workspace token. */
+  userId?: string;
+  /** That member's role now: read-only may only read, owner and admin may change configuration. */
+  role?: TeamRole;
+  /** Set when the caller is a signed-in browser session (tokenId is then the session id). */
+  sessionId?: string;
 }
 
 interface Entry {
@@ -339,14 +346,17 @@ export class Authenticator {
 
 type TokenRow = Awaited<ReturnType<typeof tokensRepository.findByHashes>>[number];
 
-function principalOf({ token, tier, spentUsd, monthSpentUsd, month }: TokenRow): Principal | null {
+function principalOf({ token, tier, spentUsd, monthSpentUsd, month, role }: TokenRow): Principal | null {
   if (!token.enabled) return null;
+  // A member's token works while they are a member, and is an admin token while they may administer.
+  if (token.userId && !role) return null;
   const monthly = token.spendLimitPeriod === 'monthly';
   return {
     tenantId: token.tenantId,
     tier: tier as Tier,
     tokenId: token.id,
-    admin: token.admin,
+    admin: token.admin && (!role || role === 'owner' || role === 'admin'),
+    ...(token.userId && role ? { userId: token.userId, role } : {}),
     spendLimitUsd: token.spendLimitUsd,
     spendLimitPeriod: token.spendLimitPeriod,
     spentMonth: month,

@@ -1,6 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { apiTokens, tenants, tokenSpend, type ApiTokenRow } from '../../db/schema/index.js';
+import { apiTokens, memberships, tenants, tokenSpend, type ApiTokenRow } from '../../db/schema/index.js';
 
 /** Token changes (update, disable, delete) are announced here, in the transaction that makes them; every Authenticator listens. */
 export const TOKENS_CHANNEL = 'gateway_tokens';
@@ -16,12 +16,16 @@ export type TokenPatch = Partial<
 
 export const tokensRepository = {
   /** The tenant's tokens, newest first, each with what it has spent. */
-  async list(db: Executor, tenantId: string): Promise<Array<{ token: ApiTokenRow; spentUsd: number }>> {
+  async list(
+    db: Executor,
+    tenantId: string,
+    userId?: string,
+  ): Promise<Array<{ token: ApiTokenRow; spentUsd: number }>> {
     const rows = await db
       .select({ token: apiTokens, spentUsd: tokenSpend.spentUsd })
       .from(apiTokens)
       .leftJoin(tokenSpend, eq(tokenSpend.tokenId, apiTokens.id))
-      .where(eq(apiTokens.tenantId, tenantId))
+      .where(and(eq(apiTokens.tenantId, tenantId), userId === undefined ? undefined : eq(apiTokens.userId, userId)))
       .orderBy(desc(apiTokens.createdAt), desc(apiTokens.id));
     return rows.map((r) => ({ token: r.token, spentUsd: r.spentUsd ?? 0 }));
   },
@@ -128,9 +132,15 @@ export const tokensRepository = {
              where s.tenant_id = ${apiTokens.tenantId} and s.grain = 'd' and s.token_id = ${apiTokens.id}
                and s.bucket >= date_trunc('month', now() at time zone 'UTC') at time zone 'UTC') end`,
           month: sql<string>`to_char(now() at time zone 'UTC', 'YYYY-MM')`,
+          // A member's token follows the member's role (read here, on a cache miss only).
+          role: memberships.role,
         })
         .from(apiTokens)
         .innerJoin(tenants, eq(tenants.id, apiTokens.tenantId))
+        .leftJoin(
+          memberships,
+          and(eq(memberships.tenantId, apiTokens.tenantId), eq(memberships.userId, apiTokens.userId)),
+        )
         .leftJoin(tokenSpend, eq(tokenSpend.tokenId, apiTokens.id))
         // One array parameter, not one parameter per hash: the refresh may ask for thousands.
         .where(sql`${apiTokens.hash} = any(${sql.param(hashes)}::text[])`)

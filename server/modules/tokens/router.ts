@@ -1,11 +1,12 @@
 import { router } from '../../trpc/init.js';
-import { adminProcedure, noInput } from '../../trpc/procedures.js';
+import { adminProcedure } from '../../trpc/procedures.js';
 import { actorOf } from '../../trpc/actor.js';
 import {
   ApiToken,
   CreateTokenInput,
   CreatedApiToken,
   Deleted,
+  ListTokensInput,
   TokenIdInput,
   TokenList,
   UpdateTokenInput,
@@ -15,14 +16,16 @@ import {
 export const tokensRouter = router({
   list: adminProcedure
     .meta(tokenMeta.list)
-    .input(noInput)
+    .input(ListTokensInput)
     .output(TokenList)
-    .query(async ({ ctx }) => ({ items: await ctx.services.tokens.list(ctx.tenantId) })),
+    .query(async ({ ctx, input }) => ({ items: await ctx.services.tokens.list(ctx.tenantId, input?.userId) })),
   create: adminProcedure
     .meta(tokenMeta.create)
     .input(CreateTokenInput)
     .output(CreatedApiToken)
-    .mutation(({ ctx, input }) => ctx.services.tokens.create(ctx.tenantId, actorOf(ctx.principal), input)),
+    .mutation(({ ctx, input }) =>
+      ctx.services.tokens.create(ctx.tenantId, actorOf(ctx.principal), input, ctx.principal.userId),
+    ),
   update: adminProcedure
     .meta(tokenMeta.update)
     .input(UpdateTokenInput)

@@ -14,6 +14,10 @@ export const ApiToken = z.object({
   prefix: z.string().describe('First characters of the secret, for recognising it in listings'),
   enabled: z.boolean().describe('Disabled tokens are refused with 401 auth_error'),
   admin: z.boolean().describe('Admin tokens may manage tokens and workspace configuration'),
+  userId: z
+    .string()
+    .nullable()
+    .describe("The member the token belongs to (made by a signed-in member); null for the workspace's own tokens"),
   spendLimitUsd: z
     .number()
     .nullable()
@@ -57,6 +61,11 @@ export const UpdateTokenInput = TokenIdInput.extend({
   spendLimitPeriod: SpendLimitPeriod.optional(),
   rateLimitPerMinute: z.number().int().positive().max(1e7).nullable().optional().describe('null removes the limit'),
 }).strict();
+
+export const ListTokensInput = z
+  .object({ userId: z.string().min(1).max(MAX_ID_CHARS).optional().describe("Only this member's tokens") })
+  .strict()
+  .optional();
 
 export const TokenList = z.object({ items: z.array(ApiToken) });
 export const Deleted = z.object({ id: z.string(), deleted: z.literal(true) });

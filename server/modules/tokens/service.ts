@@ -18,14 +18,16 @@ export class TokenService {
     private readonly auth: Authenticator,
   ) {}
 
-  async list(tenantId: string): Promise<Dto[]> {
-    return (await tokensRepository.list(this.db, tenantId)).map((r) => toDto(r.token, r.spentUsd));
+  async list(tenantId: string, userId?: string): Promise<Dto[]> {
+    return (await tokensRepository.list(this.db, tenantId, userId)).map((r) => toDto(r.token, r.spentUsd));
   }
 
   async create(
     tenantId: string,
     actor: ActorRef,
     input: z.infer<typeof CreateTokenInput>,
+    /** The signed-in member making it: the token is theirs (listed under them, removed with them). */
+    userId?: string,
   ): Promise<z.infer<typeof CreatedApiToken>> {
     const secret = generateToken();
     const row = await this.db.transaction(async (tx) => {
@@ -36,6 +38,7 @@ export class TokenService {
         prefix: tokenDisplayPrefix(secret),
         hash: hashToken(secret),
         admin: input.admin,
+        userId: userId ?? null,
         spendLimitUsd: input.spendLimitUsd ?? null,
         spendLimitPeriod: input.spendLimitPeriod ?? 'all_time',
         rateLimitPerMinute: input.rateLimitPerMinute ?? null,
@@ -105,6 +108,11 @@ export class TokenService {
     return { id, deleted: true };
   }
 
+  /** A member's role changed or they left: their tokens' cached principals are dropped everywhere when `tx` commits. */
+  async memberChanged(tx: Executor, userId: string): Promise<void> {
+    await tokensRepository.announceChange(tx, userId);
+  }
+
   /**
    * A workspace keeps at least one enabled admin token: without one nobody could manage tokens
    * again, re-enable this one included (409). The caller holds lockAdminChanges.
@@ -131,6 +139,7 @@ function toDto(r: ApiTokenRow, spentUsd: number): Dto {
     prefix: r.prefix,
     enabled: r.enabled,
     admin: r.admin,
+    userId: r.userId,
     spendLimitUsd: r.spendLimitUsd,
     spendLimitPeriod: r.spendLimitPeriod,
     spentUsd,
