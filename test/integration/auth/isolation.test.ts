@@ -60,6 +60,8 @@ const SPECIAL: Record<
   'GET /v1/models/{model}': { skip: 'models are the deployment catalogue, not workspace objects' },
   'POST /v1/admin/scheduler/jobs/{name}/run': { skip: 'job names are the deployment’s; a run is scoped to the caller' },
   'POST /v1/rollouts/resolve/{templateId}': { params: { templateId: () => A.prompt! } },
+  'POST /v1/cost-migrations/{id}/rollback': { params: { id: () => A.costMigration! } },
+  'POST /v1/regression/events/{id}/resolve': { params: { id: () => A.regressionEvent! } },
   'PATCH /v1/admin/team': { asB: () => ({ path: '/v1/admin/team', body: { userId: A.user, role: 'read-only' } }) },
   'DELETE /v1/admin/team': { asB: () => ({ path: `/v1/admin/team?userId=${A.user}` }) },
   'POST /v1/feedback': { asB: () => ({ path: '/v1/feedback', body: { requestId: A.request, score: 1 } }) },
@@ -83,6 +85,7 @@ const BODIES: Record<string, unknown> = {
   'POST /v1/prompts/{id}/versions': { messages: [{ role: 'user', content: 'x' }] },
   'POST /v1/rollouts/resolve/{templateId}': {},
   'PATCH /v1/admin/tokens/{id}': { name: 'renamed' },
+  'POST /v1/regression/events/{id}/resolve': { note: 'not ours' },
 };
 
 const IDISH = /^[a-z]{2,8}_[\w-]{8,}$/;
@@ -234,6 +237,35 @@ async function seedA(): Promise<void> {
     'invite',
   ).token;
   secretsOfA.add('carol@a.test');
+  // A cost migration and a regression event are made by the gateway's own cycles from weeks of
+  // judged traffic (their own tests play that): here one row of each, as those cycles write them.
+  A.costMigration = 'cmig_isolationA0001';
+  await c.query(
+    `insert into cost_migrations (id, tenant_id, task_type, complexity, from_provider, from_model, to_provider,
+       to_model, status, evidence, projected_monthly_savings_usd, grace_until)
+     values ($1, $2, 'qa', 'simple', 'openai', 'gpt-4o', 'openai', 'gpt-4o-mini', 'active', $3, 12.5, now() + interval '7 days')`,
+    [
+      A.costMigration,
+      a.tenantId,
+      JSON.stringify({
+        fromAvgScore: 4.5,
+        fromSamples: 40,
+        fromCostPerCallUsd: 0.01,
+        fromCallsLast30d: 1500,
+        toAvgScore: 4.4,
+        toSamples: 40,
+        toCostPerCallUsd: 0.001,
+        tolerance: 0.3,
+      }),
+    ],
+  );
+  A.regressionEvent = 'reg_isolationA0001';
+  await c.query(
+    `insert into regression_events (id, tenant_id, task_type, complexity, provider, model, sample_count,
+       original_avg_score, replay_avg_score, score_delta, severity, example_request_ids)
+     values ($1, $2, 'qa', 'simple', 'openai', 'gpt-4o-mini', 20, 4.5, 3.2, -1.3, 'critical', $3)`,
+    [A.regressionEvent, a.tenantId, JSON.stringify([A.request])],
+  );
   for (const [kind, id] of Object.entries(A)) expect(String(id), `the id of A's ${kind}`).toMatch(IDISH);
 }
 
