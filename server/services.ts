@@ -7,6 +7,7 @@ import { SharedRateLimiter } from './gateway/limits/shared-rate-limiter.js';
 import type { RateLimit } from './gateway/limits/sliding-window.js';
 import { Metrics } from './metrics/registry.js';
 import { DataPlane } from './gateway/data-plane.js';
+import type { WorkspaceProviderConfig } from './gateway/workspace-providers.js';
 import { startSimulator } from './simulator/index.js';
 import { LiveBus } from './gateway/live-bus.js';
 import { JobRunner } from './jobs/boss.js';
@@ -43,6 +44,9 @@ import { promptRolloutEvalJob } from './modules/prompts/rollout-job.js';
 import { RolloutService } from './modules/prompts/rollout-service.js';
 import { captureRetentionJob } from './modules/captures/job.js';
 import { CaptureService } from './modules/captures/service.js';
+import { ProviderKeyService } from './modules/provider-keys/service.js';
+import { keyringFromConfig } from './modules/provider-keys/keyring-config.js';
+import { CustomProviderService } from './modules/custom-providers/service.js';
 
 // The service container: built once at start-up (and once per test app), handed to tRPC context
 // and the hand-written HTTP routes. start() does the slow parts (provider discovery).
@@ -82,6 +86,10 @@ export interface Services {
   prompts: PromptService;
   rollouts: RolloutService;
   captures: CaptureService;
+  /** A workspace's own keys for built-in providers (sealed at rest, held opened by the data plane). */
+  providerKeys: ProviderKeyService;
+  /** A workspace's own OpenAI-, Anthropic- or Gemini-format providers. */
+  customProviders: CustomProviderService;
   start(): Promise<void>;
   /** Stops taking jobs and waits for running ones (bounded); shutdown starts it beside the HTTP drain. Idempotent. */
   stopJobs(): Promise<void>;
@@ -107,7 +115,33 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     onRowsQueued: metrics ? (r, c) => metrics.requests.observe(r, c) : undefined,
     onUpstreamFailure: metrics ? (f) => metrics.requests.countUpstreamFailure(f) : undefined,
     startSimulator: () => startSimulator(),
+    workspaceProviderSource: {
+      load: async (tenantId) => ({
+        keys: await services.providerKeys.openKeys(tenantId),
+        custom: await services.customProviders.openProviders(tenantId),
+      }),
+      loadAll: async () => {
+        const [keys, custom] = await Promise.all([
+          services.providerKeys.openAllKeys(),
+          services.customProviders.openAllProviders(),
+        ]);
+        const all = new Map<string, WorkspaceProviderConfig>();
+        for (const id of new Set([...keys.keys(), ...custom.keys()]))
+          all.set(id, { keys: keys.get(id) ?? [], custom: custom.get(id) ?? [] });
+        return all;
+      },
+    },
   });
+  const keyring = keyringFromConfig(config);
+  const workspaceProviderDeps = {
+    db,
+    audit,
+    logger,
+    keyring,
+    allowPrivateUrls: config.GATEWAY_ALLOW_PRIVATE_PROVIDER_URLS,
+    guardedDispatcher: () => dataPlane.guardedDispatcher,
+    applied: async (tenantId: string) => dataPlane.workspaceProviders?.reload(tenantId),
+  };
   const sharedRateLimits = config.REDIS_URL
     ? new SharedRateLimiter(
         new RedisRateStore(config.REDIS_URL, logger, Math.max(2 * config.GATEWAY_RATE_SYNC_MS, 500)),
@@ -198,6 +232,14 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     prompts: new PromptService({ db, audit }),
     rollouts: new RolloutService({ db, audit }),
     captures: new CaptureService({ db, pool, audit, capture: dataPlane.exchangeCapture }),
+    providerKeys: new ProviderKeyService({
+      ...workspaceProviderDeps,
+      deploymentBaseUrl: (provider) => dataPlane.deploymentBaseUrl(provider),
+    }),
+    customProviders: new CustomProviderService({
+      ...workspaceProviderDeps,
+      registryFor: (tenantId) => dataPlane.providersFor(tenantId).registry,
+    }),
     evals: new EvalService({
       db,
       registry: dataPlane.registry,

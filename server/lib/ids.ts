@@ -40,7 +40,9 @@ export type IdPrefix =
   | 'chatcmpl'
   | 'evt'
   | 'grd'
-  | 'grl';
+  | 'grl'
+  | 'pk'
+  | 'cp';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomId()}`;

@@ -17,6 +17,8 @@ import { evalsRouter } from '../modules/evals/router.js';
 import { promptsRouter } from '../modules/prompts/router.js';
 import { rolloutsRouter } from '../modules/prompts/rollout-router.js';
 import { capturesRouter } from '../modules/captures/router.js';
+import { providerKeysRouter } from '../modules/provider-keys/router.js';
+import { customProvidersRouter } from '../modules/custom-providers/router.js';
 
 export const appRouter = router({
   system: systemRouter,
@@ -36,6 +38,8 @@ export const appRouter = router({
   prompts: promptsRouter,
   rollouts: rolloutsRouter,
   captures: capturesRouter,
+  providerKeys: providerKeysRouter,
+  customProviders: customProvidersRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -16,3 +16,7 @@ export * from './budgets.js';
 export * from './evals.js';
 export * from './prompts.js';
 export * from './exchange-capture.js';
+export * from './provider-keys.js';
+export * from './custom-providers.js';
+export * from './billing-subscriptions.js';
+export * from './billing-events.js';
