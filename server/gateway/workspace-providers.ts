@@ -73,8 +73,8 @@ export class WorkspaceProviders {
   private configs = new Map<string, WorkspaceProviderConfig>();
   /** Without shared deployment keys, the scope of every workspace that has no provider of its own. */
   private keyless: ProviderScope | undefined;
-  private readonly applied = new Map<string, number>();
-  private seq = 0;
+  /** Each workspace's rebuilds run one after the other: the last one asked is the one in place. */
+  private readonly chains = new Map<string, Promise<void>>();
 
   constructor(private readonly opts: WorkspaceProvidersOptions) {}
 
@@ -92,24 +92,22 @@ export class WorkspaceProviders {
     await this.reloadAll();
   }
 
-  /** Re-reads one workspace's keys and providers and rebuilds its scope. */
-  async reload(tenantId: string): Promise<void> {
-    const seq = ++this.seq;
-    try {
-      const config = await this.opts.source.load(tenantId);
-      await this.apply(tenantId, seq, config);
-    } catch (err) {
-      this.opts.logger.error({ tenantId, err: (err as Error).message }, 'workspace providers reload failed');
-    }
+  /**
+   * Re-reads one workspace's keys and providers and rebuilds its scope; resolves once the read
+   * made after every earlier call is in place (a change's own reload waits for it).
+   */
+  reload(tenantId: string): Promise<void> {
+    return this.enqueue(tenantId, async () => this.apply(tenantId, await this.opts.source.load(tenantId)));
   }
 
   async reloadAll(): Promise<void> {
-    const seq = ++this.seq;
     try {
       const all = await this.opts.source.loadAll();
       for (const id of this.configs.keys()) if (!all.has(id)) all.set(id, { keys: [], custom: [] });
       await this.rebuildKeyless();
-      await Promise.all([...all].map(([tenantId, config]) => this.apply(tenantId, seq, config)));
+      await Promise.all(
+        [...all].map(([tenantId, config]) => this.enqueue(tenantId, () => this.apply(tenantId, config))),
+      );
     } catch (err) {
       this.opts.logger.error({ err: (err as Error).message }, 'workspace providers load failed');
     }
@@ -117,9 +115,26 @@ export class WorkspaceProviders {
 
   /** The deployment's providers changed (a reload): every workspace's view is built on them again. */
   async rebuild(): Promise<void> {
-    const seq = ++this.seq;
     await this.rebuildKeyless();
-    await Promise.all([...this.configs].map(([tenantId, config]) => this.apply(tenantId, seq, config)));
+    await Promise.all(
+      [...this.configs.keys()].map((tenantId) =>
+        this.enqueue(tenantId, async () => {
+          const config = this.configs.get(tenantId);
+          if (config) await this.apply(tenantId, config);
+        }),
+      ),
+    );
+  }
+
+  private enqueue(tenantId: string, task: () => Promise<void>): Promise<void> {
+    const next = (this.chains.get(tenantId) ?? Promise.resolve()).then(task).catch((err: unknown) => {
+      this.opts.logger.error({ tenantId, err: (err as Error).message }, 'workspace providers reload failed');
+    });
+    this.chains.set(tenantId, next);
+    void next.then(() => {
+      if (this.chains.get(tenantId) === next) this.chains.delete(tenantId);
+    });
+    return next;
   }
 
   private async rebuildKeyless(): Promise<void> {
@@ -132,9 +147,7 @@ export class WorkspaceProviders {
     this.keyless = { registry, breakers: this.keyless?.breakers ?? new CircuitBreakers() };
   }
 
-  private async apply(tenantId: string, seq: number, config: WorkspaceProviderConfig): Promise<void> {
-    if (seq < (this.applied.get(tenantId) ?? 0)) return;
-    this.applied.set(tenantId, seq);
+  private async apply(tenantId: string, config: WorkspaceProviderConfig): Promise<void> {
     if (config.keys.length === 0 && config.custom.length === 0) {
       this.configs.delete(tenantId);
       this.scopes.delete(tenantId);
@@ -144,8 +157,6 @@ export class WorkspaceProviders {
     this.configs.set(tenantId, config);
     const registry = new ProviderRegistry();
     const changed = await registry.load(this.settingsFor(config), this.opts.deployment.registry);
-    // A newer read finished while this one discovered: keep the newer one's view.
-    if (seq < (this.applied.get(tenantId) ?? 0)) return;
     const breakers = this.scopes.get(tenantId)?.breakers ?? new CircuitBreakers();
     // A provider with a new key or address starts with a closed circuit.
     for (const name of changed) breakers.reset(name);
