@@ -14,6 +14,8 @@ import { errorHandler, notFoundHandler } from './http/errors.js';
 import { mountLive } from './http/live.js';
 import { mountSpendExport } from './http/spend-export.js';
 import './http/spend-export-openapi.js';
+import { mountStripeWebhook } from './http/stripe-webhook.js';
+import './http/stripe-webhook-openapi.js';
 import { requestIdMiddleware } from './http/request-id.js';
 import { checkParsedBody, emptyBodyAsJson, jsonBodyParser, lowerCaseMediaType } from './http/rest-body.js';
 import { restHandler } from './http/rest.js';
@@ -85,6 +87,8 @@ export function createApp(services: Services): Express {
   mountMetrics(app, services);
   // The spend export (CSV or JSON download).
   mountSpendExport(app, services);
+  // The payment provider's webhook (raw body: its signature covers the exact bytes).
+  mountStripeWebhook(app, services);
 
   // Typed SDK transport (superjson).
   // A batch is bounded: one HTTP request of some hundred procedure calls made one token's request

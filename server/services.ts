@@ -47,6 +47,8 @@ import { CaptureService } from './modules/captures/service.js';
 import { ProviderKeyService } from './modules/provider-keys/service.js';
 import { keyringFromConfig } from './modules/provider-keys/keyring-config.js';
 import { CustomProviderService } from './modules/custom-providers/service.js';
+import { BillingService } from './modules/billing/service.js';
+import { stripeFromConfig } from './modules/billing/stripe-client.js';
 
 // The service container: built once at start-up (and once per test app), handed to tRPC context
 // and the hand-written HTTP routes. start() does the slow parts (provider discovery).
@@ -90,6 +92,8 @@ export interface Services {
   providerKeys: ProviderKeyService;
   /** A workspace's own OpenAI-, Anthropic- or Gemini-format providers. */
   customProviders: CustomProviderService;
+  /** Multi mode: checkout, billing portal, and the tier following the payment provider's webhooks. */
+  billing: BillingService;
   start(): Promise<void>;
   /** Stops taking jobs and waits for running ones (bounded); shutdown starts it beside the HTTP drain. Idempotent. */
   stopJobs(): Promise<void>;
@@ -239,6 +243,17 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     customProviders: new CustomProviderService({
       ...workspaceProviderDeps,
       registryFor: (tenantId) => dataPlane.providersFor(tenantId).registry,
+    }),
+    billing: new BillingService({
+      db,
+      audit,
+      logger,
+      config,
+      stripe: stripeFromConfig(config),
+      tiers: {
+        tierOf: (tx, id) => services.tenants.tierOf(tx, id),
+        setTier: (tx, id, tier) => services.tenants.setTier(tx, id, tier),
+      },
     }),
     evals: new EvalService({
       db,

@@ -19,6 +19,7 @@ import { rolloutsRouter } from '../modules/prompts/rollout-router.js';
 import { capturesRouter } from '../modules/captures/router.js';
 import { providerKeysRouter } from '../modules/provider-keys/router.js';
 import { customProvidersRouter } from '../modules/custom-providers/router.js';
+import { billingRouter } from '../modules/billing/router.js';
 
 export const appRouter = router({
   system: systemRouter,
@@ -40,6 +41,7 @@ export const appRouter = router({
   captures: capturesRouter,
   providerKeys: providerKeysRouter,
   customProviders: customProvidersRouter,
+  billing: billingRouter,
 });
 
 export type AppRouter = typeof appRouter;

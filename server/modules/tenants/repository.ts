@@ -1,3 +1,4 @@
+import { eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { tenants } from '../../db/schema/index.js';
 
@@ -14,5 +15,14 @@ export const tenantsRepository = {
       .insert(tenants)
       .values({ id: tenantId, ...row })
       .onConflictDoUpdate({ target: tenants.id, set: { tier: row.tier } });
+  },
+
+  async tierOf(db: Executor, tenantId: string, forUpdate = false): Promise<string | undefined> {
+    const q = db.select({ tier: tenants.tier }).from(tenants).where(eq(tenants.id, tenantId));
+    return (forUpdate ? q.for('update') : q).then((r) => r[0]?.tier);
+  },
+
+  async setTier(db: Executor, tenantId: string, tier: string): Promise<void> {
+    await db.update(tenants).set({ tier }).where(eq(tenants.id, tenantId));
   },
 };
