@@ -21,6 +21,8 @@ import { registerBudgetsCommand } from './commands/budgets.js';
 import { registerEvalsCommand } from './commands/evals.js';
 import { registerPromptsCommand } from './commands/prompts.js';
 import { registerRolloutsCommand } from './commands/rollouts.js';
+import { registerKeysCommand } from './commands/keys.js';
+import { registerBillingCommand } from './commands/billing.js';
 
 // gatewayctl: the command-line client. It talks to the gateway only through the public SDK,
 // so anything it can do, a script using the SDK can do too.
@@ -84,6 +86,8 @@ export function buildProgram(): Command {
   registerEvalsCommand(program);
   registerPromptsCommand(program);
   registerRolloutsCommand(program);
+  registerKeysCommand(program);
+  registerBillingCommand(program);
   return program;
 }
 
