@@ -159,7 +159,14 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     providers: () => dataPlane.registry.list().map((p) => p.name),
     rateLimitStoreReachable,
   });
-  const routingDeps = { db, pool, audit, registry: dataPlane.registry, routing: dataPlane.routing };
+  const routingDeps = {
+    db,
+    pool,
+    audit,
+    registry: dataPlane.registry,
+    registryFor: (tenantId: string) => dataPlane.providersFor(tenantId).registry,
+    routing: dataPlane.routing,
+  };
   // Every job is registered here, before start() creates the queues, workers and schedules.
   const jobRegistry = new JobRegistry<Services>()
     .register(logRetentionJob({ retentionDays: config.GATEWAY_RETENTION_DAYS }))
@@ -258,6 +265,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     evals: new EvalService({
       db,
       registry: dataPlane.registry,
+      registryFor: (tenantId) => dataPlane.providersFor(tenantId).registry,
       jobs: () => jobs as JobRunner<unknown>,
       logger,
       capturedExchanges: (tenantId, requestIds) => services.captures.exchanges(tenantId, requestIds),

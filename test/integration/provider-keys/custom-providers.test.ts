@@ -196,6 +196,39 @@ describe('custom providers', () => {
     expect(upstream.chatKeys.length).toBe(calls);
   });
 
+  it('takes part in A/B tests and routing hints like a built-in provider', async () => {
+    const t = await env.createTenant();
+    const made = await create(t.token, {
+      name: 'abc',
+      baseUrl: `${upstream.base}/v1`,
+      key: KEY,
+      models: [{ id: 'corp-large' }, { id: 'corp-small' }],
+    });
+    expect(made.status).toBe(200);
+    const variant = (model: string) => ({
+      provider: 'abc',
+      model,
+      weight: 1,
+      taskType: 'creative',
+      complexity: 'complex',
+    });
+    const test = await env.http('POST', '/v1/ab-tests', {
+      token: t.token,
+      body: { name: 'custom models', variants: [variant('corp-large'), variant('corp-small')] },
+    });
+    expect(test.status, JSON.stringify(test.body)).toBe(200);
+    const routed = await chat(env.baseUrl, t.token, '', { routing_hint: 'creative', complexity_hint: 'complex' });
+    const meta = (routed as unknown as { _gateway: { provider: string; routing: { routedBy: string } } })._gateway;
+    expect(meta.provider).toBe('abc');
+    expect(meta.routing.routedBy).toBe('ab-test');
+    // Another workspace cannot name it in a test of its own.
+    const refused = await env.http('POST', '/v1/ab-tests', {
+      token: other.token,
+      body: { name: 'not mine', variants: [variant('corp-large'), variant('corp-small')] },
+    });
+    expectTypedError(refused, 400, 'invalid_request_error');
+  });
+
   it('works through the SDK', async () => {
     const t = await env.createTenant();
     const sdk = env.sdk(t.token);
