@@ -92,12 +92,14 @@ describe('custom providers', () => {
       async () => {
         const s = await env.http('GET', '/v1/models/stats', { token: owner.token });
         const row = s.body.items.find((r: { provider: string }) => r.provider === 'corp');
+        // The request rows and the cost row may commit in different batches of the log writer.
         expect(row?.requests).toBe(2);
+        expect(row?.upstreamCalls).toBe(1);
         return row;
       },
       { timeout: 5000 },
     );
-    expect(stats.upstreamCalls).toBe(1);
+    expect(stats.totalCostUsd).toBeGreaterThan(0);
   });
 
   it("is the workspace's alone: another workspace cannot route to it", async () => {
