@@ -24,6 +24,8 @@ import { registerPromptsCommand } from './commands/prompts.js';
 import { registerRolloutsCommand } from './commands/rollouts.js';
 import { registerMigrationsCommand } from './commands/migrations.js';
 import { registerRegressionCommand } from './commands/regression.js';
+import { registerKeysCommand } from './commands/keys.js';
+import { registerBillingCommand } from './commands/billing.js';
 
 // gatewayctl: the command-line client. It talks to the gateway only through the public SDK,
 // so anything it can do, a script using the SDK can do too.
@@ -90,6 +92,8 @@ export function buildProgram(): Command {
   registerRolloutsCommand(program);
   registerMigrationsCommand(program);
   registerRegressionCommand(program);
+  registerKeysCommand(program);
+  registerBillingCommand(program);
   return program;
 }
 

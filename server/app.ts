@@ -16,6 +16,8 @@ import { mountAuthRoutes } from './http/auth-routes.js';
 import './http/auth-openapi.js';
 import { mountSpendExport } from './http/spend-export.js';
 import './http/spend-export-openapi.js';
+import { mountStripeWebhook } from './http/stripe-webhook.js';
+import './http/stripe-webhook-openapi.js';
 import { requestIdMiddleware } from './http/request-id.js';
 import { checkParsedBody, emptyBodyAsJson, jsonBodyParser, lowerCaseMediaType } from './http/rest-body.js';
 import { restHandler } from './http/rest.js';
@@ -89,6 +91,8 @@ export function createApp(services: Services): Express {
   mountSpendExport(app, services);
   // Sign-in and sessions under /auth (multi-tenant mode only).
   mountAuthRoutes(app, services);
+  // The payment provider's webhook (raw body: its signature covers the exact bytes).
+  mountStripeWebhook(app, services);
 
   // Typed SDK transport (superjson).
   // A batch is bounded: one HTTP request of some hundred procedure calls made one token's request

@@ -164,6 +164,33 @@ const ConfigSchema = z.object({
   GATEWAY_GITHUB_AUTHORIZE_URL: z.string().url().default('https://github.com/login/oauth/authorize'),
   GATEWAY_GITHUB_TOKEN_URL: z.string().url().default('https://github.com/login/oauth/access_token'),
   GATEWAY_GITHUB_API_URL: z.string().url().default('https://api.github.com'),
+  /** AES-256-GCM key (base64 or hex, 32 bytes) sealing stored provider keys; single mode makes one in GATEWAY_DATA_DIR when unset. */
+  GATEWAY_ENCRYPTION_KEY: z.string().optional(),
+  /** The id stored beside every sealed row, naming the key that sealed it (rotation). */
+  GATEWAY_ENCRYPTION_KEY_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,32}$/, 'letters, digits, _ and -, at most 32')
+    .default('k1'),
+  /** Earlier keys still opening old rows until `npm run rotate-keys` re-seals them: `id:key,id:key`. */
+  GATEWAY_ENCRYPTION_PREVIOUS_KEYS: z.string().optional(),
+  /** A workspace without its own key for a provider uses the deployment's (environment) key; false: it does not. */
+  GATEWAY_SHARE_DEPLOYMENT_KEYS: bool.default(true),
+  /** Let custom providers and workspace base URLs reach loopback, private, link-local and metadata addresses. */
+  GATEWAY_ALLOW_PRIVATE_PROVIDER_URLS: bool.default(false),
+  /** Stripe (multi mode billing): the secret API key; billing endpoints answer 503 without it. */
+  STRIPE_SECRET_KEY: z.string().optional(),
+  /** Webhook signing secrets (whsec_...), comma-separated while one is being rotated. */
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  /** Seconds a webhook's signed timestamp may be away from now. */
+  STRIPE_WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /** Stripe price ids of the paid tiers. */
+  STRIPE_PRICE_TEAM: z.string().optional(),
+  STRIPE_PRICE_ENTERPRISE: z.string().optional(),
+  STRIPE_PRICE_INTELLIGENCE: z.string().optional(),
+  /** Another address for Stripe's API (a local stand-in, a proxy): http(s)://host:port. */
+  STRIPE_API_BASE: z.string().url().optional(),
+  /** Where checkout and the billing portal send the user back to. */
+  GATEWAY_BILLING_RETURN_URL: z.string().url().default('http://localhost:8080/'),
 });
 
 export type Config = z.infer<typeof ConfigSchema> & {

@@ -7,6 +7,7 @@ import { SharedRateLimiter } from './gateway/limits/shared-rate-limiter.js';
 import type { RateLimit } from './gateway/limits/sliding-window.js';
 import { Metrics } from './metrics/registry.js';
 import { DataPlane } from './gateway/data-plane.js';
+import type { WorkspaceProviderConfig } from './gateway/workspace-providers.js';
 import { startSimulator } from './simulator/index.js';
 import { LiveBus } from './gateway/live-bus.js';
 import { JobRunner } from './jobs/boss.js';
@@ -49,6 +50,11 @@ import { regressionReplayJob } from './modules/regression/job.js';
 import { RegressionService } from './modules/regression/service.js';
 import { createSignInModule, type SignInModule } from './modules/auth/sign-in-module.js';
 import { TeamService } from './modules/team/service.js';
+import { ProviderKeyService } from './modules/provider-keys/service.js';
+import { keyringFromConfig } from './modules/provider-keys/keyring-config.js';
+import { CustomProviderService } from './modules/custom-providers/service.js';
+import { BillingService } from './modules/billing/service.js';
+import { stripeFromConfig } from './modules/billing/stripe-client.js';
 
 // The service container: built once at start-up (and once per test app), handed to tRPC context
 // and the hand-written HTTP routes. start() does the slow parts (provider discovery).
@@ -94,6 +100,12 @@ export interface Services {
   signIn: SignInModule;
   /** Members, roles and invitations. */
   team: TeamService;
+  /** A workspace's own keys for built-in providers (sealed at rest, held opened by the data plane). */
+  providerKeys: ProviderKeyService;
+  /** A workspace's own OpenAI-, Anthropic- or Gemini-format providers. */
+  customProviders: CustomProviderService;
+  /** Multi mode: checkout, billing portal, and the tier following the payment provider's webhooks. */
+  billing: BillingService;
   start(): Promise<void>;
   /** Stops taking jobs and waits for running ones (bounded); shutdown starts it beside the HTTP drain. Idempotent. */
   stopJobs(): Promise<void>;
@@ -119,7 +131,33 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     onRowsQueued: metrics ? (r, c) => metrics.requests.observe(r, c) : undefined,
     onUpstreamFailure: metrics ? (f) => metrics.requests.countUpstreamFailure(f) : undefined,
     startSimulator: () => startSimulator(),
+    workspaceProviderSource: {
+      load: async (tenantId) => ({
+        keys: await services.providerKeys.openKeys(tenantId),
+        custom: await services.customProviders.openProviders(tenantId),
+      }),
+      loadAll: async () => {
+        const [keys, custom] = await Promise.all([
+          services.providerKeys.openAllKeys(),
+          services.customProviders.openAllProviders(),
+        ]);
+        const all = new Map<string, WorkspaceProviderConfig>();
+        for (const id of new Set([...keys.keys(), ...custom.keys()]))
+          all.set(id, { keys: keys.get(id) ?? [], custom: custom.get(id) ?? [] });
+        return all;
+      },
+    },
   });
+  const keyring = keyringFromConfig(config);
+  const workspaceProviderDeps = {
+    db,
+    audit,
+    logger,
+    keyring,
+    allowPrivateUrls: config.GATEWAY_ALLOW_PRIVATE_PROVIDER_URLS,
+    guardedDispatcher: () => dataPlane.guardedDispatcher,
+    applied: async (tenantId: string) => dataPlane.workspaceProviders?.reload(tenantId),
+  };
   const sharedRateLimits = config.REDIS_URL
     ? new SharedRateLimiter(
         new RedisRateStore(config.REDIS_URL, logger, Math.max(2 * config.GATEWAY_RATE_SYNC_MS, 500)),
@@ -133,7 +171,14 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     providers: () => dataPlane.registry.list().map((p) => p.name),
     rateLimitStoreReachable,
   });
-  const routingDeps = { db, pool, audit, registry: dataPlane.registry, routing: dataPlane.routing };
+  const routingDeps = {
+    db,
+    pool,
+    audit,
+    registry: dataPlane.registry,
+    registryFor: (tenantId: string) => dataPlane.providersFor(tenantId).registry,
+    routing: dataPlane.routing,
+  };
   // Every job is registered here, before start() creates the queues, workers and schedules.
   const jobRegistry = new JobRegistry<Services>()
     .register(logRetentionJob({ retentionDays: config.GATEWAY_RETENTION_DAYS }))
@@ -222,9 +267,29 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     prompts: new PromptService({ db, audit }),
     rollouts: new RolloutService({ db, audit }),
     captures: new CaptureService({ db, pool, audit, capture: dataPlane.exchangeCapture }),
+    providerKeys: new ProviderKeyService({
+      ...workspaceProviderDeps,
+      deploymentBaseUrl: (provider) => dataPlane.deploymentBaseUrl(provider),
+    }),
+    customProviders: new CustomProviderService({
+      ...workspaceProviderDeps,
+      registryFor: (tenantId) => dataPlane.providersFor(tenantId).registry,
+    }),
+    billing: new BillingService({
+      db,
+      audit,
+      logger,
+      config,
+      stripe: stripeFromConfig(config),
+      tiers: {
+        tierOf: (tx, id) => services.tenants.tierOf(tx, id),
+        setTier: (tx, id, tier) => services.tenants.setTier(tx, id, tier),
+      },
+    }),
     evals: new EvalService({
       db,
       registry: dataPlane.registry,
+      registryFor: (tenantId) => dataPlane.providersFor(tenantId).registry,
       jobs: () => jobs as JobRunner<unknown>,
       logger,
       capturedExchanges: (tenantId, requestIds) => services.captures.exchanges(tenantId, requestIds),

@@ -3,6 +3,7 @@ import type { RouterOutputs } from '../../sdk/index.js';
 import { clientFor, globalOptions } from '../client.js';
 import { modelName, printJson, printLine, printTable, shortDate, yesNo } from '../output.js';
 import { usd } from '../usd.js';
+import { registerCustomProviderCommands } from './custom-providers.js';
 
 type ProviderList = RouterOutputs['providers']['list'];
 type Provider = ProviderList['items'][number];
@@ -47,6 +48,8 @@ export function registerProvidersCommand(program: Command): void {
       if (globalOptions(command).json) return printJson(result);
       printProviders(result);
     });
+
+  registerCustomProviderCommands(providers);
 
   program
     .command('models')

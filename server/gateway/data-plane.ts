@@ -29,6 +29,10 @@ import { randomId } from '../lib/ids.js';
 import { seededRandom } from '../lib/random.js';
 import { policyWith } from './routing/scoring.js';
 import { RoutingState, type RoutingSource } from './routing/state.js';
+import type { Agent } from 'undici';
+import { guardedAgent } from '../providers/url-guard.js';
+import { providerDefinition } from '../providers/catalog.js';
+import { WorkspaceProviders, type ProviderScope, type WorkspaceProviderSource } from './workspace-providers.js';
 
 // Everything the chat path needs, built once per process: providers, breakers, cache, log writer
 // and the pipeline. start() runs discovery (and starts the simulator when no credential is set).
@@ -71,6 +75,8 @@ export interface DataPlaneOptions {
   onUpstreamFailure?: PipelineOptions['onUpstreamFailure'];
   /** Starts the built-in simulator (GATEWAY_SIMULATOR); without it the gateway runs without one. */
   startSimulator?: () => Promise<BuiltInSimulator>;
+  /** Workspaces' own provider keys and custom providers; without it every workspace uses the deployment's. */
+  workspaceProviderSource?: WorkspaceProviderSource;
 }
 
 /** Reloads asked of one gateway process, announced to the others (payload: the node that reloaded). */
@@ -95,6 +101,10 @@ export class DataPlane {
   simulator: BuiltInSimulator | undefined;
   /** What the simulator does now (undefined: not running); see SimulatorRole. */
   simulatorRole: SimulatorRole | undefined;
+  /** Workspaces whose providers differ from the deployment's (own keys, custom providers). */
+  readonly workspaceProviders: WorkspaceProviders | null;
+  /** The pool for addresses workspaces give: refuses private ones at connect time (undefined when allowed). */
+  readonly guardedDispatcher: Agent | undefined;
   /** Simulators a credential replaced, stopping once their calls have had time to finish. */
   private readonly retiring: Array<{ simulator: BuiltInSimulator; timer: NodeJS.Timeout }> = [];
 
@@ -135,6 +145,21 @@ export class DataPlane {
       random: config.GATEWAY_ROUTING_SEED === undefined ? Math.random : seededRandom(config.GATEWAY_ROUTING_SEED),
     });
     this.semanticCache = config.GATEWAY_SEMANTIC_CACHE_ENABLED ? this.createSemanticCache() : null;
+    this.guardedDispatcher = config.GATEWAY_ALLOW_PRIVATE_PROVIDER_URLS
+      ? undefined
+      : guardedAgent(config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS);
+    this.workspaceProviders = opts.workspaceProviderSource
+      ? new WorkspaceProviders({
+          deployment: { registry: this.registry, breakers: this.breakers },
+          source: opts.workspaceProviderSource,
+          listener: opts.listener,
+          logger: opts.logger,
+          shareDeploymentKeys: config.GATEWAY_SHARE_DEPLOYMENT_KEYS,
+          guardedDispatcher: this.guardedDispatcher,
+          deploymentBaseUrl: (name) => this.deploymentBaseUrl(name),
+        })
+      : null;
+    const workspaces = this.workspaceProviders;
     this.pipeline = new ChatPipeline({
       registry: this.registry,
       breakers: this.breakers,
@@ -149,11 +174,27 @@ export class DataPlane {
       onUpstreamFailure: opts.onUpstreamFailure,
       upstreamTimeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
       maxAttempts: config.GATEWAY_MAX_ATTEMPTS,
+      scopeFor: workspaces ? (tenantId) => workspaces.scopeFor(tenantId) : undefined,
     });
+  }
+
+  /**
+   * Where the deployment calls a built-in provider: the address its environment gives
+   * (`<NAME>_BASE_URL`, an operator's setting, trusted), else the catalog's.
+   */
+  deploymentBaseUrl(name: string): string | undefined {
+    const def = providerDefinition(name);
+    return def && (currentProviderEnv(this.opts.config)[def.baseUrlEnv]?.trim() || def.defaultBaseUrl);
+  }
+
+  /** The providers and circuits a workspace's calls use (its own where they differ). */
+  providersFor(tenantId: string): ProviderScope {
+    return this.workspaceProviders?.scopeFor(tenantId) ?? { registry: this.registry, breakers: this.breakers };
   }
 
   async start(): Promise<void> {
     await this.loadProviders();
+    await this.workspaceProviders?.start();
     this.registry.startLocalProbe();
     await this.routing.start();
     if (this.semanticCache) {
@@ -237,8 +278,11 @@ export class DataPlane {
    * True when `provider` is played by the built-in simulator (`_gateway.simulated`, GET
    * /v1/providers): a plain map lookup, cheap enough for every answer.
    */
-  isSimulated(provider: string): boolean {
-    return this.registry.get(provider)?.source === 'simulator';
+  isSimulated(provider: string, tenantId?: string): boolean {
+    const registry = tenantId
+      ? (this.workspaceProviders?.scopeFor(tenantId)?.registry ?? this.registry)
+      : this.registry;
+    return registry.get(provider)?.source === 'simulator';
   }
 
   private async loadProviders(): Promise<void> {
@@ -253,6 +297,7 @@ export class DataPlane {
     for (const name of changed) this.breakers.reset(name);
     // A removed provider's open circuit would be reported (metrics, /v1/providers) for good.
     this.breakers.retainOnly(new Set(this.registry.list().map((p) => p.name)));
+    await this.workspaceProviders?.rebuild();
     // The simulator a credential replaced is stopped only now that nothing is routed to it, and
     // once the calls still on it have had their upstream timeout to finish.
     if (previous && previous !== this.simulator) {
@@ -273,6 +318,7 @@ export class DataPlane {
       await simulator.close();
     }
     await closeHttp();
+    await this.guardedDispatcher?.close();
   }
 
   private async resolveSettings(): Promise<RegistrySettings[]> {

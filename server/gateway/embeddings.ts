@@ -60,7 +60,8 @@ export interface EmbeddingsResult {
  * for the live tap's preview).
  */
 export async function embed(pipeline: ChatPipeline, call: ChatCall, body: EmbeddingsBody): Promise<EmbeddingsResult> {
-  const { registry, breakers, logWriter, upstreamTimeoutMs } = pipeline.opts;
+  const { logWriter, upstreamTimeoutMs } = pipeline.opts;
+  const { registry, breakers } = pipeline.providersOf(call.tenantId);
   let primary: Target;
   try {
     primary = resolvePinned(registry, body.model);
@@ -79,13 +80,16 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
     usedFallback: false,
     usedLlmFallback: false,
   };
-  const candidates = pipeline.ordered([
-    primary,
-    ...registry
-      .providersFor(primary.model)
-      .filter((p) => p.name !== primary.provider)
-      .map((p) => ({ provider: p.name, model: primary.model })),
-  ]);
+  const candidates = pipeline.ordered(
+    [
+      primary,
+      ...registry
+        .providersFor(primary.model)
+        .filter((p) => p.name !== primary.provider)
+        .map((p) => ({ provider: p.name, model: primary.model })),
+    ],
+    call.tenantId,
+  );
 
   const errors: UpstreamErrorSummary[] = [];
   const costs: CostLogRow[] = [];
@@ -122,7 +126,7 @@ export async function embed(pipeline: ChatPipeline, call: ChatCall, body: Embedd
         `Provider '${target.provider}' takes text input only, not token arrays`,
       );
     }
-    const permit = pipeline.permit(target, errors.length === 0 && i === candidates.length - 1);
+    const permit = pipeline.permit(target, errors.length === 0 && i === candidates.length - 1, call.tenantId);
     if (permit === 'denied') continue;
     const request: EmbeddingsRequest = { ...body, model: target.model } as EmbeddingsRequest;
     const sent = performance.now();

@@ -1,5 +1,6 @@
 import { GatewayError } from '../lib/errors.js';
 import type { ProviderRegistry } from '../providers/registry.js';
+import type { CircuitBreakers } from './breaker.js';
 import { logUnrouted } from './accounting.js';
 import { orderedTargets, permitFor, runAttempts, type AttemptConsumer } from './attempt-loop.js';
 import type { AttemptPermit } from './breaker.js';
@@ -27,69 +28,103 @@ export interface PipelineOptions extends AnswerDeps {
   strategy: RoutingStrategy;
   /** Targets tried per request, the first included. */
   maxAttempts: number;
+  /**
+   * A workspace's own providers and circuits when they differ from the deployment's (its own keys,
+   * its custom providers); undefined: `registry` and `breakers`. Read from memory on every call.
+   */
+  scopeFor?: (tenantId: string) => { registry: ProviderRegistry; breakers: CircuitBreakers } | undefined;
+}
+
+/** The options, consumer deps and whole-answer consumer of one provider scope. */
+interface Scoped {
+  opts: PipelineOptions;
+  deps: ConsumerDeps;
+  wholeAnswer: WholeAnswer;
 }
 
 export class ChatPipeline {
   readonly caches: CacheLayers;
-  private readonly deps: ConsumerDeps;
-  private readonly wholeAnswer: WholeAnswer;
+  private readonly deployment: Scoped;
+  /** Built once per workspace scope (a scope is replaced, not changed, when its providers change). */
+  private readonly scoped = new WeakMap<object, Scoped>();
 
   constructor(readonly opts: PipelineOptions) {
     this.caches = new CacheLayers(opts.cache, opts.semanticCache ?? null);
-    this.deps = { ...opts, caches: this.caches };
-    this.wholeAnswer = new WholeAnswer(this.deps);
+    const deps = { ...opts, caches: this.caches };
+    this.deployment = { opts, deps, wholeAnswer: new WholeAnswer(deps) };
+  }
+
+  /** The providers and circuits a workspace's calls use. */
+  providersOf(tenantId: string): { registry: ProviderRegistry; breakers: CircuitBreakers } {
+    return this.opts.scopeFor?.(tenantId) ?? this.opts;
+  }
+
+  private scopeOf(tenantId: string): Scoped {
+    const scope = this.opts.scopeFor?.(tenantId);
+    if (!scope) return this.deployment;
+    let s = this.scoped.get(scope);
+    if (!s) {
+      const opts = { ...this.opts, registry: scope.registry, breakers: scope.breakers };
+      const deps = { ...opts, caches: this.caches };
+      s = { opts, deps, wholeAnswer: new WholeAnswer(deps) };
+      this.scoped.set(scope, s);
+    }
+    return s;
   }
 
   /** Routing decision, fallback candidates and cache key for a call; throws why it cannot be routed. */
   async plan(call: ChatCall): Promise<PlannedCall> {
     const needs = needsOf(call);
-    const routed = await this.route(call, needs);
+    const scoped = this.scopeOf(call.tenantId);
+    const routed = await this.route(scoped, call, needs);
     if (routed.decision === null) throw routed.error;
-    return this.planFor(call, routed.decision, routed.costs, needs);
+    return this.planFor(scoped, call, routed.decision, routed.costs, needs);
   }
 
   /** A non-streaming call. Throws GatewayError (provider_error, invalid_request_error) or ClientClosedError. */
   complete(call: ChatCall): Promise<CompletionResult> {
-    return this.run(call, this.wholeAnswer);
+    return this.run(call, this.scopeOf(call.tenantId).wholeAnswer);
   }
 
   /** A streaming call, written to `sink`. Resolves when the stream has ended one way or another. */
   stream(call: ChatCall, sink: StreamSink): Promise<void> {
-    return this.run(call, new StreamAnswer(this.deps, sink, call.body.stream_options?.include_usage === true));
+    const { deps } = this.scopeOf(call.tenantId);
+    return this.run(call, new StreamAnswer(deps, sink, call.body.stream_options?.include_usage === true));
   }
 
   /**
    * Candidates the breakers would let through now; if they allow none, the primary is tried
    * anyway (see orderedTargets).
    */
-  ordered(candidates: Target[]): Target[] {
-    return orderedTargets(this.opts.breakers, candidates);
+  ordered(candidates: Target[], tenantId?: string): Target[] {
+    return orderedTargets(tenantId ? this.providersOf(tenantId).breakers : this.opts.breakers, candidates);
   }
 
   /** Claims the breaker's permit for an attempt about to be sent to `target` (see permitFor). */
-  permit(target: Target, lastResort: boolean): AttemptPermit {
-    return permitFor(this.opts, target, lastResort);
+  permit(target: Target, lastResort: boolean, tenantId?: string): AttemptPermit {
+    return permitFor(tenantId ? this.scopeOf(tenantId).opts : this.opts, target, lastResort);
   }
 
   /** One call: plan it (logging it if that fails), then answer from the cache or the attempt loop. */
   private async run<Answer, Result>(call: ChatCall, consumer: AttemptConsumer<Answer, Result>): Promise<Result> {
-    const plan = await this.planOrLog(call, consumer.streamed);
+    const scoped = this.scopeOf(call.tenantId);
+    const plan = await this.planOrLog(scoped, call, consumer.streamed);
     const state = new CallState(call, plan, consumer.streamed, this.opts.logWriter);
     // The exact layer answers synchronously; the semantic one embeds the last user turn first.
     let found = this.caches.lookup(call, plan.decision, plan.cacheKey);
     if (found instanceof Promise) found = await found;
     state.cache = found;
     if (found.hit) return consumer.cached(found.hit, state);
-    return runAttempts(this.opts, state, consumer);
+    return runAttempts(scoped.opts, state, consumer);
   }
 
   /** The call's plan; when it cannot be routed, the call is logged and the error it ends with thrown. */
-  private async planOrLog(call: ChatCall, streamed: boolean): Promise<PlannedCall> {
+  private async planOrLog(scoped: Scoped, call: ChatCall, streamed: boolean): Promise<PlannedCall> {
     let routed: RoutingResult;
     try {
       const needs = needsOf(call);
-      routed = await this.route(call, needs);
-      if (routed.decision !== null) return this.planFor(call, routed.decision, routed.costs, needs);
+      routed = await this.route(scoped, call, needs);
+      if (routed.decision !== null) return this.planFor(scoped, call, routed.decision, routed.costs, needs);
     } catch (err) {
       throw this.unrouted(call, err, streamed);
     }
@@ -97,16 +132,23 @@ export class ChatPipeline {
   }
 
   /** A pinned model bypasses the routing stages and structured-output narrowing. */
-  private async route(call: ChatCall, needs: Needs): Promise<RoutingResult> {
-    if (call.body.model) return { decision: pinnedDecision(this.opts.registry, call.body.model), costs: [] };
-    return this.opts.strategy.route(call, needs, this.opts.registry.targets());
+  private async route(scoped: Scoped, call: ChatCall, needs: Needs): Promise<RoutingResult> {
+    const { registry } = scoped.opts;
+    if (call.body.model) return { decision: pinnedDecision(registry, call.body.model), costs: [] };
+    return this.opts.strategy.route(call, needs, registry.targets());
   }
 
-  private planFor(call: ChatCall, decision: RoutingDecision, costs: PlannedCall['costs'], needs: Needs): PlannedCall {
+  private planFor(
+    scoped: Scoped,
+    call: ChatCall,
+    decision: RoutingDecision,
+    costs: PlannedCall['costs'],
+    needs: Needs,
+  ): PlannedCall {
     const fallbackNeeds: Needs = call.body.model
       ? { vision: needs.vision, tools: needs.tools, json: needs.json, structured: false }
       : needs;
-    const candidates = candidatesFor(this.opts.registry, decision, fallbackNeeds, this.opts.maxAttempts);
+    const candidates = candidatesFor(scoped.opts.registry, decision, fallbackNeeds, this.opts.maxAttempts);
     const cacheable =
       (this.caches.exact !== null || this.caches.semantic !== null) &&
       isCacheable({

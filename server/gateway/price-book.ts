@@ -65,6 +65,35 @@ function lookup(book: Book | undefined, model: string, provider: string): ModelP
 export class PriceBook {
   private deployment: Book = bookOf([]);
   private readonly workspaces = new Map<string, Book>();
+  /** The prices a workspace gave the models of its custom providers, by provider and model. */
+  private readonly custom = new Map<string, Map<string, ModelPrice>>();
+
+  /** A workspace's custom-provider prices, replacing its earlier ones. */
+  setCustomProviderPrices(
+    tenantId: string,
+    prices: ReadonlyArray<{ provider: string; model: string; input: number; output: number }>,
+  ): void {
+    if (prices.length === 0) {
+      this.custom.delete(tenantId);
+      return;
+    }
+    const asOf = new Date().toISOString().slice(0, 10);
+    const map = new Map<string, ModelPrice>();
+    for (const p of prices)
+      map.set(keyOf(p.provider, p.model), {
+        input: p.input,
+        output: p.output,
+        cachedInput: p.input,
+        cacheWrite5m: p.input,
+        cacheWrite1h: p.input,
+        asOf,
+      });
+    this.custom.set(tenantId, map);
+  }
+
+  private customPrice(tenantId: string, model: string, provider: string): ModelPrice | undefined {
+    return this.custom.size === 0 ? undefined : this.custom.get(tenantId)?.get(keyOf(provider, model));
+  }
 
   /** The deployment's overrides (configuration), replacing any earlier ones. */
   setDeployment(overrides: readonly PriceOverride[]): void {
@@ -94,6 +123,8 @@ export class PriceBook {
   resolve(tenantId: string, model: string, provider: string): { price: ModelPrice; source: PriceSource } | undefined {
     const own = lookup(this.workspaces.get(tenantId), model, provider);
     if (own) return { price: own, source: 'workspace' };
+    const custom = this.customPrice(tenantId, model, provider);
+    if (custom) return { price: custom, source: 'workspace' };
     const deployed = lookup(this.deployment, model, provider);
     if (deployed) return { price: deployed, source: 'deployment' };
     const list = priceFor(model, provider);
@@ -104,6 +135,7 @@ export class PriceBook {
   priceFor(tenantId: string, model: string, provider: string): ModelPrice | undefined {
     return (
       lookup(this.workspaces.get(tenantId), model, provider) ??
+      this.customPrice(tenantId, model, provider) ??
       lookup(this.deployment, model, provider) ??
       priceFor(model, provider)
     );

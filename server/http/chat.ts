@@ -28,7 +28,6 @@ export const CHAT_PATH = '/v1/chat/completions';
 
 export function chatHandler(services: Services, dataPlane: DataPlane, admit: CallGate) {
   const maxBody = services.config.GATEWAY_MAX_BODY_BYTES;
-  const isSimulated = (provider: string) => dataPlane.isSimulated(provider);
 
   const handle = async (req: IncomingMessage, res: ServerResponse, requestId: string) => {
     const startedAt = performance.now();
@@ -58,11 +57,12 @@ export function chatHandler(services: Services, dataPlane: DataPlane, admit: Cal
     screenCall(services, dataPlane, call, () => chatText(call.messages), res, body.stream === true);
 
     if (body.stream) {
+      const isSimulated = (provider: string) => dataPlane.isSimulated(provider, call.tenantId);
       await dataPlane.pipeline.stream(call, sseSink(res, startedAt, services.metrics?.countError, isSimulated));
       return;
     }
     const { completion, meta } = await dataPlane.pipeline.complete(call);
-    const payload = jsonWithGateway(completion, meta, dataPlane.isSimulated(meta.provider));
+    const payload = jsonWithGateway(completion, meta, dataPlane.isSimulated(meta.provider, call.tenantId));
     res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(payload),

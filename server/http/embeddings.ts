@@ -45,7 +45,7 @@ export function embeddingsHandler(services: Services, dataPlane: DataPlane, admi
     };
     screenCall(services, dataPlane, call, () => embeddingsText(body.input), res, false);
     const { response, meta } = await embed(dataPlane.pipeline, call, body);
-    const payload = jsonWithGateway(response, meta, dataPlane.isSimulated(meta.provider));
+    const payload = jsonWithGateway(response, meta, dataPlane.isSimulated(meta.provider, call.tenantId));
     res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(payload),

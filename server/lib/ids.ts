@@ -43,7 +43,9 @@ export type IdPrefix =
   | 'grd'
   | 'cmig'
   | 'reg'
-  | 'grl';
+  | 'grl'
+  | 'pk'
+  | 'cp';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomId()}`;

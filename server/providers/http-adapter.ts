@@ -11,16 +11,20 @@ export abstract class HttpAdapter {
   protected readonly baseUrl: string;
   protected readonly headers: Record<string, string>;
   protected readonly sseHeaders: Record<string, string>;
+  private readonly dispatcher: ProviderSettings['dispatcher'];
 
   constructor(settings: ProviderSettings, authHeaders: Record<string, string>) {
     this.name = settings.name;
     this.baseUrl = settings.baseUrl.replace(/\/+$/, '');
     this.headers = jsonHeaders(authHeaders);
     this.sseHeaders = jsonHeaders(authHeaders, 'text/event-stream');
+    this.dispatcher = settings.dispatcher;
   }
 
   protected http(opts: CallOptions): HttpOptions {
-    return { provider: this.name, signal: opts.signal, timeoutMs: opts.timeoutMs };
+    const http: HttpOptions = { provider: this.name, signal: opts.signal, timeoutMs: opts.timeoutMs };
+    if (this.dispatcher) http.dispatcher = this.dispatcher;
+    return http;
   }
 
   /** The ids `fetchIds` finds; a failure, or a listing without any id, is thrown (see requireListed). */

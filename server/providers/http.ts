@@ -15,6 +15,8 @@ export type { SseEvent } from './upstream-exchange.js';
 export interface HttpOptions extends CallOptions {
   /** Registry name, used in error messages and ProviderError.provider. */
   provider: string;
+  /** A pool of its own (a guarded one for addresses workspaces give); the shared one when unset. */
+  dispatcher?: Dispatcher;
 }
 
 export interface HttpConfig {
@@ -106,10 +108,15 @@ function start(
   body: unknown,
   scope: CallScope,
   handler: WholeAnswer | SseAnswer,
+  pool: Dispatcher | undefined,
 ): void {
   const { origin, path } = splitUrl(url);
   const text = body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body);
-  dispatchExchange(getDispatcher(), { origin, path, method, headers, body: text, timeoutMs: scope.timeoutMs }, handler);
+  dispatchExchange(
+    pool ?? getDispatcher(),
+    { origin, path, method, headers, body: text, timeoutMs: scope.timeoutMs },
+    handler,
+  );
 }
 
 function statusError(
@@ -137,7 +144,7 @@ async function callJson<T>(
   const scope = new CallScope(opts.signal, opts.timeoutMs);
   const answer = new WholeAnswer(scope);
   try {
-    start(url, method, headers, body, scope, answer);
+    start(url, method, headers, body, scope, answer, opts.dispatcher);
     await answer.finished;
     if (!answer.ok) throw statusError(answer, opts.provider, headers);
     const text = answer.text();
@@ -197,7 +204,7 @@ export async function* postSse(
   const answer = new SseAnswer(scope);
   let started = false;
   try {
-    start(url, 'POST', headers, body, scope, answer);
+    start(url, 'POST', headers, body, scope, answer, opts.dispatcher);
     for (;;) {
       const ev = answer.take();
       if (ev !== undefined) {

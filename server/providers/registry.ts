@@ -8,7 +8,12 @@ import { modelListingOf } from './openai-compatible/models.js';
 // The providers this process routes to and the models each serves, from the discovery pass.
 // Reads on the request path are plain map lookups; discovery replaces the whole view at once.
 
-export type ProviderSource = 'env' | 'local' | 'simulator';
+/**
+ * env: a key from the deployment's environment; local: a local model server; simulator: the
+ * built-in simulator; workspace: a built-in provider with the workspace's own key; custom: a
+ * workspace's own provider.
+ */
+export type ProviderSource = 'env' | 'local' | 'simulator' | 'workspace' | 'custom';
 
 export interface RegisteredProvider {
   name: string;
@@ -27,6 +32,8 @@ export interface RegisteredProvider {
 
 export interface RegistrySettings extends ProviderSettings {
   source: ProviderSource;
+  /** Serve `builtinModels` as they are, without asking the provider (a custom provider's listed models). */
+  declaredModels?: boolean;
 }
 
 interface View {
@@ -52,10 +59,12 @@ export class ProviderRegistry {
    * providers whose credentials or address changed (or that are new), whose past failures say
    * nothing about them any more.
    */
-  async load(settings: RegistrySettings[]): Promise<string[]> {
+  async load(settings: RegistrySettings[], reuse?: ProviderRegistry): Promise<string[]> {
     const before = new Map(this.settings.map((s) => [s.name, s]));
     this.settings = settings;
-    const discovered = await Promise.all(settings.map((s) => discover(s)));
+    // A workspace's view shares the deployment's providers it did not change: what the
+    // deployment's registry discovered for the very same settings is taken as it is.
+    const discovered = await Promise.all(settings.map((s) => reuse?.discoveredWith(s) ?? discover(s)));
     this.view = buildView(discovered);
     this.version++;
     return settings
@@ -81,6 +90,19 @@ export class ProviderRegistry {
   stopLocalProbe(): void {
     if (this.probeTimer) clearInterval(this.probeTimer);
     this.probeTimer = undefined;
+  }
+
+  /** The provider as discovered, when it was discovered with exactly these settings. */
+  discoveredWith(s: RegistrySettings): RegisteredProvider | undefined {
+    const mine = this.settings.find((x) => x.name === s.name);
+    if (!mine || mine.apiKey !== s.apiKey || mine.baseUrl !== s.baseUrl || mine.family !== s.family) return undefined;
+    if (mine.source !== s.source || mine.dispatcher !== s.dispatcher) return undefined;
+    return this.view.providers.get(s.name);
+  }
+
+  /** The settings the current view was discovered with. */
+  currentSettings(): readonly RegistrySettings[] {
+    return this.settings;
   }
 
   list(): RegisteredProvider[] {
@@ -140,6 +162,10 @@ async function discover(s: RegistrySettings): Promise<RegisteredProvider> {
     discoveredAt: new Date(),
   };
   const opts = { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS), timeoutMs: DISCOVERY_TIMEOUT_MS };
+  if (s.declaredModels) {
+    const models = [...new Set(s.builtinModels)];
+    return { ...base, models, active: models.length > 0, discoveryError: null };
+  }
   try {
     // A local server has no built-in list to fall back on: if its models endpoint does not answer
     // it is down, and drops out of the active count.

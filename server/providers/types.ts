@@ -1,6 +1,7 @@
 // The contract every upstream provider family implements. The gateway core speaks the OpenAI
 // chat format internally; each adapter translates to and from its provider's wire format.
 // No HTTP-framework imports here or in any adapter.
+import type { Dispatcher } from 'undici';
 import type { CancelSignal } from '../lib/cancel-signal.js';
 
 import type {
@@ -114,4 +115,9 @@ export interface ProviderSettings {
   apiKey?: string;
   /** Used when the provider has no models endpoint or it fails. */
   builtinModels: string[];
+  /**
+   * The connection pool for this provider's calls when it is not the shared one: a base URL a
+   * workspace gave goes through a pool that refuses private addresses at connect time (url-guard.ts).
+   */
+  dispatcher?: Dispatcher;
 }

@@ -58,7 +58,15 @@ export function insufficientTier(required: Tier, current: Tier): GatewayError {
     'insufficient_tier',
     `This feature needs the ${required} tier or above (current: ${current})`,
     {
-      details: { upgrade: { requiredTier: required, currentTier: current, tiers: TIERS } },
+      details: {
+        upgrade: {
+          requiredTier: required,
+          currentTier: current,
+          tiers: TIERS,
+          // Where a workspace buys the tier (multi mode; a single-mode gateway sets GATEWAY_TIER).
+          checkout: { method: 'POST', path: '/v1/billing/checkout-session', body: { tier: required } },
+        },
+      },
     },
   );
 }

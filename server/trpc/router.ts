@@ -21,6 +21,9 @@ import { costMigrationsRouter } from '../modules/cost-migrations/router.js';
 import { regressionRouter } from '../modules/regression/router.js';
 import { samlRouter } from '../modules/auth/saml-router.js';
 import { teamRouter } from '../modules/team/router.js';
+import { providerKeysRouter } from '../modules/provider-keys/router.js';
+import { customProvidersRouter } from '../modules/custom-providers/router.js';
+import { billingRouter } from '../modules/billing/router.js';
 
 export const appRouter = router({
   system: systemRouter,
@@ -44,6 +47,9 @@ export const appRouter = router({
   regression: regressionRouter,
   team: teamRouter,
   saml: samlRouter,
+  providerKeys: providerKeysRouter,
+  customProviders: customProvidersRouter,
+  billing: billingRouter,
 });
 
 export type AppRouter = typeof appRouter;

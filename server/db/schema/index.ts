@@ -29,3 +29,7 @@ export * from './magic-links.js';
 export * from './auth-flows.js';
 export * from './saml-connections.js';
 export * from './saml-replays.js';
+export * from './provider-keys.js';
+export * from './custom-providers.js';
+export * from './billing-subscriptions.js';
+export * from './billing-events.js';

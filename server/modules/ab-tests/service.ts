@@ -19,6 +19,8 @@ export interface AbTestServiceDeps {
   pool: pg.Pool;
   audit: AuditService;
   registry: ProviderRegistry;
+  /** A workspace's providers (its own keys and custom providers in); `registry` without it. */
+  registryFor?: (tenantId: string) => ProviderRegistry;
   routing: RoutingState;
 }
 
@@ -61,7 +63,7 @@ export class AbTestService {
   }
 
   async create(tenantId: string, actor: ActorRef, input: z.infer<typeof CreateAbTestInput> | NewAbTest): Promise<Dto> {
-    this.checkVariants(input.variants);
+    this.checkVariants(this.d.registryFor?.(tenantId) ?? this.d.registry, input.variants);
     const cell = cellOf(input.variants);
     const status = input.status ?? 'active';
     const row = await this.d.db.transaction(async (tx) => {
@@ -159,10 +161,10 @@ export class AbTestService {
   }
 
   /** Every variant must name a registered provider that serves the model, and a chat model (the only kind a test routes). */
-  private checkVariants(variants: AbVariant[]): void {
+  private checkVariants(registry: ProviderRegistry, variants: AbVariant[]): void {
     const seen = new Set<string>();
     for (const [i, v] of variants.entries()) {
-      const provider = this.d.registry.get(v.provider);
+      const provider = registry.get(v.provider);
       if (!provider)
         throw new GatewayError(
           'invalid_request_error',

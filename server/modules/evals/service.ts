@@ -32,6 +32,8 @@ export const RUN_LIST_LIMIT = 50;
 export interface EvalServiceDeps {
   db: Database;
   registry: ProviderRegistry;
+  /** A workspace's providers (its own keys and custom providers in); `registry` without it. */
+  registryFor?: (tenantId: string) => ProviderRegistry;
   jobs: () => JobRunner<unknown>;
   logger: Logger;
   /** Captured exchanges (cases saved from the request log). */
@@ -136,7 +138,7 @@ export class EvalService {
         'invalid_request_error',
         'scorer: the classifier target is scored with exact-match (expected <taskType>/<complexity>) or regex-match',
       );
-    if (!classifier) this.checkTarget(input.provider, input.model);
+    if (!classifier) this.checkTarget(this.d.registryFor?.(tenantId) ?? this.d.registry, input.provider, input.model);
     const ds = await evalsRepository.getDataset(this.d.db, tenantId, input.datasetId);
     if (!ds) throw notFound('Dataset', input.datasetId);
     if (ds.caseCount === 0) throw new GatewayError('invalid_request_error', `Dataset '${ds.id}' holds no case`);
@@ -207,8 +209,8 @@ export class EvalService {
     if ((await evalsRepository.pendingRuns(this.d.db, tenantId)).length) await this.kick(tenantId);
   }
 
-  private checkTarget(provider: string, model: string): void {
-    const target = resolvePinned(this.d.registry, `${provider}/${model}`);
+  private checkTarget(registry: ProviderRegistry, provider: string, model: string): void {
+    const target = resolvePinned(registry, `${provider}/${model}`);
     if (target.provider !== provider)
       throw new GatewayError('not_found_error', `Provider '${provider}' is not registered (GET /v1/providers)`);
     if (!isChatModel(target.model))

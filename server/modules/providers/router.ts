@@ -10,7 +10,7 @@ export const providersRouter = router({
     .meta(providerMeta.list)
     .input(noInput)
     .output(ProviderList)
-    .query(({ ctx }) => ctx.services.providers.list()),
+    .query(({ ctx }) => ctx.services.providers.list(ctx.tenantId)),
   reload: adminProcedure
     .meta(providerMeta.reload)
     .input(noInput)
@@ -30,13 +30,13 @@ export const providersRouter = router({
     .meta(providerMeta.models)
     .input(noInput)
     .output(OpenAiModelList)
-    .query(({ ctx }) => ctx.services.providers.openAiModels()),
+    .query(({ ctx }) => ctx.services.providers.openAiModels(ctx.tenantId)),
   // After the static /v1/models/... paths: REST paths match in the order procedures are defined.
   model: tenantProcedure
     .meta(providerMeta.model)
     .input(z.object({ model: z.string().min(1).max(300) }))
     .output(OpenAiModel)
-    .query(({ ctx, input }) => ctx.services.providers.openAiModel(decodePathParam(input.model))),
+    .query(({ ctx, input }) => ctx.services.providers.openAiModel(ctx.tenantId, decodePathParam(input.model))),
 });
 
 /** The REST adapter passes path parameters still URL-encoded (the slash of provider/model is %2F). */

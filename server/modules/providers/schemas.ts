@@ -8,8 +8,10 @@ export const Provider = z.object({
   name: z.string().describe('Registry name, usable as the provider part of `provider/model`'),
   family: z.enum(['openai-compatible', 'anthropic', 'gemini']).describe('Wire format spoken upstream'),
   source: z
-    .enum(['env', 'local', 'simulator'])
-    .describe('env: credential from the environment; local: a local model server; simulator: the built-in simulator'),
+    .enum(['env', 'local', 'simulator', 'workspace', 'custom'])
+    .describe(
+      "env: credential from the environment; local: a local model server; simulator: the built-in simulator; workspace: the workspace's own key (POST /v1/api-keys); custom: the workspace's own provider (POST /v1/admin/providers)",
+    ),
   simulated: z
     .boolean()
     .describe(

@@ -54,8 +54,9 @@ export class ProvidersService {
     private readonly audit: AuditService,
   ) {}
 
-  list(): z.infer<typeof ProviderList> {
-    const { registry, breakers } = this.dataPlane;
+  /** The providers a workspace's calls use: the deployment's, with its own keys and providers in. */
+  list(tenantId: string): z.infer<typeof ProviderList> {
+    const { registry, breakers } = this.dataPlane.providersFor(tenantId);
     const circuits = breakers.snapshot();
     return {
       items: registry.list().map((p) => ({
@@ -91,7 +92,7 @@ export class ProvidersService {
       });
       await this.dataPlane.announceReload(tx);
     });
-    return this.list();
+    return this.list(tenantId);
   }
 
   pricing(overrides: z.infer<typeof PricingTable>['overrides']): z.infer<typeof PricingTable> {
@@ -167,17 +168,18 @@ export class ProvidersService {
   }
 
   /** One servable model, as `provider/model` or a bare id (the first provider serving it); 404 otherwise. */
-  openAiModel(id: string): z.infer<typeof OpenAiModel> {
-    const target = resolvePinned(this.dataPlane.registry, id);
+  openAiModel(tenantId: string, id: string): z.infer<typeof OpenAiModel> {
+    const target = resolvePinned(this.dataPlane.providersFor(tenantId).registry, id);
     return { id, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: target.provider };
   }
 
-  openAiModels(): z.infer<typeof OpenAiModelList> {
+  openAiModels(tenantId: string): z.infer<typeof OpenAiModelList> {
     const created = Math.floor(Date.now() / 1000);
     return {
       object: 'list',
-      data: this.dataPlane.registry
-        .servable()
+      data: this.dataPlane
+        .providersFor(tenantId)
+        .registry.servable()
         .map((t) => ({ id: `${t.provider}/${t.model}`, object: 'model' as const, created, owned_by: t.provider })),
     };
   }

@@ -1,5 +1,5 @@
-import type { Executor } from '../../db/client.js';
 import { eq } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
 import { tenants, type TenantRow } from '../../db/schema/index.js';
 
 // Drizzle queries for workspaces (the tenants table, whose id is every other table's tenant_id).
@@ -19,5 +19,14 @@ export const tenantsRepository = {
       .insert(tenants)
       .values({ id: tenantId, ...row })
       .onConflictDoUpdate({ target: tenants.id, set: { tier: row.tier } });
+  },
+
+  async tierOf(db: Executor, tenantId: string, forUpdate = false): Promise<string | undefined> {
+    const q = db.select({ tier: tenants.tier }).from(tenants).where(eq(tenants.id, tenantId));
+    return (forUpdate ? q.for('update') : q).then((r) => r[0]?.tier);
+  },
+
+  async setTier(db: Executor, tenantId: string, tier: string): Promise<void> {
+    await db.update(tenants).set({ tier }).where(eq(tenants.id, tenantId));
   },
 };

@@ -55,6 +55,20 @@ export class TenantService {
     return row && { id: row.id, name: row.name, tier: row.tier as Tier };
   }
 
+  /** A workspace's tier, as stored (the billing module reads it before a change). */
+  async tierOf(tx: Executor, tenantId: string): Promise<Tier | undefined> {
+    return (await tenantsRepository.tierOf(tx, tenantId, true)) as Tier | undefined;
+  }
+
+  /**
+   * Sets a workspace's tier (billing) in the caller's transaction, and tells every node: their
+   * cached tokens carry the tier, and are read again once the change commits.
+   */
+  async setTier(tx: Executor, tenantId: string, tier: Tier): Promise<void> {
+    await tenantsRepository.setTier(tx, tenantId, tier);
+    await tokensRepository.announceChange(tx, `tier:${tenantId}`);
+  }
+
   /**
    * Single-tenant start-up: make sure the one workspace and an admin token exist.
    * - With a configured token, the bootstrap admin token (`tok_admin`) has its hash. Only a changed
