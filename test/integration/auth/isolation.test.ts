@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ChatEnv, startChatEnv } from '../../support/chat-env.js';
@@ -62,6 +63,10 @@ const SPECIAL: Record<
   'POST /v1/rollouts/resolve/{templateId}': { params: { templateId: () => A.prompt! } },
   'POST /v1/cost-migrations/{id}/rollback': { params: { id: () => A.costMigration! } },
   'POST /v1/regression/events/{id}/resolve': { params: { id: () => A.regressionEvent! } },
+  'DELETE /v1/api-keys/{id}': { params: { id: () => A.providerKey! } },
+  'GET /v1/admin/providers/{id}': { params: { id: () => A.customProvider! } },
+  'PATCH /v1/admin/providers/{id}': { params: { id: () => A.customProvider! } },
+  'DELETE /v1/admin/providers/{id}': { params: { id: () => A.customProvider! } },
   'PATCH /v1/admin/team': { asB: () => ({ path: '/v1/admin/team', body: { userId: A.user, role: 'read-only' } }) },
   'DELETE /v1/admin/team': { asB: () => ({ path: `/v1/admin/team?userId=${A.user}` }) },
   'POST /v1/feedback': { asB: () => ({ path: '/v1/feedback', body: { requestId: A.request, score: 1 } }) },
@@ -86,6 +91,7 @@ const BODIES: Record<string, unknown> = {
   'POST /v1/rollouts/resolve/{templateId}': {},
   'PATCH /v1/admin/tokens/{id}': { name: 'renamed' },
   'POST /v1/regression/events/{id}/resolve': { note: 'not ours' },
+  'PATCH /v1/admin/providers/{id}': { discover: false },
 };
 
 const IDISH = /^[a-z]{2,8}_[\w-]{8,}$/;
@@ -136,6 +142,7 @@ beforeAll(async () => {
       GATEWAY_GOOGLE_CLIENT_ID: GOOGLE_CLIENT.clientId,
       GATEWAY_GOOGLE_CLIENT_SECRET: GOOGLE_CLIENT.clientSecret,
       GATEWAY_GOOGLE_ISSUER: oidc.issuer,
+      GATEWAY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     },
   });
   // Both workspaces are made by sign-up, then given every feature (the tiers gate, not isolate).
@@ -231,6 +238,16 @@ async function seedA(): Promise<void> {
     'run',
   ).runId;
   ok(await api('POST', '/v1/feedback', { requestId: A.request, score: 4 }), 'feedback');
+  A.providerKey = ok(await api('POST', '/v1/api-keys', { provider: 'openai', key: 'sk-isolation-a-0001' }), 'key').id;
+  A.customProvider = ok(
+    await api('POST', '/v1/admin/providers', {
+      name: 'iso-a-corp',
+      baseUrl: 'https://models.a.test/v1',
+      key: 'sk-isolation-a-0002',
+      models: [{ id: `${MARK}-model`, inputPerMillionUsd: 1, outputPerMillionUsd: 2 }],
+    }),
+    'custom provider',
+  ).id;
   ok(await api('PUT', '/v1/spend/budgets', { monthlyUsd: 1234 }), 'budget');
   A.invite = ok(
     await asSession(c.env, a)('POST', '/v1/admin/team/invites', { body: { email: 'carol@a.test' } }),
