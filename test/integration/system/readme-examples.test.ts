@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../support/database.js';
 import { startServerProcess, type ServerProcess } from '../../support/process.js';
@@ -17,7 +18,9 @@ import { startServerProcess, type ServerProcess } from '../../support/process.js
 //   <!-- example: skip (why) -->           needs a real key, a second service, minutes of time...
 //   <!-- example: runs until stopped -->   it keeps running (a live tap): it passes while it runs
 // The only rewrites: the gateway's address for http://127.0.0.1:8080, the banner's token for
-// gw_..., and real ids for the placeholders tok_..., abt_..., req_... (and tok_123, abt_123, req_123).
+// gw_..., and real ids for the placeholders tok_..., abt_..., req_... (and tok_123, abt_123, req_123),
+// and for cmig_... and reg_...: a cost migration and a regression event are made by the gateway's
+// own cycles from weeks of judged traffic, so the test writes one row of each as those cycles do.
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const PAGES = ['README.md', ...listDocs()];
@@ -99,6 +102,7 @@ let gateway: ServerProcess;
 let baseUrl: string;
 let adminToken: string;
 let dropDatabase: () => Promise<void>;
+let databaseUrl: string;
 let workDir: string;
 let binDir: string;
 let examplesDir: string;
@@ -107,6 +111,7 @@ let cliHost: ChildProcess | undefined;
 beforeAll(async () => {
   const db = await createTestDatabase();
   dropDatabase = db.drop;
+  databaseUrl = db.url;
   workDir = mkdtempSync(path.join(tmpdir(), 'gw-readme-'));
   // A fresh machine: no provider key or address in the environment, no admin token configured.
   const env: Record<string, string | undefined> = {};
@@ -212,6 +217,21 @@ async function api<T = any>(method: string, p: string, body?: unknown): Promise<
   return json;
 }
 
+/** Runs one statement on the gateway's database (rows only the gateway's own cycles make). */
+async function sql(text: string, values: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return await client.query(text, values);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The workspace's cells a made-up migration takes in turn (one active migration per cell). */
+const CELLS = ['qa', 'coding', 'creative', 'analysis', 'extraction', 'summarization'];
+let made = 0;
+
 /** The example's text with the address, the token and real ids for its placeholders. */
 async function prepare(code: string): Promise<string> {
   let out = code.replace(/http:\/\/(127\.0\.0\.1|localhost):8080/g, baseUrl).replace(/\bgw_\.\.\./g, adminToken);
@@ -229,6 +249,40 @@ async function prepare(code: string): Promise<string> {
       }),
     });
     out = out.replace(/\babt_(\.\.\.|123)/g, id);
+  }
+  if (/\bcmig_(\.\.\.|123)/.test(out)) {
+    const id = `cmig_readme${++made}example`;
+    await sql(
+      `insert into cost_migrations (id, tenant_id, task_type, complexity, from_provider, from_model, to_provider,
+         to_model, status, evidence, projected_monthly_savings_usd, grace_until)
+       select $1, id, $2, 'simple', 'openai', 'gpt-4o', 'openai', 'gpt-4o-mini', 'active', $3, 12.5, now() + interval '7 days'
+       from tenants limit 1`,
+      [
+        id,
+        CELLS[made % CELLS.length],
+        JSON.stringify({
+          fromAvgScore: 4.5,
+          fromSamples: 40,
+          fromCostPerCallUsd: 0.01,
+          fromCallsLast30d: 1500,
+          toAvgScore: 4.4,
+          toSamples: 40,
+          toCostPerCallUsd: 0.001,
+          tolerance: 0.3,
+        }),
+      ],
+    );
+    out = out.replace(/\bcmig_(\.\.\.|123)/g, id);
+  }
+  if (/\breg_(\.\.\.|123)/.test(out)) {
+    const id = `reg_readme${++made}example`;
+    await sql(
+      `insert into regression_events (id, tenant_id, task_type, complexity, provider, model, sample_count,
+         original_avg_score, replay_avg_score, score_delta, severity, example_request_ids)
+       select $1, id, 'qa', 'simple', 'openai', 'gpt-4o-mini', 20, 4.5, 3.2, -1.3, 'critical', '[]' from tenants limit 1`,
+      [id],
+    );
+    out = out.replace(/\breg_(\.\.\.|123)/g, id);
   }
   if (/\breq_(\.\.\.|123)/.test(out)) {
     const answer = await api<{ _gateway: { requestId: string } }>('POST', '/v1/chat/completions', {
