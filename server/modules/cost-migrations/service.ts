@@ -120,7 +120,7 @@ export class CostMigrationService {
       });
       const bar = m.evidence.fromAvgScore - m.evidence.tolerance;
       const avg = judged.samples > 0 ? judged.sum / judged.samples : null;
-      if (avg !== null && judged.samples >= this.d.minSamples && avg < bar) {
+      if (avg !== null && judged.samples >= this.d.minSamples && surelyBelow(judged, bar)) {
         const reason = `judged ${avg.toFixed(2)} on ${judged.samples} calls since the migration, below ${bar.toFixed(2)} (${m.fromModel}'s ${m.evidence.fromAvgScore.toFixed(2)} minus the tolerance)`;
         const done = await this.d.db.transaction(async (tx) => {
           // On the cycle's clock, as the cooldown that keeps the cell from migrating back reads it.
@@ -233,4 +233,18 @@ function toDto(m: CostMigrationRow): Dto {
     rollbackKind: (m.rollbackKind as 'auto' | 'manual' | null) ?? null,
     rollbackReason: m.rollbackReason,
   };
+}
+
+/**
+ * Whether judged scores are below `bar` beyond noise: their mean is, by at least two standard
+ * errors (about 98% one-sided). A model as good as the one it replaced, graded with the judge's
+ * usual spread, then is not rolled back on a few unlucky grades; one that got clearly worse
+ * still is, within its first samples.
+ */
+export function surelyBelow(judged: { samples: number; sum: number; sumSquares: number }, bar: number): boolean {
+  const n = judged.samples;
+  if (n < 2) return false;
+  const mean = judged.sum / n;
+  const variance = Math.max(0, (judged.sumSquares - n * mean * mean) / (n - 1));
+  return mean + 2 * Math.sqrt(variance / n) < bar;
 }

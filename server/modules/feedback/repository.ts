@@ -245,14 +245,15 @@ export const feedbackRepository = {
     db: Executor,
     tenantId: string,
     q: { taskType: string; complexity: string; provider: string; model: string; since: Date },
-  ): Promise<{ samples: number; sum: number }> {
-    const res = await db.execute<{ samples: number; sum: number }>(sql`
-      select count(*)::int as samples, coalesce(sum(score), 0)::float8 as sum
+  ): Promise<{ samples: number; sum: number; sumSquares: number }> {
+    const res = await db.execute<{ samples: number; sum: number; sumSquares: number }>(sql`
+      select count(*)::int as samples, coalesce(sum(score), 0)::float8 as sum,
+             coalesce(sum(score * score), 0)::float8 as "sumSquares"
         from feedback f
        where tenant_id = ${tenantId} and task_type = ${q.taskType} and complexity = ${q.complexity}
          and provider = ${q.provider} and model = ${q.model} and created_at >= ${q.since.toISOString()}
          and ${sql.raw(countedFeedback('f'))}`);
-    return res.rows[0] ?? { samples: 0, sum: 0 };
+    return res.rows[0] ?? { samples: 0, sum: 0, sumSquares: 0 };
   },
 
   /** Judge settings of one workspace, or of every workspace when `tenantId` is null. */

@@ -178,7 +178,7 @@ export class FeedbackService {
   qualitySince(
     tenantId: string,
     q: { taskType: string; complexity: string; provider: string; model: string; since: Date },
-  ): Promise<{ samples: number; sum: number }> {
+  ): Promise<{ samples: number; sum: number; sumSquares: number }> {
     return feedbackRepository.qualitySince(this.d.db, tenantId, q);
   }
 

@@ -49,6 +49,8 @@ beforeAll(async () => {
         complexity_hint: complexity,
       } as never);
   await c.waitForCount('select count(*)::int n from captured_exchanges where tenant_id = $1', [c.tenant.tenantId], 50);
+  // The bank joins captures to their request rows, which the log writer commits a moment later.
+  await c.waitForCount('select count(*)::int n from requests where tenant_id = $1', [c.tenant.tenantId], 50);
 }, 60_000);
 afterAll(() => c.close());
 
