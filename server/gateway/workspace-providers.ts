@@ -27,6 +27,10 @@ export interface WorkspaceCustomModel {
   id: string;
   inputPerMillionUsd: number | null;
   outputPerMillionUsd: number | null;
+  /** What the workspace declared the model can take: routing narrows on these. */
+  vision: boolean;
+  tools: boolean;
+  json: boolean;
 }
 
 export interface WorkspaceCustomProvider {
@@ -227,6 +231,7 @@ export class WorkspaceProviders {
         builtinModels: c.models.map((m) => m.id),
         source: 'custom',
         declaredModels: !c.discover,
+        capabilities: new Map(c.models.map((m) => [m.id, { vision: m.vision, tools: m.tools, json: m.json }])),
       };
       if (c.apiKey) settings.apiKey = c.apiKey;
       out.push(withDispatcher(settings, guarded));

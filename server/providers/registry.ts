@@ -1,6 +1,7 @@
 import { providerDefinition } from './catalog.js';
 import { createAdapter } from './factory.js';
 import { getJson } from './http.js';
+import type { ModelCapabilities } from './capabilities.js';
 import type { CallOptions, ProviderAdapter, ProviderFamily, ProviderSettings } from './types.js';
 import { isChatModel, type ListsModelKinds, type ModelListing } from './model-kind.js';
 import { modelListingOf } from './openai-compatible/models.js';
@@ -26,6 +27,8 @@ export interface RegisteredProvider {
   notChat?: ReadonlySet<string>;
   /** At least one model after discovery; a local server that is down has none. */
   active: boolean;
+  /** Capabilities declared per model (a custom provider's), which the built-in table does not know. */
+  capabilities?: ReadonlyMap<string, ModelCapabilities>;
   discoveredAt: Date;
   discoveryError: string | null;
 }
@@ -34,6 +37,15 @@ export interface RegistrySettings extends ProviderSettings {
   source: ProviderSource;
   /** Serve `builtinModels` as they are, without asking the provider (a custom provider's listed models). */
   declaredModels?: boolean;
+  /** Capabilities declared per model id (a custom provider's listed models). */
+  capabilities?: ReadonlyMap<string, ModelCapabilities>;
+}
+
+/** A routable (provider, model); `capabilities` when declared rather than known from the built-in table. */
+export interface RoutableTarget {
+  provider: string;
+  model: string;
+  capabilities?: ModelCapabilities;
 }
 
 interface View {
@@ -41,7 +53,7 @@ interface View {
   /** model id -> providers serving it, in registration order. */
   byModel: Map<string, RegisteredProvider[]>;
   /** Every routable (provider, model), built once per discovery: the router reads it per request. */
-  targets: Array<{ provider: string; model: string }>;
+  targets: RoutableTarget[];
 }
 
 const DISCOVERY_TIMEOUT_MS = 5_000;
@@ -125,7 +137,7 @@ export class ProviderRegistry {
   }
 
   /** Every chat (provider, model) pair that can be routed to now. */
-  targets(): ReadonlyArray<{ provider: string; model: string }> {
+  targets(): ReadonlyArray<RoutableTarget> {
     return this.view.targets;
   }
 
@@ -160,6 +172,7 @@ async function discover(s: RegistrySettings): Promise<RegisteredProvider> {
     source: s.source,
     adapter,
     discoveredAt: new Date(),
+    ...(s.capabilities ? { capabilities: s.capabilities } : {}),
   };
   const opts = { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS), timeoutMs: DISCOVERY_TIMEOUT_MS };
   if (s.declaredModels) {
@@ -213,7 +226,10 @@ function buildView(providers: RegisteredProvider[]): View {
     for (const m of p.models) {
       // Every model can be pinned; only chat models are routing targets (see model-kind.ts), and
       // not those the provider's own listing says are something else.
-      if (isChatModel(m) && !p.notChat?.has(m)) targets.push({ provider: p.name, model: m });
+      if (isChatModel(m) && !p.notChat?.has(m)) {
+        const capabilities = p.capabilities?.get(m);
+        targets.push(capabilities ? { provider: p.name, model: m, capabilities } : { provider: p.name, model: m });
+      }
       const list = byModel.get(m);
       if (list) list.push(p);
       else byModel.set(m, [p]);

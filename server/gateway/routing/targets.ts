@@ -5,7 +5,7 @@ import {
   modelTier,
 } from '../../providers/capabilities.js';
 import { priceFor } from '../../providers/pricing.js';
-import type { ProviderRegistry } from '../../providers/registry.js';
+import type { ProviderRegistry, RoutableTarget } from '../../providers/registry.js';
 import { GatewayError } from '../../lib/errors.js';
 import type { Target } from '../types.js';
 
@@ -96,9 +96,9 @@ function computeCandidates(registry: ProviderRegistry, primary: Target, needs: N
   return out;
 }
 
-export function satisfies(t: Target, needs: Needs): boolean {
+export function satisfies(t: RoutableTarget, needs: Needs): boolean {
   if (needs.structured && !isStructuredOutputReliable(t.model)) return false;
-  const caps = capabilitiesFor(t.model, t.provider);
+  const caps = t.capabilities ?? capabilitiesFor(t.model, t.provider);
   return (!needs.vision || caps.vision) && (!needs.tools || caps.tools) && (!needs.json || caps.json);
 }
 
