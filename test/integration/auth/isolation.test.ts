@@ -13,6 +13,7 @@ import {
 } from '../../support/sign-in/flows.js';
 import { startOidcStandIn } from '../../support/sign-in/oidc-stand-in.js';
 import { startSmtpCapture } from '../../support/sign-in/smtp-capture.js';
+import { writeCostMigration, writeRegressionEvent } from '../../support/cycle-rows.js';
 
 // Workspace isolation, proven over the whole API: two workspaces made through the real sign-in
 // flows (A with Google against a real OpenID Connect provider, B by magic link through a real SMTP
@@ -257,32 +258,9 @@ async function seedA(): Promise<void> {
   // A cost migration and a regression event are made by the gateway's own cycles from weeks of
   // judged traffic (their own tests play that): here one row of each, as those cycles write them.
   A.costMigration = 'cmig_isolationA0001';
-  await c.query(
-    `insert into cost_migrations (id, tenant_id, task_type, complexity, from_provider, from_model, to_provider,
-       to_model, status, evidence, projected_monthly_savings_usd, grace_until)
-     values ($1, $2, 'qa', 'simple', 'openai', 'gpt-4o', 'openai', 'gpt-4o-mini', 'active', $3, 12.5, now() + interval '7 days')`,
-    [
-      A.costMigration,
-      a.tenantId,
-      JSON.stringify({
-        fromAvgScore: 4.5,
-        fromSamples: 40,
-        fromCostPerCallUsd: 0.01,
-        fromCallsLast30d: 1500,
-        toAvgScore: 4.4,
-        toSamples: 40,
-        toCostPerCallUsd: 0.001,
-        tolerance: 0.3,
-      }),
-    ],
-  );
+  await writeCostMigration(c.query, A.costMigration, a.tenantId);
   A.regressionEvent = 'reg_isolationA0001';
-  await c.query(
-    `insert into regression_events (id, tenant_id, task_type, complexity, provider, model, sample_count,
-       original_avg_score, replay_avg_score, score_delta, severity, example_request_ids)
-     values ($1, $2, 'qa', 'simple', 'openai', 'gpt-4o-mini', 20, 4.5, 3.2, -1.3, 'critical', $3)`,
-    [A.regressionEvent, a.tenantId, JSON.stringify([A.request])],
-  );
+  await writeRegressionEvent(c.query, A.regressionEvent, a.tenantId, [A.request!]);
   for (const [kind, id] of Object.entries(A)) expect(String(id), `the id of A's ${kind}`).toMatch(IDISH);
 }
 

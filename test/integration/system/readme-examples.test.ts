@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../support/database.js';
 import { startServerProcess, type ServerProcess } from '../../support/process.js';
+import { writeCostMigration, writeRegressionEvent } from '../../support/cycle-rows.js';
 
 // Every example of the user's manual (README.md, and the pages under docs/) runs as written against
 // a gateway started as `npm start` starts it on a fresh machine: no provider key (the built-in
@@ -228,6 +229,11 @@ async function sql(text: string, values: unknown[] = []): Promise<pg.QueryResult
   }
 }
 
+/** The single workspace's id. */
+async function workspaceId(): Promise<string> {
+  return (await sql('select id from tenants limit 1')).rows[0].id as string;
+}
+
 /** The workspace's cells a made-up migration takes in turn (one active migration per cell). */
 const CELLS = ['qa', 'coding', 'creative', 'analysis', 'extraction', 'summarization'];
 let made = 0;
@@ -252,36 +258,12 @@ async function prepare(code: string): Promise<string> {
   }
   if (/\bcmig_(\.\.\.|123)/.test(out)) {
     const id = `cmig_readme${++made}example`;
-    await sql(
-      `insert into cost_migrations (id, tenant_id, task_type, complexity, from_provider, from_model, to_provider,
-         to_model, status, evidence, projected_monthly_savings_usd, grace_until)
-       select $1, id, $2, 'simple', 'openai', 'gpt-4o', 'openai', 'gpt-4o-mini', 'active', $3, 12.5, now() + interval '7 days'
-       from tenants limit 1`,
-      [
-        id,
-        CELLS[made % CELLS.length],
-        JSON.stringify({
-          fromAvgScore: 4.5,
-          fromSamples: 40,
-          fromCostPerCallUsd: 0.01,
-          fromCallsLast30d: 1500,
-          toAvgScore: 4.4,
-          toSamples: 40,
-          toCostPerCallUsd: 0.001,
-          tolerance: 0.3,
-        }),
-      ],
-    );
+    await writeCostMigration(sql, id, await workspaceId(), CELLS[made % CELLS.length]);
     out = out.replace(/\bcmig_(\.\.\.|123)/g, id);
   }
   if (/\breg_(\.\.\.|123)/.test(out)) {
     const id = `reg_readme${++made}example`;
-    await sql(
-      `insert into regression_events (id, tenant_id, task_type, complexity, provider, model, sample_count,
-         original_avg_score, replay_avg_score, score_delta, severity, example_request_ids)
-       select $1, id, 'qa', 'simple', 'openai', 'gpt-4o-mini', 20, 4.5, 3.2, -1.3, 'critical', '[]' from tenants limit 1`,
-      [id],
-    );
+    await writeRegressionEvent(sql, id, await workspaceId());
     out = out.replace(/\breg_(\.\.\.|123)/g, id);
   }
   if (/\breq_(\.\.\.|123)/.test(out)) {
