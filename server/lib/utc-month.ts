@@ -12,3 +12,8 @@ export function utcMonth(ms: number = Date.now()): string {
   last = { from, to, label: d.toISOString().slice(0, 7) };
   return last.label;
 }
+
+/** The first instant of the UTC month holding `d`. */
+export function utcMonthStart(d: Date): Date {
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+}

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { PgListener } from '../../db/listener.js';
 import { GatewayError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
-import { utcMonth } from '../../lib/utc-month.js';
+import { utcMonth, utcMonthStart } from '../../lib/utc-month.js';
 
 // Workspace budgets on the request path (DESIGN.md section 3, limits). Each node holds, per
 // workspace with a budget, the month's spend as it knows it, and refuses calls (402
@@ -52,14 +52,6 @@ export interface BudgetGateDeps {
     spentUsd: number,
     budgetUsd: number,
   ): Promise<boolean>;
-}
-
-export function monthOf(d: Date): string {
-  return utcMonth(d.getTime());
-}
-
-export function monthStart(d: Date): Date {
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
 }
 
 export class BudgetGate {
@@ -160,7 +152,7 @@ export class BudgetGate {
     const now = new Date();
     let spend: Map<string, number>;
     try {
-      spend = await this.d.loadSpend(tenantIds, monthStart(now));
+      spend = await this.d.loadSpend(tenantIds, utcMonthStart(now));
     } catch (err) {
       this.d.logger.debug({ err }, 'budget spend refresh failed');
       return;

@@ -3,8 +3,7 @@ import type pg from 'pg';
 import type { PgListener } from '../../db/listener.js';
 import { GatewayError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
-import { monthOf, monthStart } from './budget-gate.js';
-import { utcMonth } from '../../lib/utc-month.js';
+import { utcMonth, utcMonthStart } from '../../lib/utc-month.js';
 
 // The free tier's monthly request quota (GATEWAY_FREE_MONTHLY_REQUESTS): chat and embeddings calls
 // per workspace per UTC calendar month, counted across nodes as budgets are (budget-gate.ts): each
@@ -94,11 +93,11 @@ export class QuotaGate {
     try {
       const { rows } = await this.d.pool.query<{ tenant_id: string; n: string }>(
         'select tenant_id, count(*) as n from requests where tenant_id = any($1) and created_at >= $2 group by tenant_id',
-        [tenantIds, monthStart(now)],
+        [tenantIds, utcMonthStart(now)],
       );
       for (const r of rows) {
         const s = this.byTenant.get(r.tenant_id);
-        if (s && s.month === monthOf(now)) s.count = Math.max(s.count, Number(r.n));
+        if (s && s.month === utcMonth(now.getTime())) s.count = Math.max(s.count, Number(r.n));
       }
     } catch (err) {
       this.d.logger.debug({ err }, 'quota refresh failed');

@@ -3,7 +3,8 @@ import type pg from 'pg';
 import type { z } from 'zod';
 import type { Database } from '../../db/client.js';
 import type { PgListener } from '../../db/listener.js';
-import { BUDGETS_CHANNEL, BudgetGate, monthOf, monthStart } from '../../gateway/limits/budget-gate.js';
+import { BUDGETS_CHANNEL, BudgetGate } from '../../gateway/limits/budget-gate.js';
+import { utcMonth, utcMonthStart } from '../../lib/utc-month.js';
 import type { Logger } from '../../lib/logger.js';
 import { newId } from '../../lib/ids.js';
 import { auditLogs } from '../../db/schema/index.js';
@@ -52,10 +53,10 @@ export class BudgetService {
 
   async get(tenantId: string): Promise<Dto> {
     const now = new Date();
-    const month = monthOf(now);
+    const month = utcMonth(now.getTime());
     const row = await repo.get(this.d.db, tenantId);
     const spent =
-      this.gate.spentOf(tenantId) ?? (await repo.spend(this.d.db, [tenantId], monthStart(now))).get(tenantId) ?? 0;
+      this.gate.spentOf(tenantId) ?? (await repo.spend(this.d.db, [tenantId], utcMonthStart(now))).get(tenantId) ?? 0;
     const alerts = await repo.alerts(this.d.db, tenantId, month);
     return {
       monthlyUsd: row?.monthlyUsd ?? null,
