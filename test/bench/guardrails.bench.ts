@@ -74,6 +74,36 @@ if (process.env.SHOW) {
   }
 }
 
+// The request path runs each rule's alternatives only where their literals occur (rule-set.ts): it
+// must answer on every row exactly as the whole patterns above do.
+{
+  const { RuleSet } = await import('../../server/gateway/guardrails/rule-set.js');
+  const set = RuleSet.compile(
+    BUILTIN_RULES.map((r) => ({
+      id: r.key,
+      name: r.name,
+      action: 'flag' as const,
+      pattern: r.pattern,
+      engine: 'js' as const,
+    })),
+    { warn: () => undefined } as never,
+  )!;
+  let differ = 0;
+  for (const row of rows) {
+    const matchOf = set.over(row.text);
+    const same = rules.every((rule, i) => {
+      const m = rule.re.exec(row.text);
+      const got = matchOf(i);
+      return m === null ? got === null : got !== null && m.index === got.index && m[0] === got.text;
+    });
+    if (!same) differ++;
+  }
+  console.log(
+    `\nthe request path's scan agrees with the whole patterns on ${rows.length - differ} of ${rows.length} rows`,
+  );
+  if (differ > 0) process.exitCode = 1;
+}
+
 // Cost on the request path: a 2,000-token prompt (about 8,000 characters of ordinary text from the
 // benign prompts) against the four built-ins and 20 custom rules, all enabled, none firing.
 {

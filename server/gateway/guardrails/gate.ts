@@ -1,6 +1,7 @@
 import type { Logger } from '../../lib/logger.js';
 import type { PgListener } from '../../db/listener.js';
-import { combined, matcherFor, type Engine, type Matcher } from './patterns.js';
+import type { Engine } from './patterns.js';
+import { RuleSet } from './rule-set.js';
 
 // The guardrails on the request path: every workspace's enabled rules, compiled once and held in
 // memory. Loaded whole at start-up; a change reloads that workspace's rules on every node (NOTIFY on
@@ -18,19 +19,6 @@ export interface EnabledRule {
   action: 'block' | 'flag';
   pattern: string;
   engine: Engine;
-}
-
-interface Compiled {
-  id: string;
-  name: string;
-  action: 'block' | 'flag';
-  matcher: Matcher;
-}
-
-interface RuleSet {
-  rules: Compiled[];
-  /** Matches wherever any rule on V8's engine would: when it does not, those rules are skipped. */
-  precheck: RegExp | null;
 }
 
 export interface Hit {
@@ -112,17 +100,9 @@ export class GuardrailGate {
   }
 
   private install(tenantId: string, rules: EnabledRule[]): void {
-    const compiled: Compiled[] = [];
-    for (const r of rules) {
-      const matcher = safeMatcher(r, this.d.logger);
-      if (matcher) compiled.push({ id: r.id, name: r.name, action: r.action, matcher });
-    }
-    if (compiled.length === 0) {
-      this.byTenant.delete(tenantId);
-      return;
-    }
-    const sources = compiled.map((c) => c.matcher.source).filter((s): s is string => s !== null);
-    this.byTenant.set(tenantId, { rules: compiled, precheck: combined(sources) });
+    const set = RuleSet.compile(rules, this.d.logger);
+    if (set) this.byTenant.set(tenantId, set);
+    else this.byTenant.delete(tenantId);
   }
 
   /** Whether the workspace has any enabled rule (the text need not be built otherwise). */
@@ -134,11 +114,10 @@ export class GuardrailGate {
   screen(tenantId: string, text: string): Verdict | null {
     const set = this.byTenant.get(tenantId);
     if (!set || text.length === 0) return null;
-    const skipJs = set.precheck !== null && !set.precheck.test(text);
+    const matchOf = set.over(text);
     let verdict: Verdict | null = null;
-    for (const r of set.rules) {
-      if (skipJs && r.matcher.source !== null) continue;
-      const m = r.matcher.exec(text);
+    for (const [i, r] of set.rules.entries()) {
+      const m = matchOf(i);
       if (!m) continue;
       const hit: Hit = { ruleId: r.id, ruleName: r.name, action: r.action, snippet: m.text.slice(0, SNIPPET_CHARS) };
       verdict ??= { blockedBy: null, hits: [] };
@@ -150,16 +129,5 @@ export class GuardrailGate {
       }
     }
     return verdict;
-  }
-}
-
-function safeMatcher(r: EnabledRule, logger: Logger): Matcher | null {
-  try {
-    const m = matcherFor(r.pattern, r.engine);
-    if (!m) logger.warn({ ruleId: r.id }, 'guardrail rule skipped: no room left on the linear-time engine');
-    return m;
-  } catch (err) {
-    logger.warn({ err, ruleId: r.id }, 'guardrail rule skipped: pattern does not compile');
-    return null;
   }
 }

@@ -16,24 +16,6 @@ export type Engine = 'js' | 're2';
 /** A compiled rule pattern: `exec` returns the match's index and text, or null. */
 export interface Matcher {
   exec(text: string): { index: number; text: string } | null;
-  /** The pattern, for rules on V8's engine (which can share one combined pre-check); null on RE2. */
-  source: string | null;
-}
-
-/**
- * One case-insensitive RegExp matching wherever any of `sources` matches: a call that it does not
- * match needs none of them run (one scan instead of one per rule). Null when there is nothing to
- * combine, or when the sources cannot share one expression (backreferences and named groups would
- * be renumbered or clash).
- */
-export function combined(sources: string[]): RegExp | null {
-  const plain = sources.filter((s) => !/\\[1-9]|\\k<|\(\?<[A-Za-z]/.test(s));
-  if (plain.length < 2 || plain.length !== sources.length) return null;
-  try {
-    return new RegExp(plain.map((s) => `(?:${s})`).join('|'), RULE_FLAGS);
-  } catch {
-    return null;
-  }
 }
 
 // re2-wasm has a fixed heap and never frees a compiled pattern: after some 4,000 compilations the
@@ -63,7 +45,6 @@ export function matcherFor(pattern: string, engine: Engine): Matcher | null {
   if (engine === 'js') {
     const re = new RegExp(pattern, RULE_FLAGS);
     return {
-      source: pattern,
       exec(text) {
         const m = re.exec(text);
         return m ? { index: m.index, text: m[0] } : null;
@@ -73,7 +54,6 @@ export function matcherFor(pattern: string, engine: Engine): Matcher | null {
   const re = compileRe2(pattern);
   if (!re) return null;
   return {
-    source: null,
     exec(text) {
       const m = re.exec(text);
       return m ? { index: m.index, text: m[0] ?? '' } : null;
