@@ -258,6 +258,8 @@ export class SemanticCache {
       this.addStored(tenantId, ws, rows[i]!);
       if (i % LOAD_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    // Large partitions build their graphs in slices: served once they are in.
+    for (const index of ws.partitions.values()) await index.indexed();
     return ws;
   }
 
