@@ -99,6 +99,15 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // The operator's provider reload: credentials (and GATEWAY_ENV_FILE) re-read, models rediscovered,
+  // on every process sharing the database.
+  process.on('SIGHUP', () => {
+    if (stopping) return;
+    services.providers.reloadDeployment().then(
+      (summary) => logger.info(summary, 'providers reloaded (SIGHUP)'),
+      (err: unknown) => logger.error({ err }, 'provider reload (SIGHUP) failed'),
+    );
+  });
 }
 
 /** How long shutdown waits for the handlers of calls cut at its deadline to finish. */

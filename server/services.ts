@@ -227,7 +227,7 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
       queuedRows: dataPlane.logWriter.stats.queuedRequests + dataPlane.logWriter.stats.queuedCosts,
       failingSince: dataPlane.logWriter.failingSince,
     })),
-    providers: new ProvidersService(db, dataPlane, audit),
+    providers: new ProvidersService(db, dataPlane, audit, config.GATEWAY_MODE),
     pricing: new PricingService(db, audit, listener, logger, config.GATEWAY_PRICE_OVERRIDES ?? []),
     abTests: new AbTestService(routingDeps),
     feedback: new FeedbackService({

@@ -42,7 +42,9 @@ export function registerProvidersCommand(program: Command): void {
 
   providers
     .command('reload')
-    .description('Re-read provider credentials and rediscover models, without a restart (needs an admin token)')
+    .description(
+      'Re-read provider credentials and rediscover models, without a restart (needs an admin token; single-tenant mode)',
+    )
     .action(async (_opts, command: Command) => {
       const result = await clientFor(command).providers.reload.mutate();
       if (globalOptions(command).json) return printJson(result);

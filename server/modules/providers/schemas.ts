@@ -128,7 +128,7 @@ export const providerMeta = {
     'POST',
     '/v1/providers/reload',
     tag,
-    'Re-read provider credentials and rediscover models, without a restart',
+    "Re-read provider credentials and rediscover models, without a restart. Single-tenant mode only: in multi-tenant mode the deployment's providers are the operator's (SIGHUP), and this answers 403",
     { admin: true },
   ),
   stats: rest(

@@ -1,3 +1,4 @@
+import { GatewayError } from '../../lib/errors.js';
 import type { z } from 'zod';
 import type { Database } from '../../db/client.js';
 import type { DataPlane } from '../../gateway/data-plane.js';
@@ -52,6 +53,8 @@ export class ProvidersService {
     private readonly db: Database,
     private readonly dataPlane: DataPlane,
     private readonly audit: AuditService,
+    /** In multi-tenant mode the deployment's providers are the operator's, not a workspace admin's. */
+    private readonly mode: 'single' | 'multi',
   ) {}
 
   /** The providers a workspace's calls use: the deployment's, with its own keys and providers in. */
@@ -77,6 +80,11 @@ export class ProvidersService {
   }
 
   async reload(tenantId: string, actor: ActorRef): Promise<z.infer<typeof ProviderList>> {
+    if (this.mode === 'multi')
+      throw new GatewayError(
+        'permission_error',
+        "Reloading providers re-reads the deployment's credentials for every workspace: in multi-tenant mode the operator does it (send the gateway process SIGHUP). A workspace's own keys and providers apply as they are saved (/v1/api-keys, /v1/admin/providers).",
+      );
     const before = this.summary();
     await this.dataPlane.reload();
     const after = this.summary();
@@ -93,6 +101,18 @@ export class ProvidersService {
       await this.dataPlane.announceReload(tx);
     });
     return this.list(tenantId);
+  }
+
+  /**
+   * The operator's reload (SIGHUP), in either mode: this process re-reads its credentials and
+   * rediscovers models, and every other process sharing the database is told to. No workspace's
+   * audit log holds it (it is no workspace's act); the process log does.
+   */
+  async reloadDeployment(): Promise<{ before: unknown; after: unknown }> {
+    const before = this.summary();
+    await this.dataPlane.reload();
+    await this.db.transaction((tx) => this.dataPlane.announceReload(tx));
+    return { before, after: this.summary() };
   }
 
   pricing(overrides: z.infer<typeof PricingTable>['overrides']): z.infer<typeof PricingTable> {

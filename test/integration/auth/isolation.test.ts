@@ -57,7 +57,7 @@ const SPECIAL: Record<
   'POST /v1/embeddings': { skip: 'data plane: as chat completions' },
   'GET /v1/analytics/live': { skip: 'a stream: tested below' },
   'POST /v1/providers/reload': {
-    skip: "the deployment's provider catalogue, not a workspace's: it changes /v1/models for all",
+    skip: "the deployment's provider catalogue, not a workspace's: refused to every workspace in multi mode (tested below)",
   },
   'GET /v1/models/{model}': { skip: 'models are the deployment catalogue, not workspace objects' },
   'POST /v1/admin/scheduler/jobs/{name}/run': { skip: 'job names are the deployment’s; a run is scoped to the caller' },
@@ -402,6 +402,15 @@ function fakeLike(id: string): string {
   const prefix = id.slice(0, id.indexOf('_') + 1);
   return `${prefix}${'Z'.repeat(Math.max(8, id.length - prefix.length))}`;
 }
+
+describe("the deployment's providers", () => {
+  it('no workspace admin reloads them in multi mode (the operator sends SIGHUP): 403, nothing reloaded', async () => {
+    const res = await c.env.http('POST', '/v1/providers/reload', { token: b.token, body: {} });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ type: 'permission_error' });
+    expect(res.body.error.message).toContain('SIGHUP');
+  });
+});
 
 describe('data-plane isolation', () => {
   const chat = (token: string, content: string) =>

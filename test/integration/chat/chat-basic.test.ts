@@ -353,15 +353,24 @@ describe('provider endpoints', () => {
     expect(theirs.body.items).toEqual([]);
   });
 
-  it('POST /v1/providers/reload rediscovers and is audited; admin only', async () => {
-    const res = await c.env.http('POST', '/v1/providers/reload', { token: c.tenant.token, body: {} });
+  it("POST /v1/providers/reload rediscovers and is audited, admin only, in single mode; in multi mode it is the operator's (403)", async () => {
+    const refused = await c.env.http('POST', '/v1/providers/reload', { token: c.tenant.token, body: {} });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.type).toBe('permission_error');
+    const single = await c.env.addNode({ GATEWAY_MODE: 'single' });
+    const reload = (token: string) =>
+      fetch(`${single.baseUrl}/v1/providers/reload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+    const res = await reload(c.tenant.token);
     expect(res.status).toBe(200);
-    expect(res.body.activeCount).toBe(3);
+    expect(((await res.json()) as { activeCount: number }).activeCount).toBe(3);
     const audit = await c.env.http('GET', '/v1/audit-logs?action=providers.reload', { token: c.tenant.token });
     expect(audit.body.items.length).toBe(1);
     const member = await c.env.http('POST', '/v1/admin/tokens', { token: c.tenant.token, body: { name: 'member' } });
-    const denied = await c.env.http('POST', '/v1/providers/reload', { token: member.body.token, body: {} });
-    expect(denied.status).toBe(403);
+    expect((await reload(member.body.token)).status).toBe(403);
   });
 });
 

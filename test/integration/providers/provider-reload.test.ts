@@ -21,7 +21,8 @@ beforeAll(async () => {
   writeFileSync(envFile, '');
   upstream = await startSimulator({ seed: 3 });
   // No credential: the built-in simulator serves, as on a first `npm start`.
-  env = await startTestEnv({ env: { GATEWAY_SIMULATOR: 'auto', GATEWAY_ENV_FILE: envFile } });
+  // Single mode: in multi mode the deployment's providers are reloaded by the operator (SIGHUP).
+  env = await startTestEnv({ env: { GATEWAY_MODE: 'single', GATEWAY_SIMULATOR: 'auto', GATEWAY_ENV_FILE: envFile } });
   tenant = await env.createTenant();
 });
 afterAll(async () => {

@@ -2,11 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase } from '../../support/database.js';
-import { startServerProcess } from '../../support/process.js';
+import { gatewayProcessEnv, startServerProcess } from '../../support/process.js';
+import { startSimulator } from '../../../server/simulator/index.js';
 
 // `npm start` on a bare machine: embedded PostgreSQL, migrations, a generated admin token printed
 // once, data kept across restarts, clean exit on SIGTERM.
@@ -183,6 +184,37 @@ describe('the server process', () => {
       expect(await next.stop('SIGTERM')).toBe(0);
     } finally {
       taken.close();
+      await db.drop();
+    }
+  }, 90_000);
+
+  it("reloads the deployment's providers on SIGHUP: the env file's new key is used without a restart", async () => {
+    const db = await createTestDatabase();
+    const upstream = await startSimulator({ seed: 5 });
+    const envFile = path.join(dataDir, 'sighup.env');
+    writeFileSync(envFile, '');
+    const token = 'gw_sighup_admin_token_0123456789';
+    // No Mistral key at start: a call to a Mistral model cannot be served.
+    const server = startServerProcess(
+      gatewayProcessEnv(db.url, upstream.baseUrls.openai, token, { GATEWAY_ENV_FILE: envFile }),
+    );
+    try {
+      const [, port] = await server.waitFor(/listening on http:\/\/[\d.]+:(\d+)/, 60_000);
+      const providers = async () =>
+        (
+          (await (
+            await fetch(`http://127.0.0.1:${port}/v1/providers`, { headers: { authorization: `Bearer ${token}` } })
+          ).json()) as { items: Array<{ name: string }> }
+        ).items.map((p) => p.name);
+      expect(await providers()).not.toContain('mistral');
+      // Mistral speaks the OpenAI format: the simulator's OpenAI endpoint serves it.
+      writeFileSync(envFile, `MISTRAL_API_KEY=sk-new\nMISTRAL_BASE_URL=${upstream.baseUrls.openai}\n`);
+      server.child.kill('SIGHUP');
+      await vi.waitFor(async () => expect(await providers()).toContain('mistral'), { timeout: 30_000, interval: 200 });
+      expect(await server.stop('SIGTERM')).toBe(0);
+    } finally {
+      await server.stop('SIGKILL');
+      await upstream.close();
       await db.drop();
     }
   }, 90_000);
