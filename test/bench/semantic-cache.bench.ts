@@ -10,25 +10,14 @@ import { SemanticCache } from '../../server/gateway/cache/semantic/semantic-cach
 import type { SemanticCacheStore, StoredEntry } from '../../server/gateway/cache/semantic/store.js';
 import { createLogger } from '../../server/lib/logger.js';
 import type { ChatCall } from '../../server/gateway/types.js';
+import { unitVector as unitVectorOf } from '../support/unit-vector.js';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 100_000);
 const DIMENSIONS = Number(process.env.BENCH_DIMENSIONS ?? 256);
 const LOOKUPS = Number(process.env.BENCH_LOOKUPS ?? 2_000);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-function unitVector(seed: number): Float32Array {
-  let s = seed >>> 0 || 1;
-  const v = new Float32Array(DIMENSIONS);
-  let norm = 0;
-  for (let i = 0; i < DIMENSIONS; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    v[i] = s / 2 ** 32 - 0.5;
-    norm += v[i]! * v[i]!;
-  }
-  norm = Math.sqrt(norm);
-  for (let i = 0; i < DIMENSIONS; i++) v[i]! /= norm;
-  return v;
-}
+const unitVector = (seed: number) => unitVectorOf(seed, DIMENSIONS);
 
 const completion = (i: number) => ({
   id: `chatcmpl-${i}`,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VectorIndex } from '../../server/gateway/cache/semantic/vector-index.js';
+import { unitVector as unitVectorOf } from '../support/unit-vector.js';
 
 // A partition's nearest-neighbour index: a flat scan while small, then a graph built in slices
 // while lookups go on. Lookups must find what was added, never what was removed, before, during
@@ -7,19 +8,7 @@ import { VectorIndex } from '../../server/gateway/cache/semantic/vector-index.js
 
 const DIMENSIONS = 32;
 
-function unitVector(seed: number): Float32Array {
-  let s = seed >>> 0 || 1;
-  const v = new Float32Array(DIMENSIONS);
-  let norm = 0;
-  for (let i = 0; i < DIMENSIONS; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    v[i] = s / 2 ** 32 - 0.5;
-    norm += v[i]! * v[i]!;
-  }
-  norm = Math.sqrt(norm);
-  for (let i = 0; i < DIMENSIONS; i++) v[i]! /= norm;
-  return v;
-}
+const unitVector = (seed: number) => unitVectorOf(seed, DIMENSIONS);
 
 describe('VectorIndex', () => {
   it('finds the stored vector while small, while its graph builds and after', async () => {
