@@ -20,34 +20,33 @@ export interface MagicLinkDeps {
 const HOUR_MS = 3_600_000;
 /** One client address (an office behind one NAT) may ask for this many times an address's share. */
 const PER_CLIENT_FACTOR = 10;
-const MAX_KEYS = 100_000;
 
 // Sign-in by e-mail. The request answers the same whether or not the address has an account (a
 // new address gets a workspace on first sign-in, like OAuth), and sends off the request path, so
 // neither the answer nor its timing tells addresses apart. Requests are limited per address and per
-// client address (ten times as many; per process). The link carries a random token; only its hash is stored; verify
-// uses it up once, before it expires.
+// client address (ten times as many) over the last hour, counted on the stored links, so the limits
+// hold across gateway nodes. The link carries a random token; only its hash is stored; verify uses
+// it up once, before it expires.
 export class MagicLinkService {
-  /** Request times in the last hour, by "email:<address>" and "ip:<address>". */
-  private readonly recent = new Map<string, number[]>();
-
   constructor(private readonly deps: MagicLinkDeps) {}
 
   async request(email: string, clientAddress: string, inviteToken: string | null): Promise<void> {
     const now = Date.now();
-    if (
-      !this.take(`ip:${clientAddress}`, now, this.deps.perHour * PER_CLIENT_FACTOR) ||
-      !this.take(`email:${email}`, now, this.deps.perHour)
-    )
-      throw new GatewayError('rate_limit_error', 'Too many sign-in links asked for: try again later', {
-        retryAfterMs: HOUR_MS / this.deps.perHour,
-      });
     const token = randomBytes(32).toString('base64url');
-    await authRepository.insertMagicLink(this.deps.db, {
-      hash: hashToken(token),
-      email,
-      inviteToken,
-      expiresAt: new Date(now + this.deps.ttlMs),
+    await this.deps.db.transaction(async (tx) => {
+      await authRepository.lockMagicLinkRequests(tx, email);
+      const used = await authRepository.countMagicLinkRequests(tx, email, clientAddress, new Date(now - HOUR_MS));
+      if (used.forEmail >= this.deps.perHour || used.fromClient >= this.deps.perHour * PER_CLIENT_FACTOR)
+        throw new GatewayError('rate_limit_error', 'Too many sign-in links asked for: try again later', {
+          retryAfterMs: HOUR_MS / this.deps.perHour,
+        });
+      await authRepository.insertMagicLink(tx, {
+        hash: hashToken(token),
+        email,
+        inviteToken,
+        clientAddress,
+        expiresAt: new Date(now + this.deps.ttlMs),
+      });
     });
     const link = `${this.deps.publicUrl}/auth/magic-link/verify?token=${token}`;
     const minutes = Math.round(this.deps.ttlMs / 60_000);
@@ -68,17 +67,5 @@ export class MagicLinkService {
       { provider: 'email', subject: link.email, email: link.email, name: null },
       { inviteToken: link.inviteToken },
     );
-  }
-
-  private take(key: string, now: number, limit: number): boolean {
-    const times = (this.recent.get(key) ?? []).filter((t) => now - t < HOUR_MS);
-    if (times.length >= limit) {
-      this.recent.set(key, times);
-      return false;
-    }
-    times.push(now);
-    if (!this.recent.has(key) && this.recent.size >= MAX_KEYS) this.recent.delete(this.recent.keys().next().value!);
-    this.recent.set(key, times);
-    return true;
   }
 }

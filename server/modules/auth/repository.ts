@@ -76,6 +76,28 @@ export const authRepository = {
     await db.insert(magicLinks).values(row);
   },
 
+  /**
+   * Holds, to the end of the caller's transaction, every other request for a link to `email` (on
+   * any node), so counting and inserting are one step.
+   */
+  async lockMagicLinkRequests(db: Executor, email: string): Promise<void> {
+    await db.execute(sql`select pg_advisory_xact_lock(hashtext(${`magic-link:${email}`}))`);
+  },
+
+  /** Links asked for since `since`: for an address, and from a client address. */
+  async countMagicLinkRequests(
+    db: Executor,
+    email: string,
+    clientAddress: string,
+    since: Date,
+  ): Promise<{ forEmail: number; fromClient: number }> {
+    const res = await db.execute<{ forEmail: number; fromClient: number }>(sql`
+      select (select count(*)::int from magic_links where email = ${email} and created_at >= ${since.toISOString()}) as "forEmail",
+             (select count(*)::int from magic_links where client_address = ${clientAddress}
+                 and created_at >= ${since.toISOString()}) as "fromClient"`);
+    return res.rows[0] ?? { forEmail: 0, fromClient: 0 };
+  },
+
   /** Marks an unused, unexpired link used and returns it: a second use finds nothing. */
   async consumeMagicLink(db: Executor, hash: string, now: Date) {
     const rows = await db
@@ -99,11 +121,16 @@ export const authRepository = {
     return rows[0];
   },
 
-  /** Rows no longer of use: expired flows, magic links and replay records, sessions ended a day ago. */
+  /**
+   * Rows no longer of use: expired flows and replay records, magic links expired and an hour old
+   * (the request limits count the last hour's), sessions ended a day ago.
+   */
   async sweep(db: Executor, now: Date): Promise<void> {
     await db.delete(sessions).where(lt(sessions.expiresAt, new Date(now.getTime() - 86_400_000)));
     await db.delete(authFlows).where(lt(authFlows.expiresAt, now));
-    await db.delete(magicLinks).where(lt(magicLinks.expiresAt, now));
+    await db
+      .delete(magicLinks)
+      .where(and(lt(magicLinks.expiresAt, now), lt(magicLinks.createdAt, new Date(now.getTime() - 3_600_000))));
     await db.delete(samlReplays).where(lt(samlReplays.expiresAt, now));
   },
 

@@ -89,16 +89,46 @@ describe('magic link', () => {
     );
   });
 
-  it('rate-limits requests per address', async () => {
-    const ask = () =>
-      env.http('POST', '/auth/magic-link/request', {
-        body: { email: 'flood@example.com' },
-        headers: { 'x-forwarded-for': 'ignored' },
-      });
+  it('rate-limits requests per address, across gateway nodes', async () => {
+    // Requests alternate between two nodes: the limit counts the stored links, not one process's.
+    const other = await env.addNode();
+    const ask = async (i: number) =>
+      i % 2 === 0
+        ? (await env.http('POST', '/auth/magic-link/request', { body: { email: 'flood@example.com' } })).status
+        : (
+            await fetch(`${other.baseUrl}/auth/magic-link/request`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ email: 'flood@example.com' }),
+            })
+          ).status;
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await ask()).status);
-    expect(statuses.filter((s) => s === 202).length).toBeLessThanOrEqual(4);
-    expect(statuses.at(-1)).toBe(429);
+    for (let i = 0; i < 6; i++) statuses.push(await ask(i));
+    expect(statuses).toEqual([202, 202, 202, 202, 429, 429]);
+    // Another address is not held back by it.
+    expect((await env.http('POST', '/auth/magic-link/request', { body: { email: 'calm@example.com' } })).status).toBe(
+      202,
+    );
+  });
+
+  it("rate-limits requests per client address at ten times an address's share, across nodes", async () => {
+    // Behind one trusted proxy hop the client address is the last X-Forwarded-For entry.
+    const proxied = await env.addNode({ GATEWAY_TRUSTED_PROXY_HOPS: '1' });
+    const ask = (n: number) =>
+      fetch(`${proxied.baseUrl}/auth/magic-link/request`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9' },
+        body: JSON.stringify({ email: `office-${n}@example.com` }),
+      });
+    for (let n = 0; n < 40; n++) expect((await ask(n)).status).toBe(202);
+    expect((await ask(40)).status).toBe(429);
+    // Another client address still gets its links.
+    const elsewhere = await fetch(`${proxied.baseUrl}/auth/magic-link/request`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.7' },
+      body: JSON.stringify({ email: 'office-41@example.com' }),
+    });
+    expect(elsewhere.status).toBe(202);
   });
 
   it('refuses a malformed address with a typed 400', async () => {
