@@ -31,6 +31,10 @@ describe('monthly request quota', () => {
       await new Promise((r) => setTimeout(r, 30));
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
+    // Announcements usually arrive within milliseconds; under load one may take longer, and the
+    // month's committed rows, re-read every second, are the floor each node then counts from.
+    await c.waitForCount('select count(*) n from requests where tenant_id = $1', [free.tenantId], 6);
+    await new Promise((r) => setTimeout(r, 1_500));
     const refused = await call(c.env.baseUrl, free.token);
     expectTypedError(refused, 429, 'quota_exhausted');
     expect(refused.body.error.message).toContain('6 requests');
