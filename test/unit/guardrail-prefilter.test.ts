@@ -29,6 +29,10 @@ const CUSTOM = [
   'a\\bb|\\Bing\\b',
   '[Z-a]q',
   '\\w+@\\w+\\.com$',
+  // One alternative inside another, after an optional prefix: the anchor must keep the start.
+  'a{0,2}(?:yzqwv|zqwv)',
+  'x?(?:foobar|oobar)z\\b',
+  '(?:un)?(?:restricted|strict) mode',
 ];
 
 const VOCABULARY = [
@@ -68,6 +72,10 @@ const VOCABULARY = [
   'naïve',
   'KELVIN:\u212a',
   'ſ',
+  'aa',
+  'x',
+  'xoo',
+  'un',
 ];
 const PUNCTUATION = [
   ' ',

@@ -109,7 +109,7 @@ function anchorOf(alt: Alternative): RequiredLiterals['anchor'] {
     // Each occurrence costs a try at maxBefore + 1 places.
     const score = (rest.size ? likelihood(rest) : 0) * (1 + maxBefore / 16);
     if (score < bestScore) {
-      best = { literals: minimal([...rest]), atStart, maxBefore };
+      best = { literals: minimalPrefixes([...rest]), atStart, maxBefore };
       bestScore = score;
     }
   };
@@ -180,6 +180,18 @@ function normalised(s: string): string {
   const start = s.startsWith(BOUNDARY) ? BOUNDARY : '';
   if (inner.length > MAX_LITERAL) return start + inner.slice(0, MAX_LITERAL);
   return start + inner + (s.endsWith(BOUNDARY) ? BOUNDARY : '');
+}
+
+/**
+ * For an anchor: drops strings that begin with another of the set. Where they occur the shorter one
+ * does too, and at the same place (a string merely inside another would start later than the
+ * match's offset allows for).
+ */
+function minimalPrefixes(strings: string[]): string[] {
+  const sorted = [...new Set(strings.map(normalised))].sort((a, b) => a.length - b.length);
+  const kept: string[] = [];
+  for (const s of sorted) if (!kept.some((k) => s.startsWith(k))) kept.push(s);
+  return kept;
 }
 
 /** Drops strings containing another of the clause: where they occur, the shorter one does too. */
