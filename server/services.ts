@@ -7,6 +7,7 @@ import { SharedRateLimiter } from './gateway/limits/shared-rate-limiter.js';
 import type { RateLimit } from './gateway/limits/sliding-window.js';
 import { Metrics } from './metrics/registry.js';
 import { DataPlane } from './gateway/data-plane.js';
+import { requestLogRepository } from './gateway/repository.js';
 import type { WorkspaceProviderConfig } from './gateway/workspace-providers.js';
 import { startSimulator } from './simulator/index.js';
 import { LiveBus } from './gateway/live-bus.js';
@@ -263,7 +264,13 @@ export function createServices(config: Config, database: DbHandle, logger: Logge
     scheduler: new SchedulerService(db, jobs, audit),
     guardrails,
     budgets: new BudgetService({ db, pool, audit, listener, logger }),
-    quota: new QuotaGate({ pool, listener, logger, limit: config.GATEWAY_FREE_MONTHLY_REQUESTS }),
+    quota: new QuotaGate({
+      pool,
+      listener,
+      logger,
+      limit: config.GATEWAY_FREE_MONTHLY_REQUESTS,
+      loadCounts: (tenantIds, since) => requestLogRepository.countSince(db, tenantIds, since),
+    }),
     prompts: new PromptService({ db, audit }),
     rollouts: new RolloutService({ db, audit }),
     captures: new CaptureService({ db, pool, audit, capture: dataPlane.exchangeCapture }),

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { costLogs, judgeSamples, requests } from '../db/schema/index.js';
 
@@ -12,6 +12,17 @@ import { costLogs, judgeSamples, requests } from '../db/schema/index.js';
 const RETENTION_BATCH = 5_000;
 
 export const requestLogRepository = {
+  /** Request rows per workspace since `since` (the monthly quota's floor), for several at once. */
+  async countSince(db: Executor, tenantIds: string[], since: Date): Promise<Map<string, number>> {
+    if (tenantIds.length === 0) return new Map();
+    const rows = await db
+      .select({ tenantId: requests.tenantId, n: count() })
+      .from(requests)
+      .where(and(inArray(requests.tenantId, tenantIds), gte(requests.createdAt, since)))
+      .groupBy(requests.tenantId);
+    return new Map(rows.map((r) => [r.tenantId, r.n]));
+  },
+
   /** Deletes batch by batch until none is left or `signal` fires (the rest waits for the next run). */
   async deleteRequestsBefore(db: Executor, tenantId: string, cutoff: Date, signal?: AbortSignal): Promise<number> {
     let total = 0;

@@ -30,7 +30,16 @@ export class QuotaGate {
   private announceTimer: NodeJS.Timeout | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly d: { pool: pg.Pool; listener: PgListener; logger: Logger; limit: number }) {}
+  constructor(
+    private readonly d: {
+      pool: pg.Pool;
+      listener: PgListener;
+      logger: Logger;
+      limit: number;
+      /** Request rows per workspace since the month's start. */
+      loadCounts(tenantIds: string[], monthStart: Date): Promise<Map<string, number>>;
+    },
+  ) {}
 
   async start(): Promise<void> {
     if (this.d.limit <= 0) return;
@@ -91,13 +100,10 @@ export class QuotaGate {
   private async load(tenantIds: string[]): Promise<void> {
     const now = new Date();
     try {
-      const { rows } = await this.d.pool.query<{ tenant_id: string; n: string }>(
-        'select tenant_id, count(*) as n from requests where tenant_id = any($1) and created_at >= $2 group by tenant_id',
-        [tenantIds, utcMonthStart(now)],
-      );
-      for (const r of rows) {
-        const s = this.byTenant.get(r.tenant_id);
-        if (s && s.month === utcMonth(now.getTime())) s.count = Math.max(s.count, Number(r.n));
+      const counts = await this.d.loadCounts(tenantIds, utcMonthStart(now));
+      for (const [tenantId, n] of counts) {
+        const s = this.byTenant.get(tenantId);
+        if (s && s.month === utcMonth(now.getTime())) s.count = Math.max(s.count, n);
       }
     } catch (err) {
       this.d.logger.debug({ err }, 'quota refresh failed');
