@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { GatewayError } from './errors.js';
 
 // Secrets the gateway must give back (provider keys it calls providers with) are stored encrypted
 // with AES-256-GCM. Every row names the key it was sealed under, so the key can be rotated: the new
@@ -82,4 +83,42 @@ export function generateKeyMaterial(): string {
 /** What a listing shows of a secret: its last 4 characters. */
 export function maskSecret(secret: string): string {
   return `…${secret.slice(-4)}`;
+}
+
+/** The keyring, or a typed 400 saying that storing a key needs one. */
+export function requireKeyring(keyring: Keyring | null): Keyring {
+  if (!keyring)
+    throw new GatewayError(
+      'invalid_request_error',
+      'Storing provider keys needs GATEWAY_ENCRYPTION_KEY to be set on the gateway (32 bytes, base64)',
+    );
+  return keyring;
+}
+
+/**
+ * Key rotation over one table's rows: every row sealed under an earlier key is opened and sealed
+ * again under the current one, and written by `write` (which answers whether the row was still as
+ * read). A row that does not open with any configured key is counted as failed and left as it is.
+ */
+export async function resealAll<Row>(
+  rows: Row[],
+  keyring: Keyring,
+  sealedOf: (row: Row) => { sealed: SealedSecret; context: string } | null,
+  write: (row: Row, next: SealedSecret) => Promise<boolean>,
+): Promise<{ resealed: number; failed: number }> {
+  let resealed = 0;
+  let failed = 0;
+  for (const row of rows) {
+    const stored = sealedOf(row);
+    if (!stored || !keyring.isStale(stored.sealed.keyId)) continue;
+    let plain: string;
+    try {
+      plain = keyring.open(stored.sealed, stored.context);
+    } catch {
+      failed++;
+      continue;
+    }
+    if (await write(row, keyring.seal(plain, stored.context))) resealed++;
+  }
+  return { resealed, failed };
 }

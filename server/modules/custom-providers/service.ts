@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { Database } from '../../db/client.js';
 import type { CustomModel } from '../../db/schema/custom-providers.js';
 import type { WorkspaceCustomProvider } from '../../gateway/workspace-providers.js';
-import type { Keyring } from '../../lib/encryption.js';
+import { requireKeyring, resealAll, type Keyring } from '../../lib/encryption.js';
 import { GatewayError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
@@ -248,12 +248,7 @@ export class CustomProviderService {
   }
 
   private requireKeyring(): Keyring {
-    if (!this.d.keyring)
-      throw new GatewayError(
-        'invalid_request_error',
-        'Storing provider keys needs GATEWAY_ENCRYPTION_KEY to be set on the gateway (32 bytes, base64)',
-      );
-    return this.d.keyring;
+    return requireKeyring(this.d.keyring);
   }
 
   /**
@@ -323,24 +318,21 @@ export async function resealCustomProviderKeys(
   db: Database,
   keyring: Keyring,
 ): Promise<{ resealed: number; failed: number }> {
-  let resealed = 0;
-  let failed = 0;
-  for (const row of await customProvidersRepository.listAll(db)) {
-    if (!row.ciphertext || !row.keyId || !keyring.isStale(row.keyId)) continue;
-    const context = customProviderContext(row.tenantId, row.id);
-    let plain: string;
-    try {
-      plain = keyring.open({ ciphertext: row.ciphertext, keyId: row.keyId }, context);
-    } catch {
-      failed++;
-      continue;
-    }
-    await db.transaction(async (tx) => {
-      if (await customProvidersRepository.reseal(tx, row, keyring.seal(plain, context))) {
-        resealed++;
+  return resealAll(
+    await customProvidersRepository.listAll(db),
+    keyring,
+    (row) =>
+      row.ciphertext && row.keyId
+        ? {
+            sealed: { ciphertext: row.ciphertext, keyId: row.keyId },
+            context: customProviderContext(row.tenantId, row.id),
+          }
+        : null,
+    (row, next) =>
+      db.transaction(async (tx) => {
+        if (!(await customProvidersRepository.reseal(tx, row, next))) return false;
         await customProvidersRepository.announceChange(tx, row.tenantId);
-      }
-    });
-  }
-  return { resealed, failed };
+        return true;
+      }),
+  );
 }

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Dispatcher } from 'undici';
 import type { Database } from '../../db/client.js';
 import type { WorkspaceKey } from '../../gateway/workspace-providers.js';
-import { maskSecret, type Keyring } from '../../lib/encryption.js';
+import { maskSecret, requireKeyring, resealAll, type Keyring } from '../../lib/encryption.js';
 import { GatewayError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
@@ -173,12 +173,7 @@ export class ProviderKeyService {
   }
 
   private requireKeyring(): Keyring {
-    if (!this.d.keyring)
-      throw new GatewayError(
-        'invalid_request_error',
-        'Storing provider keys needs GATEWAY_ENCRYPTION_KEY to be set on the gateway (32 bytes, base64)',
-      );
-    return this.d.keyring;
+    return requireKeyring(this.d.keyring);
   }
 
   /**
@@ -213,24 +208,18 @@ export async function resealProviderKeys(
   db: Database,
   keyring: Keyring,
 ): Promise<{ resealed: number; failed: number }> {
-  let resealed = 0;
-  let failed = 0;
-  for (const row of await providerKeysRepository.listAll(db)) {
-    if (!keyring.isStale(row.keyId)) continue;
-    const context = providerKeyContext(row.tenantId, row.provider);
-    let plain: string;
-    try {
-      plain = keyring.open({ ciphertext: row.ciphertext, keyId: row.keyId }, context);
-    } catch {
-      failed++;
-      continue;
-    }
-    await db.transaction(async (tx) => {
-      if (await providerKeysRepository.reseal(tx, row, keyring.seal(plain, context))) {
-        resealed++;
+  return resealAll(
+    await providerKeysRepository.listAll(db),
+    keyring,
+    (row) => ({
+      sealed: { ciphertext: row.ciphertext, keyId: row.keyId },
+      context: providerKeyContext(row.tenantId, row.provider),
+    }),
+    (row, next) =>
+      db.transaction(async (tx) => {
+        if (!(await providerKeysRepository.reseal(tx, row, next))) return false;
         await providerKeysRepository.announceChange(tx, row.tenantId);
-      }
-    });
-  }
-  return { resealed, failed };
+        return true;
+      }),
+  );
 }
