@@ -42,6 +42,38 @@ export class AuditService {
     });
   }
 
+  /**
+   * Sets a workspace's on/off setting (or flips it when `enabled` is undefined) and audits the
+   * change, in one transaction.
+   */
+  async toggle(
+    tenantId: string,
+    actor: ActorRef,
+    enabled: boolean | undefined,
+    setting: {
+      action: string;
+      targetType: string;
+      read(tx: Executor, tenantId: string): Promise<boolean>;
+      write(tx: Executor, tenantId: string, enabled: boolean): Promise<void>;
+    },
+  ): Promise<{ enabled: boolean }> {
+    return this.db.transaction(async (tx) => {
+      const before = await setting.read(tx, tenantId);
+      const next = enabled ?? !before;
+      await setting.write(tx, tenantId, next);
+      await this.record(tx, {
+        tenantId,
+        actor,
+        action: setting.action,
+        targetType: setting.targetType,
+        targetId: tenantId,
+        before: { enabled: before },
+        after: { enabled: next },
+      });
+      return { enabled: next };
+    });
+  }
+
   async list(tenantId: string, input: z.infer<typeof ListAuditLogsInput>): Promise<z.infer<typeof AuditLogPage>> {
     const rows = await auditRepository.list(this.db, tenantId, {
       limit: input.limit + 1,

@@ -43,21 +43,12 @@ export interface CostMigrationDeps {
 export class CostMigrationService {
   constructor(private readonly d: CostMigrationDeps) {}
 
-  async optIn(tenantId: string, actor: ActorRef, enabled: boolean | undefined): Promise<{ enabled: boolean }> {
-    return this.d.db.transaction(async (tx) => {
-      const before = await repo.enabled(tx, tenantId);
-      const next = enabled ?? !before;
-      await repo.setEnabled(tx, tenantId, next);
-      await this.d.audit.record(tx, {
-        tenantId,
-        actor,
-        action: 'cost_migrations.opt_in',
-        targetType: 'cost_migration_settings',
-        targetId: tenantId,
-        before: { enabled: before },
-        after: { enabled: next },
-      });
-      return { enabled: next };
+  optIn(tenantId: string, actor: ActorRef, enabled: boolean | undefined): Promise<{ enabled: boolean }> {
+    return this.d.audit.toggle(tenantId, actor, enabled, {
+      action: 'cost_migrations.opt_in',
+      targetType: 'cost_migration_settings',
+      read: repo.enabled,
+      write: repo.setEnabled,
     });
   }
 

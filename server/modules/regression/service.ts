@@ -51,21 +51,12 @@ export interface ReplayOutcome {
 export class RegressionService {
   constructor(private readonly d: RegressionDeps) {}
 
-  async optIn(tenantId: string, actor: ActorRef, enabled: boolean | undefined): Promise<{ enabled: boolean }> {
-    return this.d.db.transaction(async (tx) => {
-      const before = await repo.enabled(tx, tenantId);
-      const next = enabled ?? !before;
-      await repo.setEnabled(tx, tenantId, next);
-      await this.d.audit.record(tx, {
-        tenantId,
-        actor,
-        action: 'regression.opt_in',
-        targetType: 'regression_settings',
-        targetId: tenantId,
-        before: { enabled: before },
-        after: { enabled: next },
-      });
-      return { enabled: next };
+  optIn(tenantId: string, actor: ActorRef, enabled: boolean | undefined): Promise<{ enabled: boolean }> {
+    return this.d.audit.toggle(tenantId, actor, enabled, {
+      action: 'regression.opt_in',
+      targetType: 'regression_settings',
+      read: repo.enabled,
+      write: repo.setEnabled,
     });
   }
 
